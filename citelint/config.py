@@ -1,0 +1,346 @@
+"""Configuration: discovery, validation and the resolved settings (DESIGN §2.1).
+
+The config is ``citelint.yaml`` or the ``[tool.citelint]`` table of
+``pyproject.toml``, found by walking up from the working directory (or given
+by ``--config``). It is validated against ``schemas/config.schema.json``; any
+problem is a :class:`ConfigError` naming the file, the key and the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citelint.model import RULES, SEVERITY_ORDER
+
+CONFIG_NAME = "citelint.yaml"
+PYPROJECT = "pyproject.toml"
+DEFAULT_REPORTS = ["reports/**/*.json", "reports/**/*.yaml", "reports/**/*.yml"]
+DEFAULT_MARKDOWN = ["reports/**/*.md"]
+
+
+class ConfigError(Exception):
+    """An unusable configuration (exit 2). ``str()`` is ``path:line:col: message``
+    when a position is known."""
+
+
+@dataclass(frozen=True)
+class LabelInfo:
+    """An approved label and its optional semantic-review hints."""
+
+    name: str
+    description: str | None = None
+    unit: str | None = None
+    period: str | None = None
+
+
+@dataclass(frozen=True)
+class CaptureSettings:
+    """Limits of the capture stage (DESIGN §5). Units: seconds, bytes."""
+
+    timeout_s: float = 30.0
+    max_bytes: int = 10 * 1024 * 1024
+    content_types: tuple[str, ...] = ("text/plain",)
+    allow_private_addresses: bool = False
+    ca_file: str | None = None
+    proxy: str | None = None
+    user_agent: str | None = None
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """Markdown link governance (DESIGN §2.4)."""
+
+    allow: tuple[str, ...] = ()
+    relative: str = "pass"
+    images: bool = False
+
+
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a POSIX-path glob: ``**`` spans folders, ``*`` and ``?`` do not.
+
+    ``dir/**`` matches everything below ``dir``; ``**/x`` matches ``x`` at any depth.
+    """
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+@dataclass
+class Config:
+    """A validated configuration. Paths are absolute; globs are relative to ``root``."""
+
+    path: Path
+    root: Path
+    captures_dir: Path
+    reports: list[str] = field(default_factory=lambda: list(DEFAULT_REPORTS))
+    markdown: list[str] = field(default_factory=lambda: list(DEFAULT_MARKDOWN))
+    exclude: list[str] = field(default_factory=list)
+    rules: dict[str, str] = field(default_factory=dict)
+    require_captures_on_base: bool = False
+    sources: list[str] = field(default_factory=list)
+    labels: dict[str, LabelInfo] = field(default_factory=dict)
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
+    links: LinkSettings = field(default_factory=LinkSettings)
+    facts_pointer: str | None = None
+
+    def __post_init__(self) -> None:
+        self._report_re = [glob_to_regex(g) for g in self.reports]
+        self._markdown_re = [glob_to_regex(g) for g in self.markdown]
+        self._exclude_re = [glob_to_regex(g) for g in self.exclude]
+        self._source_set = frozenset(self.sources)
+
+    def severity(self, rule: str) -> str:
+        """Configured severity of ``rule``: error, warning, notice or off.
+        CL302 is off unless ``require_captures_on_base`` is set."""
+        if rule == "CL302" and not self.require_captures_on_base:
+            return "off"
+        return self.rules.get(rule, RULES[rule].severity)
+
+    def is_approved(self, source: str) -> bool:
+        """Exact string membership in ``sources``."""
+        return source in self._source_set
+
+    def classify(self, path: Path) -> str | None:
+        """``"report"``, ``"markdown"`` or None for an absolute ``path``.
+
+        Files outside the config root, under the captures directory, or
+        matching ``exclude`` are None.
+        """
+        try:
+            rel = path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        try:
+            path.relative_to(self.captures_dir)
+            return None
+        except ValueError:
+            pass
+        if any(r.match(rel) for r in self._exclude_re):
+            return None
+        if any(r.match(rel) for r in self._report_re):
+            return "report"
+        if any(r.match(rel) for r in self._markdown_re):
+            return "markdown"
+        return None
+
+
+# --------------------------------------------------------------------------- discovery
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*\[\s*tool\.citelint\s*[\].]", text, re.M) is not None
+
+
+def discover(cwd: Path) -> Path:
+    """Find the config by walking up from ``cwd``.
+
+    Returns the path of ``citelint.yaml`` or of the ``pyproject.toml`` that
+    holds ``[tool.citelint]``.
+
+    Raises:
+        ConfigError: both in one directory, or neither anywhere up the tree.
+    """
+    for directory in [cwd, *cwd.parents]:
+        yaml_path = directory / CONFIG_NAME
+        toml_path = directory / PYPROJECT
+        has_yaml = yaml_path.is_file()
+        has_toml = toml_path.is_file() and _has_tool_table(toml_path)
+        if has_yaml and has_toml:
+            raise ConfigError(f"{yaml_path}: both {CONFIG_NAME} and [tool.citelint] in {PYPROJECT}; "
+                              "keep one of them")
+        if has_yaml:
+            return yaml_path
+        if has_toml:
+            return toml_path
+    raise ConfigError(f"no {CONFIG_NAME} or [tool.citelint] in {PYPROJECT} found in {cwd} or any "
+                      "parent directory; run `citelint init` to create one, or pass --config")
+
+
+def _toml_key_line(text: str, key: str) -> int | None:
+    """Line where ``key`` is written inside ``[tool.citelint]`` (for messages)."""
+    in_table = False
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = bool(re.match(r"\[\s*tool\.citelint\s*[\].]", stripped))
+            if in_table and key and re.match(rf"\[\s*tool\.citelint\.{re.escape(key)}\s*\]", stripped):
+                return n
+            continue
+        if in_table and key and re.match(rf"['\"]?{re.escape(key)}['\"]?\s*=", stripped):
+            return n
+    return None
+
+
+def _load_raw(path: Path) -> tuple[Any, Any]:
+    """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None."""
+    if path.name == PYPROJECT:
+        import tomllib
+
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not valid UTF-8") from None
+        except tomllib.TOMLDecodeError as exc:
+            m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+            where = f"{m.group(1)}:{m.group(2)}: " if m else ""
+            raise ConfigError(f"{path}:{where}invalid TOML: {exc}") from None
+        table = data.get("tool", {}).get("citelint", {})
+
+        def toml_locate(pointer: str) -> tuple[int, int] | None:
+            parts = pointer.strip("/").split("/")
+            line = _toml_key_line(text, parts[0]) if parts and parts[0] else None
+            return (line, 1) if line else None
+
+        return table, toml_locate
+
+    from citelint.loaders import ParseFailure, decode_utf8, load_yaml_text, read_bounded
+
+    raw = read_bounded(path)
+    if isinstance(raw, ParseFailure):
+        raise ConfigError(f"{path}:{raw.line}:{raw.col}: {raw.message}")
+    text = decode_utf8(raw)
+    if isinstance(text, ParseFailure):
+        raise ConfigError(f"{path}:{text.line}:{text.col}: {text.message}")
+    doc = load_yaml_text(text, typed=True)
+    if isinstance(doc, ParseFailure):
+        raise ConfigError(f"{path}:{doc.line}:{doc.col}: {doc.message}")
+
+    def yaml_locate(pointer: str) -> tuple[int, int] | None:
+        pos = doc.locate_key(pointer)
+        return pos.line, pos.col
+
+    return ({} if doc.data is None else doc.data), yaml_locate
+
+
+def _schema_error_message(error: Any) -> tuple[str, str]:
+    """(pointer, message) for one jsonschema error on the config."""
+    from citelint.loaders import pointer_join
+
+    pointer = ""
+    for token in error.absolute_path:
+        pointer = pointer_join(pointer, token)
+    key = ".".join(str(t) for t in error.absolute_path) or "(top level)"
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        if extra:
+            pointer = pointer_join(pointer, extra[0])
+            allowed = ", ".join(sorted(error.schema.get("properties", {})))
+            where = key + "." + extra[0] if key != "(top level)" else extra[0]
+            return pointer, f"unknown key {where!r}; allowed here: {allowed}"
+    return pointer, f"{key}: {error.message}"
+
+
+def load_config(explicit: Path | None, cwd: Path) -> Config:
+    """Discover (or take ``explicit``), parse, validate and resolve the config.
+
+    Raises:
+        ConfigError: missing, ambiguous, unparsable or invalid configuration;
+            a locked rule lowered; the message names file, key and line.
+    """
+    path = (explicit if explicit.is_absolute() else cwd / explicit) if explicit else discover(cwd)
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    data, locate = _load_raw(path)
+
+    def error(pointer: str, message: str) -> ConfigError:
+        pos = locate(pointer) if pointer else None
+        where = f"{pos[0]}:{pos[1]}: " if pos else ""
+        return ConfigError(f"{path}:{where}{message}")
+
+    if not isinstance(data, dict):
+        raise error("", "the configuration must be a mapping of keys")
+    from citelint.schema import config_validator
+
+    errors = sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        pointer, message = _schema_error_message(errors[0])
+        raise error(pointer, message)
+
+    rules = dict(data.get("rules", {}))
+    for rule, level in rules.items():
+        if rule not in RULES:
+            raise error(f"/rules/{rule}", f"rules: unknown rule {rule}; see `citelint rule --list`")
+        default = RULES[rule].severity
+        if RULES[rule].locked and (level == "off" or SEVERITY_ORDER[level] > SEVERITY_ORDER[default]):
+            raise error(f"/rules/{rule}", f"rules.{rule}: {rule} ({RULES[rule].name}) is part of "
+                                          f"citelint's guarantee and cannot be lowered to {level}")
+
+    labels_raw = data.get("labels", [])
+    if isinstance(labels_raw, list):
+        labels = {name: LabelInfo(name) for name in labels_raw}
+    else:
+        labels = {name: LabelInfo(name, **(info or {})) for name, info in labels_raw.items()}
+
+    root = path.parent.resolve()
+    cap = data.get("capture", {})
+    ca_file = cap.get("ca_file")
+    capture = CaptureSettings(
+        timeout_s=float(cap.get("timeout_s", CaptureSettings.timeout_s)),
+        max_bytes=int(cap.get("max_bytes", CaptureSettings.max_bytes)),
+        content_types=tuple(cap.get("content_types", CaptureSettings.content_types)),
+        allow_private_addresses=bool(cap.get("allow_private_addresses", False)),
+        ca_file=str(root / ca_file) if ca_file else None,
+        proxy=cap.get("proxy"),
+        user_agent=cap.get("user_agent"),
+    )
+    lk = data.get("links", {})
+    links = LinkSettings(allow=tuple(lk.get("allow", ())), relative=lk.get("relative", "pass"),
+                         images=bool(lk.get("images", False)))
+    return Config(
+        path=path.resolve(),
+        root=root,
+        captures_dir=(root / data.get("captures", "captures")).resolve(),
+        reports=list(data.get("reports", DEFAULT_REPORTS)),
+        markdown=list(data.get("markdown", DEFAULT_MARKDOWN)),
+        exclude=list(data.get("exclude", [])),
+        rules=rules,
+        require_captures_on_base=bool(data.get("require_captures_on_base", False)),
+        sources=list(data.get("sources", [])),
+        labels=labels,
+        capture=capture,
+        links=links,
+        facts_pointer=data.get("facts_pointer"),
+    )
+
+
+def relpath(path: Path, cwd: Path) -> str:
+    """POSIX path of ``path`` relative to ``cwd`` (as findings print it)."""
+    try:
+        return Path(os.path.relpath(path, cwd)).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,243 @@
+"""Fact verification against the capture store (rules CL003–CL004, CL101–CL106, CL901).
+
+A cited fact is accepted only when its source is approved (exact string),
+the capture of exactly (source, captureSha256) exists and verifies, and the
+snippet is a verbatim substring of that capture's text. Nothing is ever
+borrowed from another capture or another revision; near misses are
+explained in the message, never accepted.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from citelint.captures import CaptureCorrupt, CaptureMissing, Store, time_key
+from citelint.config import LabelInfo
+
+#: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
+MIN_SNIPPET_CHARS = 20
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A rule violation inside one fact: ``field`` is the fact key it points at
+    ('' for the fact object itself)."""
+
+    rule: str
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of one fact: ``issues`` (empty when accepted), the snippet's
+    code-point ``offset`` in the capture, and semantic-review ``review`` hints."""
+
+    issues: tuple[Issue, ...]
+    offset: int | None = None
+    review: tuple[str, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        """True when no issue of the exactness rules blocks the fact."""
+        return not any(i.rule not in ("CL105", "CL106") for i in self.issues)
+
+
+# --------------------------------------------------------------------------- near misses
+
+_QUOTES = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "`": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+}
+_DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"}
+_INVISIBLE_NAMES = {
+    "\u00ad": "SOFT HYPHEN",
+    "\u200b": "ZERO WIDTH SPACE",
+    "\u200c": "ZERO WIDTH NON-JOINER",
+    "\u200d": "ZERO WIDTH JOINER",
+    "\u2060": "WORD JOINER",
+    "\ufeff": "ZERO WIDTH NO-BREAK SPACE",
+}
+
+
+def char_name(c: str) -> str:
+    """``U+2019 RIGHT SINGLE QUOTATION MARK`` style description of one character."""
+    name = unicodedata.name(c, None) or _INVISIBLE_NAMES.get(c) or unicodedata.category(c)
+    return f"U+{ord(c):04X} {name}"
+
+
+def _kind(a: str, b: str) -> str:
+    """Name the kind of difference between two characters that fold alike."""
+    for c in (a, b):
+        if c in _QUOTES or c in "'\"":
+            if a in _QUOTES or b in _QUOTES:
+                return "curly vs straight quotes"
+    if a in _DASHES or b in _DASHES:
+        return "dash vs hyphen"
+    for c in (a, b):
+        if c == "\u00ad":
+            return "soft hyphen"
+        if c in "\u00a0\u202f\u2007":
+            return "non-breaking space"
+    if a.isspace() or b.isspace():
+        return "whitespace (a different space character or a run of spaces)"
+    if unicodedata.category(a) == "Cf" or unicodedata.category(b) == "Cf":
+        return "invisible character (zero-width or format control)"
+    if unicodedata.normalize("NFD", a) == unicodedata.normalize("NFD", b) or \
+            unicodedata.category(a) == "Mn" or unicodedata.category(b) == "Mn":
+        return "Unicode normalization (NFC vs NFD)"
+    return "a different character"
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    """Fold text for near-miss search, keeping a map from folded index to source index.
+
+    Folding: canonical decomposition per character, quotes and dashes to
+    ASCII, every whitespace run (incl. no-break spaces) to one space, and
+    format controls (zero-width characters, soft hyphen) removed. Used only
+    to explain a miss; never to accept a snippet.
+    """
+    out: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(text):
+        if unicodedata.category(c) == "Cf" or c == "\u00ad":
+            continue
+        if c.isspace() or c in "\u00a0\u202f\u2007":
+            if out and out[-1] == " ":
+                continue
+            out.append(" ")
+            where.append(i)
+            continue
+        c = _QUOTES.get(c) or _DASHES.get(c) or c
+        for d in unicodedata.normalize("NFD", c):
+            out.append(d)
+            where.append(i)
+    return "".join(out), where
+
+
+def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None:
+    for i, (a, b) in enumerate(zip(snippet, passage)):
+        if a != b:
+            return i, a, b
+    if len(snippet) != len(passage):
+        i = min(len(snippet), len(passage))
+        return i, snippet[i:i + 1], passage[i:i + 1]
+    return None
+
+
+def explain_miss(snippet: str, text: str) -> str:
+    """A hint for a snippet that is not a substring of ``text`` (CL104).
+
+    When the snippet occurs after folding (Unicode form, quotes, dashes,
+    whitespace runs, no-break or invisible characters), names the first
+    differing character of snippet and capture by code point. Otherwise
+    says how much of the snippet's start does occur.
+    """
+    fs, _ = _fold(snippet)
+    ft, where = _fold(text)
+    hit = ft.find(fs) if fs.strip() else -1
+    if hit >= 0:
+        start = where[hit]
+        end_folded = hit + len(fs)
+        end = where[end_folded] if end_folded < len(where) else len(text)
+        # Include trailing characters removed by folding, up to the next kept one.
+        passage = text[start:end]
+        diff = _first_difference(snippet, passage)
+        if diff is not None:
+            i, a, b = diff
+            kind = _kind(a or " ", b or " ")
+            have = char_name(a) if a else "its end"
+            want = char_name(b) if b else "the end of the passage"
+            return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+                    f"capture has {want}; copy the text exactly from the capture, never edit the capture")
+    lo, hi = 0, len(snippet)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if snippet[:mid] in text:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == 0:
+        return "no part of the snippet's start occurs in the capture; quote the capture verbatim"
+    nxt = snippet[lo]
+    return (f"the first {lo} characters occur in the capture, then snippet character {lo + 1} "
+            f"({char_name(nxt)}) does not follow them; quote the capture verbatim")
+
+
+# --------------------------------------------------------------------------- verification
+
+def _short(sha: str) -> str:
+    return sha[:12]
+
+
+def verify_cited(fact: dict[str, str], *, approved: bool, store: Store) -> Verdict:
+    """Verify one schema-valid cited fact (rules CL101–CL106).
+
+    ``approved`` is whether ``fact["source"]`` is in the config's sources.
+    Returns a Verdict; the exactness rules stop at the first failure.
+    """
+    source, sha, snippet = fact["source"], fact["captureSha256"], fact["snippet"]
+    if not approved:
+        return Verdict((Issue("CL101", "source", f"source {source!r} is not in the approved `sources` of the "
+                                                  "config (exact match); cite an approved source"),))
+    try:
+        record = store.lookup(source, sha)
+    except CaptureMissing:
+        others = store.verified_revisions(source)
+        if others:
+            listed = ", ".join(f"{_short(r.sha256)}… ({r.retrieved_at})" for r in others[-3:])
+            hint = f"; this source has other revisions, never used in its place: {listed}"
+        else:
+            hint = "; this source has no capture at all: run `citelint capture` for it"
+        return Verdict((Issue("CL102", "captureSha256",
+                              f"no capture of this source with captureSha256 {_short(sha)}…{hint}"),))
+    except CaptureCorrupt as exc:
+        return Verdict((Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore it "
+                                                        "from version control or capture again"),))
+    text = record.text
+    offset = text.find(snippet)
+    if offset < 0:
+        hint = explain_miss(snippet, text)
+        elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
+        if elsewhere:
+            hint += f"; it does occur in revision {_short(elsewhere[-1].sha256)}… of this source (cite that one)"
+        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(sha)}…: {hint}"),))
+    issues = []
+    count = text.count(snippet) if len(snippet) >= MIN_SNIPPET_CHARS else 0
+    if len(snippet) < MIN_SNIPPET_CHARS:
+        issues.append(Issue("CL105", "snippet", f"snippet is only {len(snippet)} characters (fewer than "
+                                                f"{MIN_SNIPPET_CHARS}); quote enough to identify the passage"))
+    elif count > 1:
+        issues.append(Issue("CL105", "snippet", f"snippet occurs {count} times in the capture; quote more "
+                                                "context so it identifies one passage"))
+    newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]
+    if newer:
+        issues.append(Issue("CL106", "captureSha256",
+                             f"a newer capture of this source exists ({_short(newer[-1].sha256)}…, "
+                             f"{newer[-1].retrieved_at}); check the snippet against it and cite it"))
+    return Verdict(tuple(issues), offset=offset)
+
+
+def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:
+    """Semantic-review hints (CL901): label unit and period words missing from the snippet."""
+    if label is None:
+        return ()
+    hints = []
+    low = snippet.casefold()
+    if label.unit and label.unit.casefold() not in low:
+        hints.append(f"unit {label.unit!r} does not appear in the snippet")
+    if label.period and label.period.casefold() not in low:
+        hints.append(f"period {label.period!r} does not appear in the snippet")
+    return tuple(hints)
+
+
+def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, int, str]]:
+    """For (index, label) pairs, yield (index, first_index, label) for each repeat (CL004)."""
+    first: dict[str, int] = {}
+    for index, label in labels:
+        if label in first:
+            yield index, first[label], label
+        else:
+            first[label] = index

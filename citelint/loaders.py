@@ -1,0 +1,440 @@
+"""Strict JSON and YAML loading with a line and column for every JSON Pointer.
+
+This is the only module that parses report or config syntax. A failure is a
+value (:class:`ParseFailure`), not an exception, so one bad file never stops
+the others (the driver turns it into a CL001 finding).
+
+Strictness (DESIGN §2.3, §8): input must be UTF-8; duplicate keys, NaN,
+Infinity and numbers that overflow to infinity are refused; YAML anchors,
+aliases and explicit tags are refused and every YAML scalar stays the string
+its author wrote (no YAML 1.1 implicit typing: ``no``, ``2026-07-01`` and
+``1:30`` are strings); size and nesting are bounded.
+
+Columns count Unicode code points, 1-based (SARIF ``unicodeCodePoints``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import json.decoder
+import json.scanner
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from citelint.model import Position
+
+MAX_REPORT_BYTES = 10 * 1024 * 1024
+MAX_DEPTH = 64
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = json.scanner.NUMBER_RE
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """Why a document could not be loaded, and where (1-based line, code-point column)."""
+
+    line: int
+    col: int
+    message: str
+
+
+class _Fail(Exception):
+    def __init__(self, index: int, message: str):
+        super().__init__(message)
+        self.index = index
+        self.message = message
+
+
+def pointer_join(base: str, token: str | int) -> str:
+    """Append one reference token to a JSON Pointer, escaping ``~`` and ``/`` (RFC 6901 §3)."""
+    return f"{base}/{str(token).replace('~', '~0').replace('/', '~1')}"
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """Split a JSON Pointer into unescaped tokens (RFC 6901 §4)."""
+    if not pointer:
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+
+class _LineIndex:
+    """Maps code-point offsets in a text to 1-based (line, column)."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+    def position(self, index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, index) - 1
+        return line + 1, index - self.starts[line] + 1
+
+
+@dataclass
+class Document:
+    """A loaded document: ``data`` plus positions by JSON Pointer.
+
+    ``locate(pointer)`` gives the value's position (for an object, its opening
+    brace); ``locate_key(pointer)`` gives the position of the key that holds
+    it, falling back to the value. Unknown pointers fall back to the nearest
+    known ancestor, and finally to 1:1.
+    """
+
+    data: Any
+    _values: dict[str, Any] = field(default_factory=dict)
+    _keys: dict[str, Any] = field(default_factory=dict)
+    _to_pos: Callable[[Any], Position] | None = None
+
+    def _find(self, table: dict[str, Any], pointer: str) -> Position:
+        probe = pointer
+        while True:
+            if probe in table:
+                assert self._to_pos is not None
+                return self._to_pos(table[probe])
+            if probe in self._values:
+                assert self._to_pos is not None
+                return self._to_pos(self._values[probe])
+            if not probe:
+                return Position(1, 1)
+            probe = probe.rsplit("/", 1)[0]
+
+    def locate(self, pointer: str) -> Position:
+        """Position of the value at ``pointer``."""
+        return self._find(self._values, pointer)
+
+    def locate_key(self, pointer: str) -> Position:
+        """Position of the key whose value is at ``pointer`` (or of the value)."""
+        return self._find(self._keys, pointer)
+
+
+# --------------------------------------------------------------------------- bytes
+
+def decode_utf8(raw: bytes) -> str | ParseFailure:
+    """Decode ``raw`` as strict UTF-8, dropping one leading BOM.
+
+    Returns the text, or a ParseFailure at the first invalid byte (its line
+    and column counted in the valid prefix).
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = raw[: exc.start].decode("utf-8", "replace")
+        line, col = _LineIndex(prefix).position(len(prefix))
+        return ParseFailure(line, col, f"file is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset "
+                                       f"{exc.start} ({exc.reason}); save it as UTF-8")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def read_bounded(path: Path, limit: int = MAX_REPORT_BYTES) -> bytes | ParseFailure:
+    """Read at most ``limit`` bytes of ``path``; a larger file is a ParseFailure.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as fh:
+        raw = fh.read(limit + 1)
+    if len(raw) > limit:
+        return ParseFailure(1, 1, f"file is larger than {limit} bytes; split the report")
+    return raw
+
+
+# --------------------------------------------------------------------------- JSON
+
+class _JsonParser:
+    """Recursive-descent JSON (RFC 8259) built on the standard library's own
+    string scanner and number pattern, recording each value's offsets."""
+
+    def __init__(self, text: str):
+        self.s = text
+        self.values: dict[str, tuple[int, int]] = {}
+        self.keys: dict[str, int] = {}
+
+    def ws(self, i: int) -> int:
+        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
+
+    def parse(self) -> Any:
+        i = self.ws(0)
+        value, i = self.value(i, "", 1)
+        i = self.ws(i)
+        if i != len(self.s):
+            raise _Fail(i, "extra data after the JSON value")
+        return value
+
+    def value(self, i: int, ptr: str, depth: int) -> tuple[Any, int]:
+        s = self.s
+        if i >= len(s):
+            raise _Fail(i, "expecting a value, found end of file")
+        c = s[i]
+        if c == '"':
+            try:
+                v, end = json.decoder.scanstring(s, i + 1, True)
+            except json.JSONDecodeError as exc:
+                raise _Fail(exc.pos, exc.msg.lower()) from None
+        elif c == "{":
+            v, end = self.obj(i, ptr, depth)
+        elif c == "[":
+            v, end = self.arr(i, ptr, depth)
+        elif s.startswith("true", i):
+            v, end = True, i + 4
+        elif s.startswith("false", i):
+            v, end = False, i + 5
+        elif s.startswith("null", i):
+            v, end = None, i + 4
+        elif s.startswith(("NaN", "Infinity", "-Infinity"), i):
+            raise _Fail(i, "NaN and Infinity are not JSON; write the number inside a snippet or nowhere")
+        else:
+            m = _NUMBER.match(s, i)
+            if not m:
+                raise _Fail(i, "expecting a value")
+            integer, frac, exp = m.groups()
+            end = m.end()
+            if frac or exp:
+                v = float(m.group())
+                if v in (float("inf"), float("-inf")):
+                    raise _Fail(i, f"number {m.group()} overflows to infinity")
+            else:
+                try:
+                    v = int(integer)
+                except ValueError:
+                    raise _Fail(i, "integer has too many digits") from None
+        self.values[ptr] = (i, end)
+        return v, end
+
+    def obj(self, i: int, ptr: str, depth: int) -> tuple[dict[str, Any], int]:
+        if depth > MAX_DEPTH:
+            raise _Fail(i, f"nesting deeper than {MAX_DEPTH} levels")
+        s = self.s
+        out: dict[str, Any] = {}
+        i = self.ws(i + 1)
+        if i < len(s) and s[i] == "}":
+            return out, i + 1
+        while True:
+            if i >= len(s) or s[i] != '"':
+                raise _Fail(i, "expecting a property name in double quotes")
+            key_at = i
+            try:
+                key, i = json.decoder.scanstring(s, i + 1, True)
+            except json.JSONDecodeError as exc:
+                raise _Fail(exc.pos, exc.msg.lower()) from None
+            if key in out:
+                first = self.keys[pointer_join(ptr, key)]
+                raise _Fail(key_at, f"duplicate key {key!r} (first at offset {first}); keep one")
+            child = pointer_join(ptr, key)
+            self.keys[child] = key_at
+            i = self.ws(i)
+            if i >= len(s) or s[i] != ":":
+                raise _Fail(i, "expecting ':' after the property name")
+            i = self.ws(i + 1)
+            out[key], i = self.value(i, child, depth + 1)
+            i = self.ws(i)
+            if i < len(s) and s[i] == "}":
+                return out, i + 1
+            if i >= len(s) or s[i] != ",":
+                raise _Fail(i, "expecting ',' or '}'")
+            i = self.ws(i + 1)
+
+    def arr(self, i: int, ptr: str, depth: int) -> tuple[list[Any], int]:
+        if depth > MAX_DEPTH:
+            raise _Fail(i, f"nesting deeper than {MAX_DEPTH} levels")
+        s = self.s
+        out: list[Any] = []
+        i = self.ws(i + 1)
+        if i < len(s) and s[i] == "]":
+            return out, i + 1
+        while True:
+            v, i = self.value(i, pointer_join(ptr, len(out)), depth + 1)
+            out.append(v)
+            i = self.ws(i)
+            if i < len(s) and s[i] == "]":
+                return out, i + 1
+            if i >= len(s) or s[i] != ",":
+                raise _Fail(i, "expecting ',' or ']'")
+            i = self.ws(i + 1)
+
+
+def load_json_text(text: str) -> Document | ParseFailure:
+    """Parse JSON ``text`` strictly, recording positions for every pointer."""
+    parser = _JsonParser(text)
+    lines = _LineIndex(text)
+    try:
+        data = parser.parse()
+    except _Fail as exc:
+        line, col = lines.position(exc.index)
+        message = exc.message
+        if message.startswith("duplicate key"):
+            first = int(message.split("first at offset ")[1].split(")")[0])
+            fl, fc = lines.position(first)
+            message = message.replace(f"first at offset {first}", f"first at {fl}:{fc}")
+        return ParseFailure(line, col, message)
+
+    def to_pos(entry: Any) -> Position:
+        start, end = entry if isinstance(entry, tuple) else (entry, None)
+        line, col = lines.position(start)
+        if end is None:
+            return Position(line, col)
+        el, ec = lines.position(end)
+        return Position(line, col, el, ec)
+
+    return Document(data, parser.values, dict(parser.keys), to_pos)
+
+
+# --------------------------------------------------------------------------- YAML
+
+_CORE_NULL = re.compile(r"null|Null|NULL|~|")
+_CORE_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
+_CORE_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_CORE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN")
+
+
+def _core_scalar(value: str) -> Any:
+    """Resolve a plain scalar by the YAML 1.2 core schema (§10.3.2), never 1.1."""
+    if _CORE_NULL.fullmatch(value):
+        return None
+    if _CORE_BOOL.fullmatch(value):
+        return value.lower() == "true"
+    if _CORE_INT.fullmatch(value):
+        if value.startswith(("0o", "0x")):
+            return int(value[2:], 8 if value[1] == "o" else 16)
+        return int(value)
+    if _CORE_FLOAT.fullmatch(value):
+        return float(value.replace("inf", "Inf").replace("INF", "Inf").replace(".Inf", "inf")
+                     .replace(".nan", "nan").replace(".NaN", "nan").replace(".NAN", "nan"))
+    return value
+
+
+def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure:
+    """Parse one YAML document strictly, recording positions for every pointer.
+
+    With ``typed=False`` (reports) every scalar is the string as written.
+    With ``typed=True`` (configuration) plain scalars follow the YAML 1.2
+    core schema: ``true``/``false``, integers, floats and ``null``; ``no``,
+    ``on`` and dates stay strings.
+    """
+    import yaml  # lazy: a JSON-only run never pays for it
+
+    values: dict[str, Any] = {}
+    keys: dict[str, Any] = {}
+
+    class Loader(yaml.BaseLoader):
+        pass
+
+    def fail(mark: Any, message: str) -> None:
+        raise yaml.MarkedYAMLError(problem=message, problem_mark=mark)
+
+    def build(ptr: str, depth: int) -> Any:
+        loader = state["loader"]
+        event = loader.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            fail(event.start_mark, "YAML aliases are not allowed in a report; write the value out")
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            fail(event.start_mark, f"YAML anchors are not allowed in a report (&{anchor}); remove it")
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag != "!":
+            fail(event.start_mark, f"explicit YAML tags are not allowed ({tag}); remove it")
+        if depth > MAX_DEPTH:
+            fail(event.start_mark, f"nesting deeper than {MAX_DEPTH} levels")
+        if isinstance(event, yaml.ScalarEvent):
+            loader.get_event()
+            values[ptr] = (event.start_mark, event.end_mark)
+            plain = event.style is None and event.implicit[0]
+            return _core_scalar(event.value) if (typed and plain) else event.value
+        if isinstance(event, yaml.SequenceStartEvent):
+            loader.get_event()
+            out: list[Any] = []
+            while not loader.check_event(yaml.SequenceEndEvent):
+                out.append(build(pointer_join(ptr, len(out)), depth + 1))
+            end = loader.get_event()
+            values[ptr] = (event.start_mark, end.end_mark)
+            return out
+        if isinstance(event, yaml.MappingStartEvent):
+            loader.get_event()
+            mapping: dict[str, Any] = {}
+            while not loader.check_event(yaml.MappingEndEvent):
+                key_event = loader.peek_event()
+                if not isinstance(key_event, yaml.ScalarEvent):
+                    if isinstance(key_event, yaml.AliasEvent):
+                        fail(key_event.start_mark, "YAML aliases are not allowed in a report")
+                    fail(key_event.start_mark, "mapping keys must be plain strings")
+                key = build("\x00key", depth + 1)
+                if not isinstance(key, str):
+                    key = key_event.value
+                child = pointer_join(ptr, key)
+                if key in mapping:
+                    first = keys[child]
+                    fail(key_event.start_mark, f"duplicate key {key!r} (first at "
+                                               f"{first.line + 1}:{first.column + 1}); keep one")
+                keys[child] = key_event.start_mark
+                mapping[key] = build(child, depth + 1)
+            end = loader.get_event()
+            values[ptr] = (event.start_mark, end.end_mark)
+            return mapping
+        fail(event.start_mark, f"unexpected YAML event {type(event).__name__}")
+        return None  # unreachable
+
+    loader = Loader(text)
+    state = {"loader": loader}
+    try:
+        loader.get_event()  # StreamStart
+        if loader.check_event(yaml.StreamEndEvent):
+            data: Any = None
+        else:
+            loader.get_event()  # DocumentStart
+            data = build("", 1)
+            loader.get_event()  # DocumentEnd
+            if not loader.check_event(yaml.StreamEndEvent):
+                extra = loader.peek_event()
+                fail(extra.start_mark, "more than one YAML document; a report is one document")
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = (exc.problem or exc.context or "invalid YAML").strip()
+        if mark is None:
+            return ParseFailure(1, 1, message)
+        return ParseFailure(mark.line + 1, mark.column + 1, message)
+    except yaml.YAMLError as exc:
+        return ParseFailure(1, 1, f"invalid YAML: {exc}")
+    except RecursionError:
+        return ParseFailure(1, 1, f"nesting deeper than {MAX_DEPTH} levels")
+    finally:
+        loader.dispose()
+    values.pop("\x00key", None)
+
+    def to_pos(entry: Any) -> Position:
+        if isinstance(entry, tuple):
+            start, end = entry
+            return Position(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+        return Position(entry.line + 1, entry.column + 1)
+
+    return Document(data, values, keys, to_pos)
+
+
+def load_text(text: str, kind: str, *, typed: bool = False) -> Document | ParseFailure:
+    """Parse ``text`` as ``kind`` (``"json"`` or ``"yaml"``)."""
+    if kind == "json":
+        return load_json_text(text)
+    return load_yaml_text(text, typed=typed)
+
+
+def kind_of(path: Path | str) -> str | None:
+    """``"json"``, ``"yaml"`` or ``"markdown"`` from the file suffix, else None."""
+    suffix = Path(path).suffix.lower()
+    return {".json": "json", ".yaml": "yaml", ".yml": "yaml",
+            ".md": "markdown", ".markdown": "markdown"}.get(suffix)
+
+
+def load_file(path: Path, *, typed: bool = False) -> Document | ParseFailure:
+    """Read, bound, decode and parse a JSON or YAML file.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    raw = read_bounded(path)
+    if isinstance(raw, ParseFailure):
+        return raw
+    text = decode_utf8(raw)
+    if isinstance(text, ParseFailure):
+        return text
+    return load_text(text, kind_of(path) or "json", typed=typed)

@@ -1,0 +1,69 @@
+"""GitHub Actions workflow commands (annotations).
+
+Escaping follows the runner's rules (actions/toolkit, ``command.ts``):
+message data escapes ``%``, CR and LF; property values also escape ``:``
+and ``,``. Annotation lines carry only escaped text and stay outside the
+``::stop-commands::`` block (or GitHub would ignore them too); the readable
+listing, which repeats untrusted text, is printed inside a block ended by a
+random token, so nothing in a snippet or source can issue a command.
+GitHub shows only 10 annotations of each severity per step, so the most
+severe come first.
+https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TextIO
+
+from citelint.model import CheckResult, Finding
+from citelint.report import RenderOptions, summary_line, visible
+from citelint.report.text import finding_line
+
+
+def escape_data(value: str) -> str:
+    """Escape a workflow-command message."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a workflow-command property value."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding) -> str:
+    """One ``::error``/``::warning``/``::notice`` line for ``finding``."""
+    props = [f"file={escape_property(finding.path)}", f"line={finding.line}"]
+    end_line = finding.end_line or finding.line
+    if end_line != finding.line:
+        props.append(f"endLine={end_line}")
+    else:
+        # GitHub accepts col/endColumn only on single-line annotations.
+        props.append(f"col={finding.col}")
+        if finding.end_col and finding.end_col > finding.col:
+            props.append(f"endColumn={finding.end_col}")
+    props.append(f"title={escape_property(f'citelint ({finding.rule})')}")
+    return f"::{finding.severity} {','.join(props)}::{escape_data(f'{finding.message} [{finding.name}]')}"
+
+
+def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
+    """Annotations most severe first, one notice counting the semantic-review
+    list, then the full listing inside a stop-commands block."""
+    for finding in visible(result.ordered(), options.quiet):
+        out.write(annotation(finding) + "\n")
+    if result.notices and not options.quiet:
+        n = len(result.notices)
+        out.write(f"::notice title={escape_property('citelint (CL901)')}::"
+                  f"{escape_data(f'{n} accepted citation(s) need semantic review (listed in the step summary)')}\n")
+    token = secrets.token_hex(16)
+    out.write(f"::stop-commands::{token}\n")
+    for finding in visible(result.ordered(), options.quiet):
+        out.write(finding_line(finding) + "\n")
+    if result.notices and not options.quiet:
+        out.write("semantic review:\n")
+        for notice in sorted(result.notices):
+            out.write("  " + finding_line(notice) + "\n")
+    for warning in result.warnings_text:
+        out.write(f"warning: {warning}\n")
+    out.write(f"::{token}::\n")
+    out.write(escape_data(summary_line(result)) + "\n")

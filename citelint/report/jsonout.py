@@ -1,0 +1,75 @@
+"""JSON output, described by ``schemas/output.schema.json``.
+
+The object carries the citelint version, every finding, the accepted facts
+(with the snippet's code-point offset in its capture), the semantic-review
+list and the counts. ``finding_to_dict`` is shared with SARIF and summaries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any, TextIO
+
+from citelint.model import CheckResult, Finding
+from citelint.report import RenderOptions, visible
+
+OUTPUT_FORMAT = "citelint.output/1"
+
+
+def finding_to_dict(finding: Finding) -> dict[str, Any]:
+    """A finding as a JSON-ready dict (1-based line/column in code points)."""
+    return {
+        "path": finding.path,
+        "line": finding.line,
+        "column": finding.col,
+        "endLine": finding.end_line,
+        "endColumn": finding.end_col,
+        "rule": finding.rule,
+        "name": finding.name,
+        "severity": finding.severity,
+        "message": finding.message,
+    }
+
+
+def counts(result: CheckResult) -> dict[str, int]:
+    """The counts shared by every machine-readable format."""
+    return {
+        "files": result.files,
+        "factsCited": result.facts_cited,
+        "factsUnavailable": result.facts_unavailable,
+        "links": result.links,
+        "linksGrounded": result.links_grounded,
+        "errors": result.count("error"),
+        "warnings": result.count("warning"),
+        "semanticReview": len(result.notices),
+    }
+
+
+def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
+    """The whole JSON document as a dict."""
+    accepted = []
+    for fact in result.accepted:
+        d = asdict(fact)
+        accepted.append({
+            "path": d["path"], "line": d["line"], "column": d["col"], "state": d["state"],
+            "label": d["label"], "source": d["source"], "captureSha256": d["capture_sha256"],
+            "snippet": d["snippet"], "offset": d["offset"], "reason": d["reason"],
+            "review": list(d["review"]),
+        })
+    return {
+        "format": OUTPUT_FORMAT,
+        "citelint": options.version,
+        "findings": [finding_to_dict(f) for f in visible(result.ordered(), options.quiet)],
+        "accepted": accepted,
+        "semanticReview": [finding_to_dict(f) for f in sorted(result.notices)],
+        "fixed": [finding_to_dict(f) for f in result.fixed],
+        "warnings": list(result.warnings_text),
+        "counts": counts(result),
+    }
+
+
+def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
+    """Write the JSON document (UTF-8, non-ASCII kept, one trailing newline)."""
+    json.dump(to_dict(result, options), out, ensure_ascii=False, indent=2)
+    out.write("\n")

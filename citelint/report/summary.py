@@ -1,0 +1,45 @@
+"""Markdown step summary (``--summary-file``): counts, a findings table and
+the semantic-review list. Every cell is escaped, since messages repeat
+untrusted text."""
+
+from __future__ import annotations
+
+import html
+from typing import TextIO
+
+from citelint.model import CheckResult, Finding
+from citelint.report import RenderOptions, summary_line
+
+
+def cell(text: str) -> str:
+    """Escape ``text`` for a Markdown table cell: HTML, pipes, backticks, newlines,
+    and link/image syntax so no untrusted text renders as a link or image."""
+    text = html.escape(text, quote=True)
+    for ch in "\\|`*_[]()!#~":
+        text = text.replace(ch, "\\" + ch)
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def _row(f: Finding) -> str:
+    return f"| {f.severity} | {f.rule} | {cell(f.path)}:{f.line}:{f.col} | {cell(f.message)} |"
+
+
+def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
+    """Append the Markdown summary to ``out``."""
+    out.write("## citelint\n\n")
+    out.write(cell(summary_line(result)) + "\n\n")
+    ordered = result.ordered()
+    if ordered:
+        out.write("| severity | rule | location | message |\n|---|---|---|---|\n")
+        for f in ordered:
+            out.write(_row(f) + "\n")
+        out.write("\n")
+    else:
+        out.write("No findings.\n\n")
+    if result.notices:
+        out.write(f"### Semantic review ({len(result.notices)})\n\n"
+                  "Each excerpt below occurs exactly in its capture; whether it supports its label is for a "
+                  "person to judge.\n\n")
+        for f in sorted(result.notices):
+            out.write(f"- {cell(f.path)}:{f.line}:{f.col}: {cell(f.message)}\n")
+        out.write("\n")

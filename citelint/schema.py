@@ -1,0 +1,171 @@
+"""Packaged JSON Schemas and precise validation messages (CL002).
+
+The schemas live in ``schemas/`` and ship inside the wheel as
+``citelint/schemas``. Validators use an empty ``referencing.Registry`` so no
+``$ref`` is ever resolved over the network (DESIGN §8: jsonschema would
+otherwise fetch remote references).
+
+A fact is a ``oneOf`` union; a plain ``oneOf`` error names the wrong branch,
+so facts are validated against the branch their ``state`` names, and the
+messages say what to do ("missing snippet", not "'unavailable' was expected").
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+from citelint.loaders import pointer_join
+
+_HERE = Path(__file__).resolve().parent
+
+
+def schema_path(name: str) -> Path:
+    """Path of the packaged schema ``name`` (e.g. ``report.schema.json``).
+
+    Installed wheels carry ``citelint/schemas``; a source checkout keeps the
+    schemas in the top-level ``schemas/`` directory.
+
+    Raises:
+        FileNotFoundError: the schema is not installed.
+    """
+    for candidate in (_HERE / "schemas" / name, _HERE.parent / "schemas" / name):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"packaged schema {name} is missing; reinstall citelint")
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, Any]:
+    """The parsed schema ``name``."""
+    return json.loads(schema_path(name).read_text(encoding="utf-8"))
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+
+    return Draft202012Validator(schema, registry=Registry())
+
+
+@lru_cache(maxsize=None)
+def config_validator() -> Any:
+    """A draft 2020-12 validator for ``config.schema.json``."""
+    return _validator(load_schema("config.schema.json"))
+
+
+@lru_cache(maxsize=None)
+def _branch_validator(branch: str) -> Any:
+    schema = load_schema("report.schema.json")
+    return _validator({"$schema": schema["$schema"], "$id": schema["$id"], "$defs": schema["$defs"],
+                       "$ref": f"#/$defs/{branch}"})
+
+
+_CITED_KEYS = ("state", "label", "source", "captureSha256", "snippet")
+_UNAVAILABLE_KEYS = ("state", "label", "reason")
+_CITATION_FIELDS = {"source", "captureSha256", "snippet"}
+
+
+def _describe(error: Any, branch: str | None) -> tuple[str, str, bool]:
+    """(pointer suffix, message, at_key) for one jsonschema error inside a fact."""
+    path = list(error.relative_path)
+    field = str(path[-1]) if path else ""
+    v = error.validator
+    if v == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else "a required key"
+        what = {"cited": "a cited fact", "unavailable": "an unavailable fact"}.get(branch or "", "a fact")
+        return "", f"missing {missing}: {what} needs " + ", ".join(
+            _CITED_KEYS if branch == "cited" else _UNAVAILABLE_KEYS), False
+    if v == "additionalProperties":
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - allowed)
+        key = extra[0] if extra else "?"
+        if branch == "unavailable" and key in _CITATION_FIELDS:
+            return f"/{key}", (f"an unavailable fact cannot carry {key!r} (no partial citation): remove it, "
+                               "or make the fact cited with source, captureSha256 and snippet"), True
+        if key == "value":
+            return f"/{key}", ("facts have no 'value' field: a number lives inside the snippet or nowhere; "
+                               "remove it"), True
+        keys = _CITED_KEYS if branch == "cited" else _UNAVAILABLE_KEYS
+        return f"/{key}", f"unexpected key {key!r}; {'a cited' if branch == 'cited' else 'an unavailable'} fact has only " + ", ".join(keys), True
+    if field == "captureSha256" and v in ("pattern", "type"):
+        return "", ("captureSha256 must be 64 lowercase hex characters naming a captured revision "
+                    "(see `citelint ls`)"), False
+    if v in ("minLength", "pattern") and field in ("snippet", "reason", "label", "source"):
+        return "", f"{field} must not be empty or blank", False
+    if v == "maxLength":
+        return "", f"{field} is too long ({error.message})", False
+    if v == "type":
+        return "", f"{field or 'value'} must be of type {error.validator_value}, got {_json_type(error.instance)}", False
+    if v in ("enum", "const") and field == "state":
+        return "", f'state must be "cited" or "unavailable", got {json.dumps(error.instance)}', False
+    return "", f"{field + ': ' if field else ''}{error.message}", False
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _fact_errors(fact: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
+    if not isinstance(fact, dict):
+        yield pointer, f"a fact must be an object, got {_json_type(fact)}", False
+        return
+    state = fact.get("state")
+    if "state" not in fact:
+        yield pointer, 'missing state: every fact needs "state": "cited" or "unavailable"', False
+        return
+    if state not in ("cited", "unavailable"):
+        yield pointer + "/state", f'state must be "cited" or "unavailable", got {json.dumps(state)}', False
+        return
+    errors = sorted(_branch_validator(state).iter_errors(fact),
+                    key=lambda e: (e.validator != "required", list(map(str, e.relative_path))))
+    for error in errors:
+        sub = pointer
+        for token in error.relative_path:
+            sub = pointer_join(sub, token)
+        suffix, message, at_key = _describe(error, state)
+        yield sub + suffix, message, at_key
+
+
+def validate_facts(facts: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
+    """Validate a facts array found at ``pointer`` (the schema's ``$defs/facts``).
+
+    Yields (pointer, message, at_key) for each problem; ``at_key`` means the
+    position should be the key's rather than the value's.
+    """
+    if not isinstance(facts, list):
+        yield pointer, f"facts must be an array, got {_json_type(facts)}", False
+        return
+    for index, fact in enumerate(facts):
+        yield from _fact_errors(fact, pointer_join(pointer, index))
+
+
+def validate_report(data: Any) -> Iterator[tuple[str, str, bool]]:
+    """Validate a whole report document against ``report.schema.json``.
+
+    Yields (pointer, message, at_key) for each problem.
+    """
+    if not isinstance(data, dict):
+        yield "", f'a report must be an object {{"facts": [...]}}, got {_json_type(data)}', False
+        return
+    for key in sorted(set(data) - {"facts", "$schema"}):
+        yield f"/{key}", (f"unexpected top-level key {key!r}; a report has only \"facts\" (and \"$schema\"); "
+                          "set facts_pointer in citelint.yaml for facts embedded in a larger document"), True
+    if "$schema" in data and not isinstance(data["$schema"], str):
+        yield "/$schema", "$schema must be a string", False
+    if "facts" not in data:
+        yield "", 'missing facts: a report is {"facts": [...]}', False
+        return
+    yield from validate_facts(data["facts"], "/facts")
