@@ -32,9 +32,20 @@ exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 class _Parser(argparse.ArgumentParser):
     """argparse that reports errors through our stderr and exit code."""
 
-    def __init__(self, *args, stderr: TextIO | None = None, **kwargs):  # type: ignore[no-untyped-def]
+    def __init__(self, *args, stdout: TextIO | None = None, stderr: TextIO | None = None,
+                 **kwargs):  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
+        self._stdout = stdout
         self._stderr = stderr
+
+    def _print_message(self, message: str, file: TextIO | None = None) -> None:
+        # argparse writes help and --version to sys.stdout; use the streams main() was given.
+        if file is None or file is sys.stdout:
+            file = self._stdout or sys.stdout
+        elif file is sys.stderr:
+            file = self._stderr or sys.stderr
+        if message:
+            file.write(message)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         err = self._stderr or sys.stderr
@@ -58,7 +69,7 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     from citelint.report import FORMATTERS
 
-    parser = _Parser(prog="citelint", stderr=stderr,
+    parser = _Parser(prog="citelint", stdout=stdout, stderr=stderr,
                      description="Keep generated reports honest about their sources: every cited excerpt "
                                  "must occur verbatim in the exact captured revision of the exact source.",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -75,7 +86,7 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                                        "Reads only: no file is written (except by --fix and the --*-file "
                                        "options) and no network connection is made.",
                            epilog=EPILOG_CHECK, formatter_class=argparse.RawDescriptionHelpFormatter,
-                           stderr=stderr)
+                           stdout=stdout, stderr=stderr)
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files or directories; files outside the config's report globs are skipped")
     common(check)
@@ -91,13 +102,13 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                        help="colour text output (auto: only on a terminal, never with NO_COLOR)")
 
     ls = sub.add_parser("ls", help="list captures (source, revision, date, size)",
-                        description="List every capture in the store. Read-only.", stderr=stderr)
+                        description="List every capture in the store. Read-only.", stdout=stdout, stderr=stderr)
     common(ls)
 
     show = sub.add_parser("show", help="print one captured revision of a source",
                           description="Print a capture's metadata and text (newest revision unless "
                                       "--revision). Read-only; control characters are shown escaped.",
-                          stderr=stderr)
+                          stdout=stdout, stderr=stderr)
     show.add_argument("source", metavar="SOURCE", help="the exact source URL")
     show.add_argument("--revision", metavar="SHA", help="captureSha256 (a unique prefix is enough)")
     common(show)
@@ -105,10 +116,10 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", help="convert legacy captures to the current layout",
                              description="Verify each legacy capture (captures/<sha256(source)>.json) and "
                                          "write it in the current layout. Corrupt records are refused; "
-                                         "nothing is deleted.", stderr=stderr)
+                                         "nothing is deleted.", stdout=stdout, stderr=stderr)
     common(migrate)
 
-    rule = sub.add_parser("rule", help="explain a rule", stderr=stderr,
+    rule = sub.add_parser("rule", help="explain a rule", stdout=stdout, stderr=stderr,
                           description="Explain a rule with a failing and a passing example.")
     rule.add_argument("rule_id", nargs="?", metavar="CLxxx", help="rule id or name")
     rule.add_argument("--list", action="store_true", help="list every rule")

@@ -217,8 +217,12 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
             raise ConfigError(f"{path}: not valid UTF-8") from None
         except tomllib.TOMLDecodeError as exc:
             m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-            where = f"{m.group(1)}:{m.group(2)}: " if m else ""
-            raise ConfigError(f"{path}:{where}invalid TOML: {exc}") from None
+            if m:
+                where = f"{m.group(1)}:{m.group(2)}"
+            else:  # "(at end of document)"
+                lines = text.splitlines() or [""]
+                where = f"{len(lines)}:{len(lines[-1]) + 1}"
+            raise ConfigError(f"{path}:{where}: invalid TOML: {exc}") from None
         table = data.get("tool", {}).get("citelint", {})
 
         def toml_locate(pointer: str) -> tuple[int, int] | None:

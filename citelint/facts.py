@@ -85,7 +85,8 @@ def _kind(a: str, b: str) -> str:
         return "whitespace (a different space character or a run of spaces)"
     if unicodedata.category(a) == "Cf" or unicodedata.category(b) == "Cf":
         return "invisible character (zero-width or format control)"
-    if unicodedata.normalize("NFD", a) == unicodedata.normalize("NFD", b) or \
+    # 'e' + U+0301 against U+00E9: the same base letter, composed differently.
+    if unicodedata.normalize("NFD", a)[:1] == unicodedata.normalize("NFD", b)[:1] or \
             unicodedata.category(a) == "Mn" or unicodedata.category(b) == "Mn":
         return "Unicode normalization (NFC vs NFD)"
     return "a different character"

@@ -1,0 +1,112 @@
+"""Configuration discovery and validation (DESIGN §2.1): bad config is exit 2 with file, key and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo, run_cli
+from citelint.config import ConfigError, glob_to_regex, load_config
+
+
+def test_found_by_walking_up(repo: Repo) -> None:
+    sub = repo.root / "reports" / "deep"
+    sub.mkdir(parents=True)
+    repo.report(repo.cited())
+    run = run_cli("check", cwd=sub)
+    assert run.code == 0
+    # Paths print relative to the working directory.
+    assert "1 file" in run.out
+
+
+def test_neither_anywhere_suggests_init(tmp_path: Path) -> None:
+    run = run_cli("check", cwd=tmp_path)
+    assert run.code == 2
+    assert "citelint init" in run.err
+
+
+def test_both_in_one_place_is_an_error(repo: Repo) -> None:
+    (repo.root / "pyproject.toml").write_text("[tool.citelint]\nsources = []\n")
+    run = repo.check()
+    assert run.code == 2 and "keep one of them" in run.err
+
+
+def test_pyproject_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.citelint]\nlabels = ["a"]\n'
+                                            'sources = ["https://example.org/"]\n\n[tool.citelint.capture]\n'
+                                            "timeout_s = 5\n")
+    config = load_config(None, tmp_path)
+    assert config.sources == ["https://example.org/"] and config.capture.timeout_s == 5
+
+
+def test_pyproject_bad_key_names_its_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.citelint]\nlabels = ["a"]\nsourcez = []\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml:3:1: unknown key 'sourcez'"):
+        load_config(None, tmp_path)
+
+
+def test_pyproject_syntax_error_names_its_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.citelint]\nlabels = ["a"\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml:\d+:\d+: invalid TOML"):
+        load_config(None, tmp_path)
+
+
+@pytest.mark.parametrize("yaml_text, where, words", [
+    ("sources: []\ncapture:\n  timeout_s: -1\n", "3:3", "capture.timeout_s"),
+    ("sources: []\nlables: []\n", "2:1", "unknown key 'lables'"),
+    ("sources: [\n", "2:1", "expected"),
+    ("rules:\n  CL104: warning\n", "2:3", "cannot be lowered"),
+    ("rules:\n  CL101: off\n", "2:3", "cannot be lowered"),
+    ("rules:\n  CL999: off\n", "2:3", "unknown rule"),
+    ("capture:\n  allow_private_addresses: no\n", "2:3", "is not of type 'boolean'"),
+])
+def test_invalid_yaml_config_is_exit_2_with_line(repo: Repo, yaml_text: str, where: str, words: str) -> None:
+    (repo.root / "citelint.yaml").write_text(yaml_text)
+    run = repo.check()
+    assert run.code == 2
+    assert f"citelint.yaml:{where}:" in run.err and words in run.err, run.err
+
+
+def test_locked_rule_may_be_raised_and_warning_lowered(repo: Repo) -> None:
+    repo.config(rules={"CL105": "error", "CL106": "off", "CL104": "error"})
+    repo.report(repo.cited(snippet="42 items"))
+    run = repo.check()
+    assert run.code == 1 and run.findings("CL105")
+
+
+def test_explicit_config_overrides_discovery(repo: Repo, tmp_path_factory) -> None:
+    other = tmp_path_factory.mktemp("elsewhere")
+    run = run_cli("check", "--config", str(repo.root / "citelint.yaml"), cwd=other)
+    assert run.code == 0
+    run = run_cli("check", "--config", "missing.yaml", cwd=other)
+    assert run.code == 2 and "not found" in run.err
+
+
+@pytest.mark.parametrize("pattern, yes, no", [
+    ("reports/**/*.json", ["reports/a.json", "reports/x/y/a.json"], ["reports/a.yaml", "other/a.json"]),
+    ("**/*.md", ["a.md", "x/y/a.md"], ["a.mdx"]),
+    ("docs/*.md", ["docs/a.md"], ["docs/x/a.md"]),
+    ("r?.json", ["r1.json"], ["r12.json"]),
+])
+def test_globs(pattern: str, yes: list[str], no: list[str]) -> None:
+    rx = glob_to_regex(pattern)
+    assert all(rx.match(p) for p in yes) and not any(rx.match(p) for p in no)
+
+
+def test_files_outside_globs_are_skipped_and_captures_never_matched(repo: Repo) -> None:
+    repo.config(reports=["**/*.json"])
+    repo.write("notes/other.txt", "x")
+    run = repo.check("notes/other.txt", "citelint.yaml")
+    assert run.code == 0 and "0 files" in run.out
+    # captures/*.json match **/*.json but are never reports.
+    run = repo.check()
+    assert "0 files" in run.out
+
+
+def test_exclude_and_missing_path(repo: Repo) -> None:
+    repo.config(exclude=["reports/skip/**"])
+    repo.report({"state": "bogus"}, name="reports/skip/bad.json")
+    assert repo.check().code == 0
+    run = repo.check("nope.json")
+    assert run.code == 2 and "no such file" in run.err

@@ -1,0 +1,18 @@
+"""The README's rule table is the catalog in citelint/model.py, row for row."""
+
+from __future__ import annotations
+
+from conftest import REPO_ROOT
+from citelint.model import RULES
+
+
+def test_readme_rule_table_matches_catalog() -> None:
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("<!-- rules-table")[1].split("<!-- /rules-table -->")[0]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| CL")]
+    expected = [f"| {r.id} | {r.name} | {r.severity} | {r.summary} |" for r in RULES.values()]
+    assert rows == expected
+
+
+def test_every_rule_has_examples() -> None:
+    assert all(r.bad and r.good and r.summary for r in RULES.values())

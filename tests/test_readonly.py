@@ -1,0 +1,112 @@
+"""Read-only proof (DESIGN §1): check, ls and show write nothing and open no socket.
+
+CI runs as root, so file permissions prove nothing; an audit hook records
+every open for writing and every socket connection instead. Audit hooks
+cannot be removed once added, so the hook is gated by a flag that is only
+set while the command under test runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SOURCE_A, Repo, run_cli
+
+_EVENTS: list[tuple[str, str]] = []
+_ACTIVE = [False]
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _hook(event: str, args: tuple) -> None:
+    if not _ACTIVE[0]:
+        return
+    if event == "open":
+        path, mode, flags = args
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                  (isinstance(flags, int) and flags & _WRITE_FLAGS)
+        if writing:
+            _EVENTS.append((event, str(path)))
+    elif event in ("socket.connect", "socket.bind", "socket.getaddrinfo", "os.rename", "os.replace",
+                   "os.remove", "os.unlink", "os.mkdir", "os.chmod", "os.link", "os.symlink", "os.truncate",
+                   "os.utime", "shutil.rmtree"):
+        _EVENTS.append((event, repr(args[:2])))
+
+
+_INSTALLED = False
+
+
+def _install() -> None:
+    global _INSTALLED
+    if not _INSTALLED:
+        sys.addaudithook(_hook)
+        _INSTALLED = True
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            st = p.lstat()
+            data = p.read_bytes() if p.is_file() and not p.is_symlink() else b""
+            out[str(p.relative_to(root))] = (data, st.st_mtime_ns, st.st_mode)
+    return out
+
+
+@pytest.fixture
+def busy_repo(repo: Repo) -> Repo:
+    """A repository with clean and faulty reports, YAML and JSON, a legacy capture and Markdown."""
+    repo.report(repo.cited(), {"state": "unavailable", "label": "sales", "reason": "n/a"})
+    repo.report(repo.cited(snippet="not in the capture at all"), name="reports/bad.json")
+    repo.write("reports/y.yaml", "facts:\n  - state: unavailable\n    label: inventory\n    reason: none\n")
+    repo.write("reports/broken.json", b'{"facts": [NaN]}')
+    repo.write("reports/note.md", f"See [the source]({SOURCE_A}) and <https://example.org/invented>.\n")
+    from citelint.captures import sha256_hex
+    import json
+
+    legacy_src = "https://example.org/legacy.txt"
+    (repo.root / "captures" / f"{sha256_hex(legacy_src)}.json").write_text(json.dumps(
+        {"source": legacy_src, "text": "t", "sha256": sha256_hex("t"), "accessedAt": "2025-01-01T00:00:00Z"}))
+    return repo
+
+
+@pytest.mark.parametrize("argv", [
+    ("check",),
+    ("check", "--format", "json"),
+    ("check", "--format", "github"),
+    ("check", "reports/r.json", "reports/y.yaml"),
+    ("ls",),
+    ("show", SOURCE_A),
+])
+def test_inspection_writes_nothing_and_opens_no_socket(busy_repo: Repo, argv: tuple[str, ...],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lazy imports must not write .pyc files while the hook watches.
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    before = snapshot(busy_repo.root)
+    _install()
+    _EVENTS.clear()
+    _ACTIVE[0] = True
+    try:
+        run = run_cli(*argv, cwd=busy_repo.root)
+    finally:
+        _ACTIVE[0] = False
+    assert run.code in (0, 1), run.err
+    assert _EVENTS == []
+    assert snapshot(busy_repo.root) == before
+
+
+def test_the_hook_does_see_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The read-only test above could not fail if the hook saw nothing; show that it sees a write."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    _install()
+    _EVENTS.clear()
+    _ACTIVE[0] = True
+    try:
+        (tmp_path / "x").write_text("y")
+    finally:
+        _ACTIVE[0] = False
+    assert _EVENTS and _EVENTS[0][0] == "open"
