@@ -269,6 +269,7 @@ class Store:
     def __init__(self, root: Path):
         self.root = Path(root)
         self._cache: dict[tuple[str, str], CaptureRecord | CaptureError] = {}
+        self._revisions: dict[str, list[CaptureRecord]] = {}
         self._real_root: Path | None = None
 
     def _inside(self, path: Path) -> bool:
@@ -327,14 +328,20 @@ class Store:
         return sorted(out, key=lambda r: r.sha256)
 
     def verified_revisions(self, source: str) -> list[CaptureRecord]:
-        """Every revision of ``source`` that passes verification, oldest first."""
+        """Every revision of ``source`` that passes verification, oldest first
+        (computed once per source and instance)."""
+        cached = self._revisions.get(source)
+        if cached is not None:
+            return cached
         good = []
         for rev in self.revisions(source):
             try:
                 good.append(self.lookup(source, rev.sha256))
             except CaptureError:
                 continue
-        return sorted(good, key=lambda r: (time_key(r.retrieved_at), r.sha256))
+        good.sort(key=lambda r: (time_key(r.retrieved_at), r.sha256))
+        self._revisions[source] = good
+        return good
 
     def iter_records(self) -> Iterator[tuple[Path, CaptureRecord | CaptureError]]:
         """Every new-layout capture file with its verified record or its error.

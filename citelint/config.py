@@ -288,9 +288,10 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
 
     if not isinstance(data, dict):
         raise error("", "the configuration must be a mapping of keys")
-    from citelint.schema import config_validator
+    from citelint.schema import config_validator, load_schema, quick_valid
 
-    errors = sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    errors = [] if quick_valid(load_schema("config.schema.json"), data) else \
+        sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         pointer, message = _schema_error_message(errors[0])
         raise error(pointer, message)

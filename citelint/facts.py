@@ -10,6 +10,7 @@ explained in the message, never accepted.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -69,20 +70,22 @@ def char_name(c: str) -> str:
 
 
 def _kind(a: str, b: str) -> str:
-    """Name the kind of difference between two characters that fold alike."""
+    """Name the kind of difference between two characters that fold alike.
+
+    Whitespace is decided first: folding collapses runs, so after a doubled
+    space the raw strings are offset and the other side may be any character.
+    """
     for c in (a, b):
-        if c in _QUOTES or c in "'\"":
-            if a in _QUOTES or b in _QUOTES:
-                return "curly vs straight quotes"
-    if a in _DASHES or b in _DASHES:
-        return "dash vs hyphen"
-    for c in (a, b):
-        if c == "\u00ad":
-            return "soft hyphen"
         if c in "\u00a0\u202f\u2007":
             return "non-breaking space"
     if a.isspace() or b.isspace():
         return "whitespace (a different space character or a run of spaces)"
+    if a == "\u00ad" or b == "\u00ad":
+        return "soft hyphen"
+    if a in _QUOTES or b in _QUOTES:
+        return "curly vs straight quotes"
+    if a in _DASHES or b in _DASHES:
+        return "dash vs hyphen"
     if unicodedata.category(a) == "Cf" or unicodedata.category(b) == "Cf":
         return "invisible character (zero-width or format control)"
     # 'e' + U+0301 against U+00E9: the same base letter, composed differently.
@@ -92,6 +95,7 @@ def _kind(a: str, b: str) -> str:
     return "a different character"
 
 
+@lru_cache(maxsize=16)
 def _fold(text: str) -> tuple[str, list[int]]:
     """Fold text for near-miss search, keeping a map from folded index to source index.
 
@@ -206,11 +210,11 @@ def verify_cited(fact: dict[str, str], *, approved: bool, store: Store) -> Verdi
             hint += f"; it does occur in revision {_short(elsewhere[-1].sha256)}… of this source (cite that one)"
         return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(sha)}…: {hint}"),))
     issues = []
-    count = text.count(snippet) if len(snippet) >= MIN_SNIPPET_CHARS else 0
     if len(snippet) < MIN_SNIPPET_CHARS:
         issues.append(Issue("CL105", "snippet", f"snippet is only {len(snippet)} characters (fewer than "
                                                 f"{MIN_SNIPPET_CHARS}); quote enough to identify the passage"))
-    elif count > 1:
+    elif text.find(snippet, offset + 1) >= 0:
+        count = text.count(snippet)
         issues.append(Issue("CL105", "snippet", f"snippet occurs {count} times in the capture; quote more "
                                                 "context so it identifies one passage"))
     newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]

@@ -90,7 +90,7 @@ def _describe(error: Any, branch: str | None) -> tuple[str, str, bool]:
                                "remove it"), True
         keys = _CITED_KEYS if branch == "cited" else _UNAVAILABLE_KEYS
         return f"/{key}", f"unexpected key {key!r}; {'a cited' if branch == 'cited' else 'an unavailable'} fact has only " + ", ".join(keys), True
-    if field == "captureSha256" and v in ("pattern", "type"):
+    if field == "captureSha256" and v in ("pattern", "type", "minLength", "maxLength"):
         return "", ("captureSha256 must be 64 lowercase hex characters naming a captured revision "
                     "(see `citelint ls`)"), False
     if v in ("minLength", "pattern") and field in ("snippet", "reason", "label", "source"):
@@ -118,7 +118,118 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
+# Keywords the quick check understands; a schema using any other keyword is
+# never judged quickly (the quick check answers "ask jsonschema").
+_QUICK_KEYWORDS = frozenset({
+    "$schema", "$id", "$defs", "$ref", "title", "description", "type", "properties", "required",
+    "additionalProperties", "items", "enum", "const", "pattern", "minLength", "maxLength", "minimum",
+    "maximum", "exclusiveMinimum", "minItems", "uniqueItems", "propertyNames", "oneOf",
+})
+_TYPES: dict[str, Any] = {
+    "object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+class _Unsupported(Exception):
+    pass
+
+
+@lru_cache(maxsize=None)
+def _compiled(pattern: str) -> Any:
+    import re
+
+    return re.compile(pattern)
+
+
+def _quick(schema: Any, value: Any, defs: dict[str, Any]) -> bool:
+    """Draft 2020-12 semantics for the keywords in ``_QUICK_KEYWORDS`` only."""
+    if schema is True:
+        return True
+    if schema is False:
+        return False
+    if set(schema) - _QUICK_KEYWORDS:
+        raise _Unsupported
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        if not ref.startswith("#/$defs/") or not _quick(defs[ref[8:]], value, defs):
+            return False
+    if "type" in schema:
+        if not isinstance(schema["type"], str):
+            raise _Unsupported
+        check = _TYPES[schema["type"]]
+        if not (check(value) if callable(check) and not isinstance(check, type) else isinstance(value, check)):
+            return False
+    if "const" in schema and not (value == schema["const"] and type(value) is type(schema["const"])):
+        return False
+    if "enum" in schema and not any(value == e and type(value) is type(e) for e in schema["enum"]):
+        return False
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", len(value)):
+            return False
+        if "pattern" in schema and not _compiled(schema["pattern"]).search(value):
+            return False
+    if _TYPES["number"](value):
+        if "minimum" in schema and value < schema["minimum"]:
+            return False
+        if "maximum" in schema and value > schema["maximum"]:
+            return False
+        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            return False
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            return False
+        if "items" in schema and not all(_quick(schema["items"], v, defs) for v in value):
+            return False
+        if schema.get("uniqueItems"):
+            # Only string arrays: jsonschema's equality (1 == 1.0) is not worth copying.
+            if not all(isinstance(v, str) for v in value):
+                raise _Unsupported
+            if len(set(value)) != len(value):
+                return False
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        if any(k not in value for k in schema.get("required", ())):
+            return False
+        for key, sub in value.items():
+            if "propertyNames" in schema and not _quick(schema["propertyNames"], key, defs):
+                return False
+            if key in props:
+                if not _quick(props[key], sub, defs):
+                    return False
+            elif "additionalProperties" in schema and not _quick(schema["additionalProperties"], sub, defs):
+                return False
+    if "oneOf" in schema and sum(_quick(s, value, defs) for s in schema["oneOf"]) != 1:
+        return False
+    return True
+
+
+def quick_valid(schema: dict[str, Any], value: Any, at: str | None = None) -> bool:
+    """True when ``value`` certainly satisfies ``schema`` (or ``$defs[at]``).
+
+    A positive-only check for the common case: False means "unknown, ask
+    jsonschema" (which also words the message). It implements draft 2020-12
+    for a small keyword set and gives up on any other keyword, so it never
+    accepts what jsonschema would reject. It spares a clean run the cost of
+    importing jsonschema (about a third of a small check's start-up).
+    """
+    defs = schema.get("$defs", {})
+    try:
+        return _quick(defs[at] if at else schema, value, defs)
+    except _Unsupported:
+        return False
+
+
+def _fast_valid(fact: Any) -> bool:
+    return quick_valid(load_schema("report.schema.json"), fact, "fact")
+
+
 def _fact_errors(fact: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
+    # Most facts are well formed: checking them against the schema's own
+    # constraints avoids importing and running jsonschema on every run.
+    if _fast_valid(fact):
+        return
     if not isinstance(fact, dict):
         yield pointer, f"a fact must be an object, got {_json_type(fact)}", False
         return
@@ -131,12 +242,15 @@ def _fact_errors(fact: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
         return
     errors = sorted(_branch_validator(state).iter_errors(fact),
                     key=lambda e: (e.validator != "required", list(map(str, e.relative_path))))
+    seen = set()
     for error in errors:
         sub = pointer
         for token in error.relative_path:
             sub = pointer_join(sub, token)
         suffix, message, at_key = _describe(error, state)
-        yield sub + suffix, message, at_key
+        if (sub + suffix, message) not in seen:
+            seen.add((sub + suffix, message))
+            yield sub + suffix, message, at_key
 
 
 def validate_facts(facts: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:

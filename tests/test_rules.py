@@ -317,3 +317,60 @@ def test_cl901_names_missing_unit_and_period(repo: Repo) -> None:
     assert "period '2026' does not appear" in notice and "unit" not in notice
     assert "1 for semantic review" in run.out
     assert repo.check("--quiet").out.count("CL901") == 0
+
+
+def test_cl002_digest_with_trailing_newline_is_a_schema_error(repo: Repo) -> None:
+    """Python's `$` matches before a final newline; the length bound keeps the digest exact."""
+    repo.report(repo.cited(captureSha256=repo.records[SOURCE_A].sha256 + "\n"))
+    run = repo.check()
+    assert run.code == 1 and "64 lowercase hex" in one(run, "CL002")
+
+
+SAMPLES = [None, True, False, 0, -1, 1, 1.5, 70000000, "", " ", "x", "off", "error", "CL105", "/a/b",
+           "0" * 64, "a" * 64 + "\n", [], ["x"], ["x", "x"], [1], [1, 1.0], {}, {"a": 1}, {"unit": "u"}]
+
+
+def _mutations(value, depth=0):
+    """The value itself, then the value with each nested position replaced by each sample."""
+    yield value
+    if depth > 3:
+        return
+    if isinstance(value, dict):
+        for key in list(value) + ["unknown"]:
+            for sample in SAMPLES:
+                yield {**value, key: sample}
+            if key in value:
+                yield {k: v for k, v in value.items() if k != key}
+                for sub in _mutations(value[key], depth + 1):
+                    yield {**value, key: sub}
+    elif isinstance(value, list) and value:
+        for sub in _mutations(value[0], depth + 1):
+            yield [sub] + value[1:]
+
+
+@pytest.mark.parametrize("schema_name, at, good", [
+    ("report.schema.json", "fact", {"state": "cited", "label": "l", "source": "s", "captureSha256": "a" * 64,
+                                    "snippet": "x"}),
+    ("report.schema.json", "fact", {"state": "unavailable", "label": "l", "reason": "r"}),
+    ("config.schema.json", None, {"sources": ["https://a/"], "labels": {"x": {"unit": "u"}, "y": None},
+                                  "rules": {"CL105": "off"}, "capture": {"timeout_s": 5, "max_bytes": 10},
+                                  "links": {"allow": ["x"], "relative": "pass"}, "reports": ["*.json"],
+                                  "facts_pointer": "/a", "require_captures_on_base": True}),
+])
+def test_quick_check_never_accepts_what_jsonschema_rejects(schema_name, at, good) -> None:
+    """The quick check spares clean runs from importing jsonschema; it must never be laxer."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+
+    from citelint.schema import load_schema, quick_valid
+
+    schema = load_schema(schema_name)
+    target = {"$id": schema["$id"], "$defs": schema["$defs"], "$ref": f"#/$defs/{at}"} if at else schema
+    validator = Draft202012Validator(target, registry=Registry())
+    assert quick_valid(schema, good, at)
+    checked = 0
+    for variant in _mutations(good):
+        checked += 1
+        if quick_valid(schema, variant, at):
+            assert validator.is_valid(variant), variant
+    assert checked > 100

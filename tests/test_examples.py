@@ -1,0 +1,142 @@
+"""The worked example in examples/: the clean part passes, each deliberate fault is found
+at its place with its rule, and the committed files are what the build script makes."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from citelint.cli import main
+from conftest import REPO_ROOT, corpus_path
+
+EXAMPLES = REPO_ROOT / "examples"
+CLEAN = EXAMPLES / "expertqa"
+FAULTS = EXAMPLES / "expertqa-faults"
+FINDING = re.compile(r"^(?P<path>\S+):(?P<line>\d+):(?P<col>\d+): (?P<rule>CL\d{3}) (?P<message>.*)$")
+
+#: The faults of expertqa-faults/reports/faults.json in report order: the rule each
+#: must raise, the key it points at (a value, or for CL002 the key itself), and
+#: words its message must contain.
+EXPECTED_FAULTS = [
+    ("CL104", "snippet", "value", "snippet not found"),                 # another source's sentence
+    ("CL104", "snippet", "value", "does occur in revision"),            # digest of the other revision
+    ("CL104", "snippet", "value", "near miss (curly vs straight quotes)"),  # curly quote straightened
+    ("CL002", "source", "key", "cannot carry 'source'"),                # partial unavailable fact
+    ("CL101", "source", "value", "not in the approved `sources`"),      # URL with no passage, cited
+]
+
+
+def load_builder():  # type: ignore[no-untyped-def]
+    """examples/build_expertqa.py as a module (examples/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("build_expertqa", EXAMPLES / "build_expertqa.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def check(where: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    """Run ``citelint check`` in-process in ``where``; return (exit code, stdout, stderr)."""
+    monkeypatch.chdir(where)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check"], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def findings(out: str) -> list[re.Match[str]]:
+    """Finding lines (not the indented semantic-review entries)."""
+    return [m for m in map(FINDING.match, out.splitlines()) if m]
+
+
+def test_clean_example_passes_with_semantic_review(monkeypatch: pytest.MonkeyPatch) -> None:
+    reports = sorted((CLEAN / "reports").glob("*.json"))
+    facts = [f for r in reports for f in json.loads(r.read_text(encoding="utf-8"))["facts"]]
+    cited = sum(f["state"] == "cited" for f in facts)
+    assert cited >= 20 and len(facts) > cited, "the example needs cited facts and unavailable facts"
+
+    code, out, err = check(CLEAN, monkeypatch)
+
+    assert code == 0, out + err
+    assert findings(out) == [], out
+    notices = [ln for ln in out.splitlines() if ln.startswith("  ") and ": CL901 " in ln]
+    assert len(notices) == cited
+    assert out.splitlines()[-1] == (
+        f"citelint: {len(reports)} files, {len(facts)} facts ({cited} cited, {len(facts) - cited} unavailable), "
+        f"0 links (0 grounded): 0 errors, 0 warnings, {cited} for semantic review")
+
+
+def test_clean_example_captures_are_real_passages_with_two_revisions() -> None:
+    from citelint.captures import Store
+
+    records = [rec for _, rec in Store(CLEAN / "captures").iter_records()]
+    assert all(not isinstance(r, Exception) for r in records)
+    by_source: dict[str, list[str]] = {}
+    for rec in records:
+        by_source.setdefault(rec.source, []).append(rec.retrieved_at)
+    assert 20 <= len(records) <= 60
+    # Two passages of one URL are two revisions, one strictly newer than the other.
+    multi = [times for times in by_source.values() if len(times) > 1]
+    assert multi and all(len(set(times)) == len(times) for times in multi)
+    size = sum(p.stat().st_size for p in CLEAN.rglob("*") if p.is_file())
+    assert size < 1_000_000
+
+
+def _expected_positions(report: Path) -> list[tuple[int, int]]:
+    """(line, column) each EXPECTED_FAULTS entry must be reported at, found in the report's text."""
+    lines = report.read_text(encoding="utf-8").splitlines()
+    starts = [n for n, ln in enumerate(lines) if ln.strip() == "{" and n > 0]  # each fact's opening brace
+    assert len(starts) == len(EXPECTED_FAULTS), "faults.json has one fact per expected fault"
+    positions = []
+    for start, (_, key, where, _) in zip(starts, EXPECTED_FAULTS):
+        n = next(n for n in range(start, len(lines)) if f'"{key}": ' in lines[n])
+        col = lines[n].index(f'"{key}": ')
+        if where == "value":
+            col += len(f'"{key}": ')
+        positions.append((n + 1, col + 1))
+    return positions
+
+
+def test_faults_example_reports_exactly_the_deliberate_faults(monkeypatch: pytest.MonkeyPatch) -> None:
+    positions = _expected_positions(FAULTS / "reports" / "faults.json")
+
+    code, out, err = check(FAULTS, monkeypatch)
+
+    assert code == 1, out + err
+    got = findings(out)
+    assert [(m["path"], int(m["line"]), int(m["col"]), m["rule"]) for m in sorted(
+        got, key=lambda m: (int(m["line"]), int(m["col"])))] == [
+        ("reports/faults.json", line, col, rule) for (line, col), (rule, *_) in zip(positions, EXPECTED_FAULTS)]
+    for m in sorted(got, key=lambda m: int(m["line"])):
+        words = EXPECTED_FAULTS[[p[0] for p in positions].index(int(m["line"]))][3]
+        assert words in m["message"], m.group(0)
+    assert "5 errors, 0 warnings" in out.splitlines()[-1]
+
+
+def test_faults_match_the_build_scripts_list() -> None:
+    builder = load_builder()
+    assert [(rule, key) for _, rule, key, _ in builder.FAULTS] == [(r, k) for r, k, *_ in EXPECTED_FAULTS]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_rebuilding_the_example_gives_the_committed_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = corpus_path("expertqa", "rand_val.jsonl")
+    builder = load_builder()
+
+    assert builder.main(["--corpus", str(corpus), "--out", str(tmp_path)]) == 0
+
+    for name in ("expertqa", "expertqa-faults"):
+        built, committed = _tree(tmp_path / name), _tree(EXAMPLES / name)
+        assert sorted(built) == sorted(committed), name
+        changed = [path for path in built if built[path] != committed[path]]
+        assert changed == [], f"{name}: rebuilt files differ from the committed ones; rerun the build script"
