@@ -154,10 +154,8 @@ def drip(interval: float = 0.1, headers_first: bool = True) -> Responder:
             sock.sendall(head[:17])
         while not stop.is_set():
             time.sleep(interval)
+            # body bytes, or (headers_first=False) a header line that never ends
             sock.sendall(b"a" if headers_first else b"X")
-            if not headers_first:
-                # a never-ending header line
-                pass
 
     return respond
 
