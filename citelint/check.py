@@ -12,12 +12,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from citelint.captures import Store, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.loaders import Document, ParseFailure, kind_of, load_file, pointer_join, pointer_tokens
 from citelint.model import AcceptedFact, CheckResult, Finding, Position
+
+if TYPE_CHECKING:
+    from citelint.gitbase import BaseCaptures
 
 
 class UsageError(Exception):
@@ -92,7 +95,8 @@ class _Emitter:
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
 
 
-def _check_report(target: Target, display: str, config: Config, store: Store, result: CheckResult) -> None:
+def _check_report(target: Target, display: str, config: Config, store: Store, result: CheckResult,
+                  base: BaseCaptures | None = None) -> None:
     from citelint.facts import duplicate_labels, review_hints, verify_cited
     from citelint.schema import validate_facts, validate_report
 
@@ -154,6 +158,14 @@ def _check_report(target: Target, display: str, config: Config, store: Store, re
         verdict = verify_cited(fact, approved=config.is_approved(fact["source"]), store=store)
         for issue in verdict.issues:
             emit(issue.rule, doc.locate(pointer_join(fptr, issue.field) if issue.field else fptr), issue.message)
+        if base is not None and config.severity("CL302") != "off" and \
+                not any(i.rule in ("CL101", "CL102", "CL103") for i in verdict.issues) and \
+                not base.has_capture(fact["source"], fact["captureSha256"]):
+            # The capture exists in the working tree but not on the base: the
+            # evidence arrives in the same change as the claim leaning on it.
+            emit("CL302", doc.locate(pointer_join(fptr, "captureSha256")),
+                 f"capture {fact['captureSha256'][:12]}… is not on the base revision {base.commit[:12]} "
+                 "(require_captures_on_base); merge the capture in its own change first, then the report")
         if not verdict.accepted:
             continue
         review = review_hints(config.labels.get(label), fact["snippet"])
@@ -254,17 +266,22 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
-              progress: Callable[[int, int], None] | None = None) -> CheckResult:
+              progress: Callable[[int, int], None] | None = None, base: str | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
     ``progress(done, total)`` is called after each file when given.
+    ``base`` (a git revision) turns on the diff-aware rules (DESIGN §6):
+    CL301 for every capture changed since the base, whatever ``paths`` are,
+    and CL302 for cited captures the base lacks (``require_captures_on_base``).
 
     Raises:
-        UsageError: a named path does not exist.
+        UsageError: a named path does not exist, or ``base`` cannot be used
+            (no git, REF not fetched; see :func:`citelint.gitbase.load_base`).
     """
     targets = select_targets(config, paths, cwd)
     result = CheckResult()
+    base_captures = _load_base(base, config, cwd, result) if base is not None else None
     store = Store(config.captures_dir)
     legacy = legacy_unmigrated(store)
     if legacy and config.severity("CL107") != "off":
@@ -277,7 +294,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         display = relpath(target.path, cwd)
         result.files += 1
         if target.kind == "report":
-            _check_report(target, display, config, store, result)
+            _check_report(target, display, config, store, result, base_captures)
         else:
             if allowlist is None:
                 allowlist = build_allowlist(config, store)
@@ -289,6 +306,30 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
             "every governed link is ungrounded; capture the sources first")
     return result
+
+
+def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> BaseCaptures:
+    """Load the base captures for ``ref`` and emit CL301 for each changed one."""
+    from citelint.gitbase import GitBaseError, load_base
+
+    try:
+        base = load_base(ref, config.captures_dir, config.root)
+    except GitBaseError as exc:
+        raise UsageError(str(exc)) from None
+    short = base.commit[:12]
+    for change in base.changes():
+        display = relpath(change.path, cwd)
+        what = {"modified": "was modified", "deleted": "was deleted",
+                "replaced": "was replaced by a symlink or another kind of file"}[change.kind]
+        _Emitter(config, result, display)(
+            "CL301", Position(1, 1),
+            f"capture {what} since the base revision {short}; captures are append-only: restore it with "
+            f"`git checkout {short} -- {display}` and add new evidence as a new capture")
+    if base.via == "ref":
+        result.warnings_text.append(
+            f"--base: compared captures with {ref}'s own tree, since this clone has no merge base of it "
+            "and HEAD (a shallow clone)")
+    return base
 
 
 def build_allowlist(config: Config, store: Store) -> object:

@@ -24,6 +24,8 @@ examples:
   citelint check reports/q3.json         check one report (others are skipped)
   citelint check --format json > out.json
   citelint check --strict --quiet        warnings fail too; print errors only
+  citelint check --base origin/main      also: captures changed since main (CL301, CL302)
+  citelint check --sarif-file out.sarif  text on stdout, SARIF for code scanning in out.sarif
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 """
@@ -98,6 +100,12 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                        help="degrade ungrounded Markdown links to their text (Markdown reports only)")
     check.add_argument("--summary-file", type=Path, metavar="FILE",
                        help="append a Markdown summary (counts, findings, semantic review) to FILE")
+    check.add_argument("--sarif-file", type=Path, metavar="FILE",
+                       help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
+    check.add_argument("--base", metavar="REF",
+                       help="diff-aware rules: compare captures/ with git REF (its merge base with HEAD); "
+                            "a changed capture is CL301, a cited capture not on REF is CL302 when "
+                            "require_captures_on_base is set")
     check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                        help="colour text output (auto: only on a terminal, never with NO_COLOR)")
 
@@ -123,6 +131,13 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                           description="Explain a rule with a failing and a passing example.")
     rule.add_argument("rule_id", nargs="?", metavar="CLxxx", help="rule id or name")
     rule.add_argument("--list", action="store_true", help="list every rule")
+
+    sub.add_parser("init", help="create a starter citelint.yaml and captures/.gitattributes",
+                   description="Write a starter citelint.yaml and captures/.gitattributes (* -text) in the "
+                               "current directory, then print pre-commit and GitHub Actions snippets. "
+                               "An existing file is never overwritten: it is reported and left alone.",
+                   stdout=stdout, stderr=stderr)
+    _add_capture_parser(sub, common, stdout, stderr)
     return parser
 
 
@@ -186,7 +201,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                        and not os.environ.get("NO_COLOR"))
     progress = _progress(err) if _isatty(err) else None
     try:
-        result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress)
+        result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base)
     except UsageError as exc:
         err.write(f"citelint: {exc}\n")
         return EXIT_USAGE
@@ -205,6 +220,13 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 render_summary(result, fh, options)
         except OSError as exc:
             err.write(f"citelint: cannot write summary file {args.summary_file}: {exc.strerror}\n")
+            return EXIT_USAGE
+    if args.sarif_file:
+        try:
+            with open(args.sarif_file, "w", encoding="utf-8") as fh:
+                renderer("sarif")(result, fh, options)
+        except OSError as exc:
+            err.write(f"citelint: cannot write SARIF file {args.sarif_file}: {exc.strerror}\n")
             return EXIT_USAGE
     if result.count("error") or (args.strict and result.count("warning")):
         return EXIT_FINDINGS
@@ -327,8 +349,184 @@ def _cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _cmd_init(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from citelint.scaffold import create_starter_files, snippets
+
+    try:
+        outcomes = create_starter_files(Path.cwd())
+    except OSError as exc:
+        err.write(f"citelint: cannot write starter files in {Path.cwd()}: {exc.strerror}\n")
+        return EXIT_USAGE
+    for outcome in outcomes:
+        out.write(f"{outcome.status}: {outcome.path}{f' ({outcome.detail})' if outcome.detail else ''}\n")
+    out.write("\n" + snippets(__version__))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- capture
+
+EPILOG_CAPTURE = """\
+examples:
+  citelint capture                       fetch every approved source that has no capture yet
+  citelint capture https://example.org/q3.txt
+                                         fetch one approved source (adds a revision if its text changed)
+  citelint capture --all                 re-fetch every approved source
+  citelint capture --dry-run             list what would be fetched; fetch and write nothing
+  citelint capture --source https://example.org/q3.txt --from-file q3.txt
+                                         record text a retrieval pipeline already holds (- for stdin)
+
+Only sources listed in the config's `sources` are fetched, over https, from
+globally routable addresses, with no redirects and within capture.timeout_s
+and capture.max_bytes. Captures are only ever added, never replaced.
+
+exit codes: 0 every source captured (or already captured), 1 a source was
+refused, 2 usage or config error
+"""
+
+
+def _add_capture_parser(sub, common, stdout: TextIO, stderr: TextIO) -> None:  # type: ignore[no-untyped-def]
+    """The ``capture`` subcommand (the trusted stage that writes captures)."""
+    capture = sub.add_parser("capture", help="fetch approved sources and add captures (trusted stage)",
+                             description="Fetch approved sources with a bounded HTTPS client and add "
+                                         "their text to the capture store, or record text already "
+                                         "retrieved (--from-file). Existing captures are never replaced.",
+                             epilog=EPILOG_CAPTURE, formatter_class=argparse.RawDescriptionHelpFormatter,
+                             stdout=stdout, stderr=stderr)
+    capture.add_argument("urls", nargs="*", metavar="URL",
+                         help="approved sources to fetch (default: every approved source with no capture)")
+    common(capture)
+    capture.add_argument("--all", action="store_true", dest="refetch_all",
+                         help="re-fetch every approved source; a changed text adds a new revision")
+    capture.add_argument("--dry-run", action="store_true",
+                         help="list the sources that would be fetched; no network, no writes")
+    capture.add_argument("--source", metavar="URL",
+                         help="with --from-file: the approved source the text was retrieved from")
+    capture.add_argument("--from-file", metavar="FILE",
+                         help="record the UTF-8 text in FILE (- for standard input) instead of fetching")
+    capture.add_argument("--content-type", metavar="TYPE",
+                         help="with --from-file: the record's contentType (default text/plain)")
+    capture.add_argument("--retrieved-at", metavar="TIME", type=_rfc3339,
+                         help="with --from-file: when the text was retrieved, RFC 3339 UTC like "
+                              "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible)")
+    capture.add_argument("--ca-file", metavar="FILE",
+                         help="PEM CA bundle to trust instead of the system store "
+                              "(overrides capture.ca_file)")
+    capture.add_argument("--allow-http-loopback", action="store_true",
+                         help="TESTING ONLY: also fetch plain http:// sources whose host is a loopback "
+                              "address (a local test server); never use it for real sources")
+
+
+def _rfc3339(value: str) -> str:
+    """argparse type for --retrieved-at: the capture record's own rule."""
+    from citelint.captures import TextRejected, make_record
+
+    try:
+        make_record("", "", retrieved_at=value)
+    except TextRejected as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from citelint.fetch import (
+        REFUSED,
+        CaptureRefused,
+        FetchOptions,
+        read_input,
+        record_text,
+        run_capture,
+    )
+    from citelint.report import neutralize
+
+    fixed = [flag for flag, on in (("--source", args.source), ("--content-type", args.content_type),
+                                   ("--retrieved-at", args.retrieved_at)) if on]
+    if args.from_file is None and fixed:
+        err.write(f"citelint: {', '.join(fixed)} only go with --from-file\n")
+        return EXIT_USAGE
+    if args.from_file is not None:
+        clash = [flag for flag, on in (("URL arguments", args.urls), ("--all", args.refetch_all),
+                                       ("--dry-run", args.dry_run)) if on]
+        if clash or not args.source:
+            err.write("citelint: --from-file needs --source URL"
+                      + (f" and cannot be combined with {', '.join(clash)}" if clash else "") + "\n")
+            return EXIT_USAGE
+    elif args.urls and args.refetch_all:
+        err.write("citelint: name URLs or use --all, not both\n")
+        return EXIT_USAGE
+    ca_file = None
+    if args.ca_file is not None:
+        ca_path = Path(args.ca_file)
+        if not ca_path.is_file():
+            err.write(f"citelint: --ca-file {args.ca_file}: no such file\n")
+            return EXIT_USAGE
+        ca_file = str(ca_path.resolve())
+
+    config = _load_config(args, err)
+    options = FetchOptions.from_settings(config.capture, ca_file=ca_file,
+                                         allow_http_loopback=args.allow_http_loopback)
+    try:
+        options.validate()
+    except CaptureRefused as exc:
+        err.write(f"citelint: config error: {config.path}: {exc}\n")
+        return EXIT_USAGE
+
+    if args.from_file is not None:
+        try:
+            data = read_input(args.from_file, options.max_bytes,
+                              stdin=getattr(sys.stdin, "buffer", None))
+            outcome = record_text(config.captures_dir, args.source, data, sources=config.sources,
+                                  max_bytes=options.max_bytes,
+                                  content_type=args.content_type or "text/plain",
+                                  content_types=options.content_types, retrieved_at=args.retrieved_at)
+        except OSError as exc:
+            err.write(f"citelint: cannot read {args.from_file}: {exc.strerror or exc}\n")
+            return EXIT_USAGE
+        except CaptureRefused as exc:
+            out.write(f"refused: {neutralize(args.source)}: {neutralize(str(exc))}\n")
+            return EXIT_FINDINGS
+        out.write(_capture_line(outcome, neutralize) + "\n")
+        return EXIT_OK
+
+    show_progress = _isatty(err)
+
+    def progress(index: int, total: int, source: str) -> None:
+        err.write(f"\r\x1b[K[{index}/{total}] fetching {neutralize(source)[:100]}")
+        err.flush()
+
+    counts: dict[str, int] = {}
+    for outcome in run_capture(config.captures_dir, config.sources, options, urls=args.urls,
+                               refetch_all=args.refetch_all, dry_run=args.dry_run,
+                               progress=progress if show_progress else None):
+        if show_progress:
+            err.write("\r\x1b[K")
+            err.flush()
+        out.write(_capture_line(outcome, neutralize) + "\n")
+        out.flush()
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    if not counts:
+        out.write("nothing to capture: every approved source has a capture "
+                  "(name URLs or use --all to re-fetch)\n")
+        return EXIT_OK
+    total = sum(counts.values())
+    order = ["would fetch", "captured", "already captured", "refused"]
+    out.write(f"{total} source(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
+    return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+
+
+def _capture_line(outcome, neutralize) -> str:  # type: ignore[no-untyped-def]
+    """One line per source: what happened, the revision to cite, or why not."""
+    source = neutralize(outcome.source)
+    if outcome.status == "refused":
+        return f"refused: {source}: {neutralize(outcome.reason)}"
+    if outcome.status == "would fetch":
+        return f"would fetch: {source}"
+    return f"{outcome.status}: {source} revision {outcome.sha256} ({outcome.bytes} bytes)"
+
+
 _COMMANDS = {
+    "capture": _cmd_capture,
     "check": _cmd_check,
+    "init": _cmd_init,
     "ls": _cmd_ls,
     "show": _cmd_show,
     "migrate": _cmd_migrate,

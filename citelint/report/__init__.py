@@ -20,6 +20,7 @@ FORMATTERS: dict[str, str] = {
     "text": "citelint.report.text",
     "github": "citelint.report.github",
     "json": "citelint.report.jsonout",
+    "sarif": "citelint.report.sarif",
 }
 
 

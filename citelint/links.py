@@ -1,0 +1,1239 @@
+"""Markdown link governance: every followable link must be grounded (DESIGN §2.4).
+
+Which links exist, and where they point, is decided by GitHub's own parser,
+cmark-gfm (through ``cmarkgfm``), never by a Markdown parser of our own. The
+document is rendered once with source positions, footnotes and raw HTML kept;
+every ``<a href>`` (and ``<img src>`` when images are governed) of that HTML
+is a link. cmark exposes no syntax tree and marks only blocks with
+``data-sourcepos``, so each link is then *located* in its block's source: the
+candidate spelling (inline destination, reference use, autolink, bare URL,
+raw tag) is searched from the block's start and accepted only when it
+reproduces cmark's href. A link that cannot be located is still governed; it
+is reported at its block's start and ``--fix`` leaves it alone.
+
+cmark's own HTML is regular (``<a href="…">`` with an optional title), so it
+is scanned with regular expressions; ``html.parser`` reads only raw HTML tags
+that cmark passed through (DESIGN §8: 143 MB/s against 3.5 MB/s).
+
+Positions are 1-based lines and Unicode code-point columns; offsets are
+code-point indices into the ``str`` given.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+import html
+import html.entities
+import re
+from collections import Counter
+from itertools import accumulate
+from dataclasses import dataclass, replace
+from html.parser import HTMLParser
+from typing import Iterable, Sequence
+
+import cmarkgfm
+from cmarkgfm.cmark import Options
+
+from . import urls
+
+__all__ = [
+    "Link",
+    "LinkIssue",
+    "Allowlist",
+    "extract",
+    "judge",
+    "govern",
+    "fix",
+    "GITHUB_EXTENSIONS",
+]
+
+#: The cmark-gfm extensions GitHub enables (cmarkgfm's github_flavored_markdown_to_html).
+GITHUB_EXTENSIONS = ("table", "autolink", "tagfilter", "strikethrough", "tasklist")
+
+_OPTIONS = (
+    Options.CMARK_OPT_SOURCEPOS
+    | Options.CMARK_OPT_UNSAFE  # keep raw <a href>: a reader can follow it
+    | Options.CMARK_OPT_GITHUB_PRE_LANG
+)
+
+# --- scanning cmark's HTML -------------------------------------------------
+_TAG_A = re.compile(r"<!--|<[aA](?=[\s/>])")
+_TAG_A_IMG = re.compile(r"<!--|<(?:[aA]|[iI][mM][gG])(?=[\s/>])")
+# The exact shapes cmark's HTML renderer writes; anything else is raw HTML.
+_CMARK_A = re.compile(r'<a href="([^"]*)"(?: title="[^"]*")?>')
+_CMARK_IMG = re.compile(r'<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? />')
+_FOOTNOTE_A = re.compile(r'<a href="#fn(?:ref)?-[^"]*"[^>]*\bdata-footnote-(?:back)?ref\b')
+# An HTML open tag as CommonMark defines it, used to find where a raw tag ends.
+_OPEN_TAG = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*"
+    r"(?:\s+[^\s\"'>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*\s*/?>"
+)
+_LOOSE_TAG = re.compile(r"<[^>]*>")
+_HREF_ATTR = re.compile(r"""\b(?:href|src)\s*=\s*["']?""", re.IGNORECASE)
+_SOURCEPOS = re.compile(r' data-sourcepos="(\d+):(\d+)-(\d+):(\d+)"')
+_SOURCEPOS_KEY = ' data-sourcepos="'
+_FOOTNOTES_SECTION = '<section class="footnotes" data-footnotes>'
+_STRIP_TAGS = re.compile(r"<[^>]*>")
+_NEWLINE = re.compile(r"\r\n?|\n")
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_CLOSE_A = re.compile(r"</[aA]\s*>")
+_OPEN_A = re.compile(r"<[aA][\s>]")
+
+# --- resolving a destination as cmark does ---------------------------------
+# CommonMark entity references: named (HTML5 list, semicolon required),
+# decimal (1-7 digits) and hexadecimal (1-6 digits).
+_ENTITY = re.compile(r"&(?:#[xX][0-9A-Fa-f]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{0,31});")
+_BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_CJK = frozenset(urls.CJK_TERMINATORS)
+
+
+def _decode_entity(match: re.Match[str]) -> str:
+    ref = match.group(0)
+    if ref[1] == "#":
+        code = int(ref[3:-1], 16) if ref[2] in "xX" else int(ref[2:-1])
+        if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            return "\ufffd"
+        return chr(code)
+    name = ref[1:]
+    return html.entities.html5.get(name, ref)
+
+
+def resolve_destination(written: str) -> str:
+    """Resolve a destination as written in Markdown the way cmark does.
+
+    Backslash escapes of ASCII punctuation are removed and entity references
+    decoded (``\\_`` → ``_``, ``&amp;`` → ``&``). The result is what the
+    renderer hands to the browser before its href escaping.
+    """
+    if "\\" in written:
+        written = _BACKSLASH_ESCAPE.sub(r"\1", written)
+    if "&" in written:
+        written = _ENTITY.sub(_decode_entity, written)
+    return written
+
+
+# --- public types ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Link:
+    """One followable link of a Markdown document, as cmark-gfm rendered it.
+
+    ``kind`` is ``inline``, ``reference``, ``autolink``, ``bare``, ``html``,
+    ``image`` or ``footnote`` (any form inside a footnote definition; ``form``
+    then says which). ``href`` is the destination as the renderer resolved it
+    (entities decoded, backslash escapes removed, before href escaping).
+    ``line``/``col`` (1-based, code points) is the first character of the
+    destination as written, or the ``[`` of a reference-style use;
+    ``end_line``/``end_col`` is the exclusive end of that destination (of the
+    whole use for a reference). ``start``/``end`` are code-point offsets of
+    the whole construct (``[text](dest "t")``, ``<url>``, the bare URL, the
+    raw ``<a …>`` tag). ``text`` is the visible text.
+
+    ``category`` is :func:`citelint.urls.classify` of ``cited``; ``cited`` is
+    the URL the grounding decision uses: ``href``, except that a bare URL ends
+    at the first CJK punctuation mark (DESIGN §2.4). ``text_span`` is the
+    visible text's offsets in the source for inline and reference forms.
+    ``located`` is False when the link could not be found in its block's
+    source: the position is then the block's start and ``--fix`` skips it.
+    """
+
+    kind: str
+    href: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    start: int
+    end: int
+    text: str
+    form: str = ""
+    category: str = ""
+    cited: str = ""
+    text_span: tuple[int, int] | None = None
+    located: bool = True
+
+
+def _new_link(kind: str, href: str, line: int, col: int, end_line: int, end_col: int, start: int,
+              end: int, text: str, form: str, category: str, cited: str,
+              text_span: tuple[int, int] | None, located: bool) -> Link:
+    """Build a Link without the frozen dataclass's per-field ``object.__setattr__``.
+
+    The generated ``__init__`` costs about 3 µs for 14 fields, a sizeable
+    part of the per-link budget on the README corpus; installing the instance
+    dict at once gives an identical value (equal, hashable, still frozen).
+    tests/test_links.py checks the result equals ``Link(...)``.
+    """
+    link = _object_new(Link)
+    _object_setattr(link, "__dict__", {
+        "kind": kind, "href": href, "line": line, "col": col, "end_line": end_line, "end_col": end_col,
+        "start": start, "end": end, "text": text, "form": form, "category": category, "cited": cited,
+        "text_span": text_span, "located": located})
+    return link
+
+
+_object_new = object.__new__
+_object_setattr = object.__setattr__
+
+
+@dataclass(frozen=True)
+class LinkIssue:
+    """A finding about one link: ``rule`` is ``CL201``, ``CL202`` or ``CL203``.
+
+    ``message`` says what is wrong and what to do. ``line``/``col`` and the
+    end default to the link's destination; CL203 points at the CJK
+    punctuation mark where the cited URL ends. ``near_miss`` is the captured
+    source a CL201 link resembles, if any.
+    """
+
+    rule: str
+    link: Link
+    message: str
+    line: int = 0
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+    near_miss: str | None = None
+
+
+class Allowlist:
+    """The identities a link may point at (DESIGN §2.4).
+
+    ``captured_sources``: approved source URLs that have at least one capture,
+    as written in the config. ``allow``: the config's ``links.allow`` entries,
+    each a URL (compared by identity) or a prefix ending in ``*`` (compared
+    with the identity of the link; ``https://x.org/*`` allows every page of
+    that host, never ``x.org.evil``). Entries that are not http(s) URLs are
+    ignored; :attr:`rejected` lists them.
+    """
+
+    def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = ()) -> None:
+        self._ids: set[str] = set()
+        self._prefixes: list[str] = []
+        self._sources: list[tuple[str, str]] = []  # (identity, source as written)
+        # near-miss index, built on the first near miss asked for: host
+        # without a leading "www." -> [(authority, path, query, source)]
+        self._by_host: dict[str, list[tuple[str, str, str | None, str]]] | None = None
+        self.rejected: list[str] = []
+        for source in captured_sources:
+            ident = urls.identity(source)
+            if ident is None:
+                self.rejected.append(source)
+                continue
+            if ident not in self._ids:
+                self._ids.add(ident)
+                self._sources.append((ident, source))
+        for entry in allow:
+            if entry.endswith("*"):
+                prefix = _canonical_prefix(entry[:-1])
+                if prefix is None:
+                    self.rejected.append(entry)
+                else:
+                    self._prefixes.append(prefix)
+            else:
+                ident = urls.identity(entry)
+                if ident is None:
+                    self.rejected.append(entry)
+                else:
+                    self._ids.add(ident)
+
+    def __len__(self) -> int:
+        """Number of distinct identities plus prefixes."""
+        return len(self._ids) + len(self._prefixes)
+
+    def identity_of(self, href: str) -> str | None:
+        """Identity of a governed ``href`` (``www.``/``//`` spellings resolved), or None."""
+        return urls.analyse(href)[1]
+
+    def grounded(self, href: str) -> bool:
+        """True when ``href``'s identity is captured or allowed; False if unvouchable."""
+        return self._grounded_identity(urls.analyse(href)[1])
+
+    def _grounded_identity(self, ident: str | None) -> bool:
+        if ident is None:
+            return False
+        if ident in self._ids:
+            return True
+        return any(ident.startswith(p) for p in self._prefixes)
+
+    def near_miss(self, href: str) -> str | None:
+        """The captured source an ungrounded ``href`` most resembles, or None.
+
+        A near miss has the same host and path but for a leading ``www.``; or
+        the same host and path with another query; or the same host and a
+        path within two edits (DESIGN §2.4). The captured source string is
+        returned as written in the config.
+        """
+        ident = self.identity_of(href)
+        if ident is None or ident in self._ids:
+            return None
+        if self._by_host is None:
+            self._by_host = {}
+            for c_ident, source in self._sources:
+                c_auth, c_path, c_query = _split_identity(c_ident)
+                self._by_host.setdefault(_strip_www(c_auth), []).append((c_auth, c_path, c_query, source))
+        authority, path, query = _split_identity(ident)
+        best: tuple[int, str] | None = None
+        for c_auth, c_path, c_query, source in self._by_host.get(_strip_www(authority), ()):
+            if c_auth != authority:
+                rank = 0 if c_path == path else None
+            elif c_path == path:
+                rank = 1  # only the query differs
+            else:
+                dist = _edit_distance_at_most(c_path, path, 2)
+                rank = None if dist is None else 1 + dist
+            if rank is not None and (best is None or rank < best[0]):
+                best = (rank, source)
+        return None if best is None else best[1]
+
+
+def _split_identity(ident: str) -> tuple[str, str, str | None]:
+    rest = ident[len("https://"):]
+    slash = rest.find("/")
+    authority, rest = rest[:slash], rest[slash:]
+    path, qmark, query = rest.partition("?")
+    return authority, path, (query if qmark else None)
+
+
+def _strip_www(authority: str) -> str:
+    return authority[4:] if authority.startswith("www.") else authority
+
+
+def _canonical_prefix(prefix: str) -> str | None:
+    """Identity-normalise an allow prefix but keep its trailing slash.
+
+    Dropping it (as identity does) would let ``https://x.org/docs/*`` allow
+    ``https://x.org/docs-old``.
+    """
+    ident = urls.identity(prefix)
+    if ident is None:
+        return None
+    path = _split_identity(ident)[1]
+    if prefix.endswith("/") and not ident.endswith("/") and path != "/":
+        ident += "/"
+    return ident
+
+
+def _edit_distance_at_most(a: str, b: str, limit: int) -> int | None:
+    """Levenshtein distance of ``a`` and ``b`` if it is ``<= limit``, else None."""
+    if abs(len(a) - len(b)) > limit:
+        return None
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+        if min(current) > limit:
+            return None
+        previous = current
+    return previous[-1] if previous[-1] <= limit else None
+
+
+# --- extraction ----------------------------------------------------------------
+
+
+class _RawTag(HTMLParser):
+    """Reads the attributes of one raw HTML start tag (entity-decoded as browsers do)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.attrs: list[tuple[str, str | None]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.attrs is None:
+            self.attrs = attrs
+
+    handle_startendtag = handle_starttag
+
+
+def _raw_attr(tag_text: str, name: str) -> str | None:
+    parser = _RawTag()
+    parser.feed(tag_text)
+    parser.close()
+    for key, value in parser.attrs or ():
+        if key == name:  # the first one wins, as in browsers
+            return value if value is not None else ""
+    return None
+
+
+def _plain_text(inner: str) -> str:
+    if "<" in inner:
+        inner = _STRIP_TAGS.sub("", inner)
+    return html.unescape(inner) if "&" in inner else inner
+
+
+_FORM_ORDER = {"inline": 0, "image": 0, "reference": 1, "autolink": 2, "html": 3, "bare": 4}
+
+
+class _Document:
+    """One Markdown source and the state needed to locate its links."""
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.ascii = src.isascii()
+        if _OTHER_BREAKS.search(src) is None:
+            # str.splitlines breaks exactly where cmark does (CR, LF, CRLF)
+            # when none of the other Unicode line breaks it knows occur.
+            starts = [0, *accumulate(map(len, src.splitlines(True)))]
+        else:
+            starts = [0]
+            starts.extend(m.end() for m in _NEWLINE.finditer(src))
+        self.line_starts = starts
+        self._defs: dict[str, set[str]] | None = None
+        self._labels: set[str] | None = None
+
+    # positions ---------------------------------------------------------------
+    def offset(self, line: int, byte_col: int) -> int:
+        """Code-point offset of cmark's (line, byte column), clamped to the text."""
+        starts = self.line_starts
+        if line < 1:
+            return 0
+        if line > len(starts):
+            return len(self.src)
+        base = starts[line - 1]
+        if byte_col <= 1:
+            return base
+        if self.ascii:
+            return min(base + byte_col - 1, len(self.src))
+        end = starts[line] if line < len(starts) else len(self.src)
+        text = self.src[base:end]
+        if text.isascii():
+            return min(base + byte_col - 1, end)
+        return base + len(text.encode("utf-8")[: byte_col - 1].decode("utf-8", "ignore"))
+
+    def line_end(self, line: int) -> int:
+        """Offset just past line ``line`` (1-based) including its line ending."""
+        starts = self.line_starts
+        return starts[line] if line < len(starts) else len(self.src)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, code-point column) of ``offset``."""
+        line = bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    # syntax helpers ----------------------------------------------------------
+    def escaped(self, i: int) -> bool:
+        """True when src[i] is preceded by an odd number of backslashes."""
+        n = 0
+        src = self.src
+        while i - n - 1 >= 0 and src[i - n - 1] == "\\":
+            n += 1
+        return n % 2 == 1
+
+    def open_bracket(self, close: int, lo: int, text: str) -> int | None:
+        """Offset of the ``[`` matching the ``]`` at ``close``, searching back to ``lo``."""
+        src = self.src
+        n = len(text)
+        if n and close - n - 1 >= lo and src[close - n - 1] == "[" and src.startswith(text, close - n) \
+                and "[" not in text and "]" not in text:
+            return close - n - 1
+        depth = 1
+        i = close
+        while True:
+            a = src.rfind("[", lo, i)
+            b = src.rfind("]", lo, i)
+            if a < 0:
+                return None
+            if b > a:
+                i = b
+                if not self.escaped(b):
+                    depth += 1
+            else:
+                i = a
+                if not self.escaped(a):
+                    depth -= 1
+                    if depth == 0:
+                        return a
+
+    def scan_destination(self, i: int, hi: int) -> tuple[int, int, str, int] | None:
+        """Read a link destination at ``i`` (after optional whitespace and one line ending).
+
+        Returns (start, end, written, after): the written destination without
+        angle brackets, its span, and the offset after it (after ``>``).
+        """
+        src = self.src
+        n = min(len(src), hi)
+        while i < n and src[i] in " \t":
+            i += 1
+        if i < n and src[i] in "\r\n":
+            i += 2 if src.startswith("\r\n", i) else 1
+            while i < n and src[i] in " \t>":
+                i += 1
+        if i < n and src[i] == "<":
+            j = i + 1
+            while j < n:
+                c = src[j]
+                if c == "\\":
+                    j += 2
+                    continue
+                if c == ">":
+                    return i + 1, j, src[i + 1:j], j + 1
+                if c in "<\r\n":
+                    return None
+                j += 1
+            return None
+        j = i
+        depth = 0
+        while j < n:
+            c = src[j]
+            if c == "\\" and j + 1 < n and src[j + 1] in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
+                j += 2
+                continue
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c <= " ":
+                break
+            j += 1
+        if depth:
+            return None
+        return i, j, src[i:j], j
+
+    def link_end(self, after: int, hi: int) -> int | None:
+        """Offset after the ``)`` closing an inline link whose destination ends at ``after``."""
+        src = self.src
+        n = min(len(src), hi)
+        i = after
+        while i < n and src[i] in " \t\r\n":
+            i += 1
+        if i < n and src[i] == ")":
+            return i + 1
+        if i >= n or src[i] not in "\"'(":
+            return None
+        close = ")" if src[i] == "(" else src[i]
+        j = i + 1
+        while j < n:
+            c = src[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == close:
+                break
+            j += 1
+        else:
+            return None
+        j += 1
+        while j < n and src[j] in " \t\r\n":
+            j += 1
+        return j + 1 if j < n and src[j] == ")" else None
+
+    # reference definitions (found lazily, only for links not found inline) ----
+    def label_end(self, a: int, hi: int) -> int | None:
+        """Offset of the unescaped ``]`` closing the label opened at ``a``.
+
+        Returns ``-k`` when an unescaped ``[`` at ``k`` comes first (labels
+        cannot nest), None when there is no closing bracket before ``hi``.
+        """
+        src = self.src
+        j = a + 1
+        while True:
+            close = src.find("]", j, hi)
+            if close < 0:
+                return None
+            opening = src.find("[", j, close)
+            if opening >= 0 and not self.escaped(opening):
+                return -opening
+            if not self.escaped(close):
+                return close
+            j = close + 1
+
+    def definitions(self) -> dict[str, set[str]]:
+        """Map cmark-escaped href -> normalised labels of the definitions giving it.
+
+        Every ``[label]:`` followed by a destination counts; a false candidate
+        (such text inside a paragraph) only adds a label to look for, and a
+        use is still accepted only when its href is cmark's.
+        """
+        if self._defs is not None:
+            return self._defs
+        defs: dict[str, set[str]] = {}
+        src = self.src
+        i = src.find("]:")
+        while i >= 0:
+            if not self.escaped(i):
+                lb = self.label_start(i)
+                if lb is not None:
+                    label = src[lb + 1:i]
+                    if label.strip() and not label.startswith("^") and len(label) < 1000:
+                        dest = self.scan_destination(i + 2, len(src))
+                        if dest is not None:
+                            href = urls.href_escape(resolve_destination(dest[2]))
+                            defs.setdefault(href, set()).add(_normalise_label(label))
+            i = src.find("]:", i + 2)
+        self._defs = defs
+        return defs
+
+    def all_labels(self) -> set[str]:
+        """Every normalised label some definition gives."""
+        if self._labels is None:
+            self._labels = set().union(*self.definitions().values())
+        return self._labels
+
+    def label_start(self, close: int) -> int | None:
+        """Offset of the unescaped ``[`` opening the label closed at ``close``."""
+        src = self.src
+        j = close
+        while True:
+            opening = src.rfind("[", 0, j)
+            if opening < 0:
+                return None
+            other = src.rfind("]", opening + 1, j)
+            if other >= 0 and not self.escaped(other):
+                return None
+            if not self.escaped(opening):
+                return opening
+            j = opening
+
+
+class _Candidate:
+    __slots__ = ("start", "end", "dest_start", "dest_end", "form", "href", "text_span")
+
+    def __init__(self, start: int, end: int, dest_start: int, dest_end: int, form: str,
+                 href: str, text_span: tuple[int, int] | None) -> None:
+        self.start = start
+        self.end = end
+        self.dest_start = dest_start
+        self.dest_end = dest_end
+        self.form = form
+        self.href = href
+        self.text_span = text_span
+
+    def key(self) -> tuple[int, int]:
+        return self.start, _FORM_ORDER[self.form]
+
+
+def _find_inline(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool) -> _Candidate | None:
+    """An inline link (or image) from ``lo`` whose destination resolves to cmark's ``href``."""
+    src = doc.src
+    fast = "&" not in href
+    p = lo
+    while True:
+        p = src.find("](", p, hi)
+        if p < 0:
+            return None
+        q = p + 2
+        cand = None
+        if fast and src.startswith(href, q) and (q + len(href) >= len(src) or src[q + len(href)] in ") \t\r\n"):
+            cand = (q, q + len(href), href, q + len(href))
+        elif fast and src.startswith("<" + href + ">", q):
+            cand = (q + 1, q + 1 + len(href), href, q + 2 + len(href))
+        else:
+            dest = doc.scan_destination(q, hi)
+            if dest is not None:
+                resolved = resolve_destination(dest[2])
+                if urls.href_escape(resolved) == href:
+                    cand = (dest[0], dest[1], resolved, dest[3])
+        if cand is not None:
+            end = doc.link_end(cand[3], len(src))
+            opening = doc.open_bracket(p, lo, text) if end is not None else None
+            if opening is not None:
+                is_image = opening > 0 and src[opening - 1] == "!" and not doc.escaped(opening - 1)
+                if is_image == image:
+                    start = opening - 1 if image else opening
+                    if start >= lo:
+                        return _Candidate(start, end, cand[0], cand[1], "image" if image else "inline",
+                                          cand[2], (opening + 1, p))
+        p += 2
+
+
+def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool) -> _Candidate | None:
+    """A reference-style use from ``lo`` of a definition whose destination is ``href``.
+
+    Bracketed labels are compared after CommonMark's label normalisation
+    (Unicode case fold, whitespace collapsed), so ``[ẞ]`` finds ``[SS]: /url``.
+    """
+    defs = doc.definitions()
+    labels = defs.get(href)
+    if not labels:
+        return None
+    src = doc.src
+    i = lo
+    while True:
+        a = src.find("[", i, hi)
+        if a < 0:
+            return None
+        i = a + 1
+        if doc.escaped(a):
+            continue
+        b = doc.label_end(a, hi)
+        if b is None:
+            continue
+        if b < 0:  # another "[" opened first: start again from it
+            i = -b
+            continue
+        label = _normalise_label(src[a + 1:b])
+        if label not in labels:
+            continue
+        if src.startswith("[]", b + 1):
+            start, end, span = a, b + 3, (a + 1, b)
+        else:
+            start, end, span = a, b + 1, (a + 1, b)
+            if a > lo and src[a - 1] == "]" and not doc.escaped(a - 1):
+                opening = doc.open_bracket(a - 1, lo, text)
+                if opening is not None and opening >= lo:
+                    start, span = opening, (opening + 1, a - 1)
+            if start == a:
+                if src.startswith("[", b + 1):
+                    c = doc.label_end(b + 1, hi)
+                    if c is not None and c > 0 and _normalise_label(src[b + 2:c]) in doc.all_labels():
+                        continue  # the text of a full reference to another label
+                if src.startswith(":", b + 1) and src[doc.line_starts[doc.position(a)[0] - 1]:a].strip(" \t>") == "":
+                    continue  # the definition itself
+        is_image = start > 0 and src[start - 1] == "!" and not doc.escaped(start - 1)
+        if is_image != image:
+            continue
+        if image:
+            start -= 1
+        if start < lo:
+            continue
+        return _Candidate(start, end, start, end, "reference", href, span)
+
+
+def _normalise_label(label: str) -> str:
+    return " ".join(label.split()).casefold()
+
+
+def _find_text(doc: _Document, prefix: str, text: str, lo: int, hi: int) -> list[_Candidate]:
+    """Autolink ``<url>`` and bare-URL candidates whose visible text is ``text``.
+
+    ``prefix`` is what cmark put before the text to make the href: ``""``,
+    ``"http://"`` (a ``www.`` link) or ``"mailto:"`` (an e-mail address).
+    """
+    src = doc.src
+    out = []
+    href = prefix + text
+    a = src.find("<" + text + ">", lo, hi)
+    if a >= 0:
+        out.append(_Candidate(a, a + len(text) + 2, a + 1, a + 1 + len(text), "autolink", href, None))
+    b = src.find(text, lo, hi)
+    while b > 0 and src[b - 1] == "<" and src.startswith(">", b + len(text)):
+        b = src.find(text, b + 1, hi)
+    if b >= 0:
+        out.append(_Candidate(b, b + len(text), b, b + len(text), "bare", href, None))
+    return out
+
+
+def _find_raw(doc: _Document, tag_text: str, lo: int, hi: int, href: str) -> _Candidate | None:
+    """The raw ``<a …>``/``<img …>`` tag, verbatim in the source (cmark passes raw HTML through)."""
+    a = doc.src.find(tag_text, lo, hi)
+    if a < 0:
+        return None
+    m = _HREF_ATTR.search(tag_text)
+    if m is None:
+        return _Candidate(a, a + len(tag_text), a, a, "html", href, None)
+    quote = tag_text[m.end() - 1]
+    if quote in "\"'":
+        close = tag_text.find(quote, m.end())
+    else:
+        close = m.end() + len(re.match(r"[^\s>]*", tag_text[m.end():]).group(0))
+    if close < 0:
+        close = len(tag_text) - 1
+    return _Candidate(a, a + len(tag_text), a + m.end(), a + close, "html", href, None)
+
+
+def _cjk_cut(text: str) -> int | None:
+    """Index of the first CJK punctuation mark in ``text``, or None."""
+    for i, ch in enumerate(text):
+        if ch in _CJK:
+            return i
+    return None
+
+
+def _render(markdown: str, extensions: Sequence[str], footnotes: bool) -> str:
+    options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
+    return cmarkgfm.markdown_to_html_with_extensions(markdown, options, list(extensions))
+
+
+def _comment_spans(out: str) -> list[tuple[int, int]]:
+    """Spans of raw HTML comments in cmark's output: nothing inside is followable.
+
+    cmark escapes ``<`` in text and code, so ``<!--`` in its output is always
+    raw HTML. ``<!-->`` and ``<!--->`` end at once, as in browsers.
+    """
+    spans = []
+    i = out.find("<!--")
+    while i >= 0:
+        if out.startswith(">", i + 4) or out.startswith("->", i + 4):
+            end = out.find(">", i + 4) + 1
+        else:
+            end = out.find("-->", i + 4)
+            end = len(out) if end < 0 else end + 3
+        spans.append((i, end))
+        i = out.find("<!--", end)
+    return spans
+
+
+# cmark's own anchor, with its plain visible text when the text has no markup.
+_SCAN_A = re.compile(r'<a href="([^"]*)"(?: title="[^"]*")?>(?:([^<&]*)</a>)?|<[aA](?=[\s/>])')
+_SCAN_A_IMG = re.compile(
+    r'<a href="([^"]*)"(?: title="[^"]*")?>(?:([^<&]*)</a>)?|<(?:[aA]|[iI][mM][gG])(?=[\s/>])')
+
+
+def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = GITHUB_EXTENSIONS,
+            footnotes: bool = True) -> list[Link]:
+    """Every followable link of ``markdown`` in document order, located in the source.
+
+    ``markdown`` is the whole document as ``str``. ``images`` adds image
+    sources (kind ``image``). ``extensions`` and ``footnotes`` choose the
+    cmark-gfm extensions (default: GitHub's set, footnotes on); the spec
+    conformance tests turn them off to match each example. Links in code spans
+    and code blocks are content and never appear. Raises nothing for any
+    ``str`` input (cmark accepts every document).
+    """
+    out = _render(markdown, extensions, footnotes)
+    doc = _Document(markdown)
+    src = markdown
+    n_src = len(src)
+    footnote_from = out.rfind(_FOOTNOTES_SECTION) if footnotes else -1
+    if footnote_from < 0:
+        footnote_from = len(out) + 1
+    comments = _comment_spans(out) if "<!--" in out else ()
+    comment_starts = [c[0] for c in comments]
+    defs = doc.definitions() if "]:" in src else {}
+    line_starts = doc.line_starts
+    lf_only = "\r" not in src
+    ascii_src = doc.ascii
+    analyse = urls.analyse
+    find = src.find
+    startswith = src.startswith
+    links: list[Link] = []
+    append = links.append
+    block_key = hi_key = -2
+    lo = hi = block_lo = block_hi = cursor = 0
+    block_pos: tuple[int, int] | None = None
+    for m in (_SCAN_A_IMG if images else _SCAN_A).finditer(out):
+        t = m.start()
+        if comments:
+            k = bisect_right(comment_starts, t) - 1
+            if k >= 0 and t < comments[k][1]:
+                continue
+        href_out, text = m.group(1, 2)
+
+        # The link lies after the start of the innermost block that opened
+        # before its tag (cmark marks blocks only with data-sourcepos).
+        bp = out.rfind(_SOURCEPOS_KEY, 0, t)
+        if bp != block_key:
+            block_key = bp
+            block_pos = None
+            if bp >= 0:
+                j = bp + 17
+                c = out.find(":", j)
+                d = out.find("-", c)
+                line = int(out[j:c])
+                if line:  # cmark writes 0:0 when it lost track (see _block_bounds)
+                    byte_col = int(out[c + 1:d])
+                    base = line_starts[line - 1] if line <= len(line_starts) else n_src
+                    lo = base + byte_col - 1 if ascii_src else doc.offset(line, byte_col)
+                    e = out.find(":", d)
+                    block_hi = doc.line_end(int(out[d + 1:e]))
+                    block_pos = (lo, block_hi)
+            block_lo = cursor = lo if block_pos is not None else 0
+            if block_pos is None:
+                block_lo, block_hi = _block_bounds(out, t, doc)
+                cursor = block_lo
+        lo = cursor if cursor > block_lo else block_lo
+
+        # Fast path for the usual case, an inline link written exactly as
+        # cmark's href, ``[text](href)``: the first "](" after the cursor.
+        # Anything unusual (escapes, entities, titles, nested brackets or
+        # markup in the text, a URL-like text, a reference definition with
+        # the same href) takes the general path.
+        if text is not None and href_out is not None and "&" not in href_out \
+                and href_out not in defs and not href_out.endswith(text):
+            p = find("](", lo, block_hi)
+            if p >= 0:
+                e = p + 2 + len(href_out)
+                s0 = p - len(text) - 1
+                if startswith(")", e) and startswith(href_out, p + 2) and s0 >= lo \
+                        and src[s0] == "[" and startswith(text, s0 + 1) \
+                        and "[" not in text and "]" not in text \
+                        and (s0 == 0 or src[s0 - 1] not in "!\\"):
+                    cursor = e + 1
+                    line = bisect_right(line_starts, p + 2)
+                    col = p + 3 - line_starts[line - 1]
+                    append(_new_link(
+                        "footnote" if t > footnote_from else "inline", href_out, line, col, line,
+                        col + e - p - 2, s0, e + 1, text, "inline", analyse(href_out)[0], href_out,
+                        (s0 + 1, p), True))
+                    continue
+
+        if block_pos is None:
+            hi = block_hi
+        elif hi_key != block_key:
+            # The general path searches up to the next block's start: raw HTML
+            # blocks carry no position and their links fall in that gap.
+            hi_key = block_key
+            hi = _next_block_start(out, t, doc, block_pos[0])
+        found = _locate(out, m, doc, defs, lo, hi, images)
+        if found is None:
+            continue  # not a link after all (<a name=…>, cmark's footnote anchors)
+        link, new_cursor = found
+        if new_cursor is not None:
+            cursor = new_cursor
+        if t > footnote_from:
+            link = replace(link, kind="footnote")
+        append(link)
+    return links
+
+
+def _next_block_start(out: str, t: int, doc: _Document, lo: int) -> int:
+    """Source offset where the next positioned block after output offset ``t`` starts.
+
+    Footnote definitions are rendered last, so a "next" block may start
+    earlier in the source than ``lo``: then it bounds nothing.
+    """
+    nb = out.find(_SOURCEPOS_KEY, t)
+    while nb >= 0:
+        sp = _SOURCEPOS.match(out, nb)
+        if sp is not None and sp.group(1) != "0":
+            nxt = doc.offset(int(sp.group(1)), int(sp.group(2)))
+            return nxt if nxt > lo else len(doc.src)
+        nb = out.find(_SOURCEPOS_KEY, nb + 1)
+    return len(doc.src)
+
+
+def _block_bounds(out: str, t: int, doc: _Document) -> tuple[int, int]:
+    """Bounds for a link whose enclosing block has no usable position.
+
+    Either no block precedes it (raw HTML at the top of the document) or
+    cmark wrote ``0:0`` (the table extension took a paragraph's last line as
+    its header row). The link lies after the last positioned block's start
+    and before the next one's start (through the end of that line, since the
+    table's header line is the lost paragraph's).
+    """
+    lo = 0
+    bp = out.rfind(_SOURCEPOS_KEY, 0, t)
+    lost = False
+    while bp >= 0:
+        sp = _SOURCEPOS.match(out, bp)
+        if sp is not None and sp.group(1) != "0":
+            lo = doc.offset(int(sp.group(1)), int(sp.group(2)))
+            break
+        lost = True
+        bp = out.rfind(_SOURCEPOS_KEY, 0, bp)
+    hi = len(doc.src)
+    nb = out.find(_SOURCEPOS_KEY, t)
+    while nb >= 0:
+        sp = _SOURCEPOS.match(out, nb)
+        if sp is not None and sp.group(1) != "0":
+            nxt = doc.offset(int(sp.group(1)), int(sp.group(2)))
+            if nxt > lo:
+                hi = doc.line_end(int(sp.group(1))) if lost else nxt
+            break
+        nb = out.find(_SOURCEPOS_KEY, nb + 1)
+    return lo, hi
+
+
+def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]], lo: int, hi: int,
+            images: bool) -> tuple[Link, int | None] | None:
+    """Locate one tag found in cmark's output (the general path of :func:`extract`).
+
+    Returns the Link and the new search cursor (None: keep it), or None when
+    the tag is not a followable link.
+    """
+    src = doc.src
+    t = m.start()
+    is_img = out[t + 1] in "iI"
+    raw = m.group(1) is None
+    cm = None
+    if raw:
+        cm = _CMARK_IMG.match(out, t) if is_img else None
+        if cm is not None:
+            raw = False
+            out_href = cm.group(1)
+            tag_end = cm.end()
+        else:
+            tm = _OPEN_TAG.match(out, t) or _LOOSE_TAG.match(out, t)
+            if tm is None:
+                return None
+            tag_end = tm.end()
+    else:
+        out_href = m.group(1)
+        tag_end = out.find(">", t) + 1
+    tag_text = out[t:tag_end]
+    if raw:
+        if not is_img and "data-footnote" in tag_text and _FOOTNOTE_A.match(tag_text):
+            return None  # cmark's own footnote reference / back-reference
+        value = _raw_attr(tag_text, "src" if is_img else "href")
+        if value is None:
+            return None  # <a name=…>: not a link
+        href_out = value
+    else:
+        href_out = html.unescape(out_href) if "&" in out_href else out_href
+    if is_img:
+        inner = ""
+        text = html.unescape(cm.group(2)) if cm is not None else (_raw_attr(tag_text, "alt") or "")
+    else:
+        close = out.find("</a>", tag_end)
+        inner = out[tag_end:close] if close >= 0 else ""
+        text = _plain_text(inner)
+
+    cands: list[_Candidate] = []
+    if raw:
+        c = _find_raw(doc, tag_text, lo, hi, href_out)
+        if c is not None:
+            cands.append(c)
+    else:
+        c = _find_inline(doc, href_out, text, lo, hi, is_img)
+        if c is not None:
+            cands.append(c)
+        if href_out in defs:
+            c = _find_reference(doc, href_out, text, lo, hi, is_img)
+            if c is not None:
+                cands.append(c)
+        if not is_img and text and "<" not in inner and " " not in text:
+            # An autolink or bare URL shows its own URL: cmark's href is
+            # the text, href-escaped, after "", "http://" (www.) or "mailto:".
+            if href_out.endswith(text):
+                prefix = href_out[:len(href_out) - len(text)]
+            else:
+                esc = urls.href_escape(text)
+                prefix = href_out[:len(href_out) - len(esc)] if href_out.endswith(esc) else None
+            if prefix == "" or prefix == "http://" or prefix == "mailto:":
+                cands.extend(_find_text(doc, prefix, text, lo, hi))
+        if not cands:
+            c = _find_raw(doc, tag_text, lo, hi, href_out)
+            if c is not None:
+                cands.append(c)
+    if not cands:
+        form = "image" if is_img else ("html" if raw else "inline")
+        line, col = doc.position(lo)
+        return _new_link(form, href_out, line, col, line, col, lo, lo, text, form,
+                         urls.classify(href_out), href_out, None, False), None
+    best = cands[0]
+    if len(cands) > 1:
+        best = min(cands, key=_Candidate.key)
+        # Link text cannot contain a link (CommonMark §6.3): a candidate
+        # whose text holds another bracketed candidate is not the link cmark made.
+        span = best.text_span
+        if span is not None:
+            inner_cands = [c for c in cands if c is not best and c.text_span is not None
+                           and span[0] <= c.start and c.end <= span[1]]
+            if inner_cands:
+                best = min(inner_cands, key=_Candidate.key)
+    if best.text_span is not None and ("<a" in inner or "<img" in inner):
+        cursor = best.text_span[0]  # nested links/images follow inside the text
+    else:
+        cursor = best.end
+    form = best.form
+    href = best.href
+    ds, de = (best.start, best.end) if form == "reference" else (best.dest_start, best.dest_end)
+    cited = href
+    if form == "bare":
+        cut = _cjk_cut(text)
+        if cut is not None:
+            cited = href[: len(href) - len(text) + cut]
+    line, col = doc.position(ds)
+    end_line, end_col = doc.position(de)
+    return _new_link(form, href, line, col, end_line, end_col, best.start, best.end, text, form,
+                     urls.classify(cited), cited, best.text_span, True), cursor
+
+
+# --- judging -------------------------------------------------------------------
+
+
+def _show(value: str, limit: int = 200) -> str:
+    """A URL or text safe to put in a message: escapes controls, bounds length."""
+    shown = value if len(value) <= limit else value[:limit] + "…"
+    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in shown)
+
+
+def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass") -> list[LinkIssue]:
+    """Decide each link against ``allowlist`` and return the issues, in link order.
+
+    ``relative`` is ``"pass"`` (site-relative links are fine) or ``"error"``
+    (they are CL202). Governed links not grounded are CL201 (naming a near
+    miss when there is one); disallowed schemes and malformed destinations are
+    CL202; a bare URL running on past CJK punctuation is CL203 in addition.
+    """
+    issues: list[LinkIssue] = []
+    analyse = urls.analyse
+    ids = allowlist._ids
+    grounded = allowlist._grounded_identity
+    for link in links:
+        cat = link.category
+        if cat == "governed" and link.form != "bare" and analyse(link.cited)[1] in ids:
+            continue  # the common case, decided without building anything
+        at = (link.line, link.col, link.end_line, link.end_col)
+        if cat == "governed":
+            if not grounded(analyse(link.cited)[1]):
+                near = allowlist.near_miss(link.cited)
+                msg = (f"ungrounded link {_show(urls.governed_href(link.cited))}: no captured source has "
+                       "this identity; capture the source (list it in `sources` and run `citelint "
+                       "capture`), add it to `links.allow`, or remove the link (`--fix`)")
+                if near is not None:
+                    msg += (f"; near miss: the captured source {_show(near)} differs only slightly, "
+                            "so this URL looks reconstructed: link the captured URL exactly")
+                issues.append(LinkIssue("CL201", link, msg, *at, near_miss=near))
+        elif cat in ("disallowed", "malformed"):
+            reason = urls.unvouchable_reason(link.cited) or "not a vouchable destination"
+            issues.append(LinkIssue(
+                "CL202", link,
+                f"unvouchable link {_show(link.cited)}: {reason}; link a captured http(s) source "
+                "or remove the link (`--fix`)", *at))
+        elif cat == "relative" and relative == "error":
+            issues.append(LinkIssue(
+                "CL202", link,
+                f"site-relative link {_show(link.cited)} is not allowed (`links.relative: error`); "
+                "link a captured absolute http(s) source or remove the link (`--fix`)", *at))
+        if link.form == "bare" and link.cited != link.href:
+            cut = _cjk_cut(link.text) or 0
+            swallowed = link.text[cut:]
+            line, col = link.line, link.col + cut
+            issues.append(LinkIssue(
+                "CL203", link,
+                f"the bare URL {_show(link.cited)} runs on past {swallowed[:1]!r}: GitHub renders "
+                f"{_show(swallowed)!r} as part of the link; put a space after the URL or write it as "
+                f"<{_show(link.cited)}>", line, col, line, col + 1))
+    return issues
+
+
+def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
+           images: bool = False) -> tuple[list[Link], list[LinkIssue]]:
+    """Extract every followable link of ``markdown`` and judge it (DESIGN §2.4).
+
+    Returns (links in document order, issues). See :func:`extract` and
+    :func:`judge` for the arguments. Raises nothing for any ``str`` input.
+    """
+    links = extract(markdown, images=images)
+    return links, judge(links, allowlist, relative=relative)
+
+
+# --- fixing ------------------------------------------------------------------
+
+
+def _code_span(text: str, before: str, after: str) -> str:
+    """``text`` as an inline code span that no renderer re-links."""
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    # a backtick right outside would merge with our fence into a longer run
+    lead = " " if before == "`" else ""
+    trail = " " if after == "`" else ""
+    return f"{lead}{fence}{pad}{text}{pad}{fence}{trail}"
+
+
+def _degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
+    """Edits (start, end, replacement) that turn ``link`` into its visible text."""
+    if not link.located:
+        return None
+    form = link.form
+    if form in ("inline", "reference", "image") and link.text_span is not None:
+        ts, te = link.text_span
+        return [(link.start, ts, ""), (te, link.end, "")]
+    if form == "autolink":
+        inner = src[link.start + 1:link.end - 1]
+        return [(link.start, link.end, _code_span(inner, src[link.start - 1:link.start], src[link.end:link.end + 1]))]
+    if form == "bare":
+        visible = src[link.start:link.end]
+        cut = _cjk_cut(visible)
+        if cut is None:
+            cut = len(visible)
+        end = link.start + cut
+        return [(link.start, end, _code_span(visible[:cut], src[link.start - 1:link.start], src[end:end + 1]))]
+    if form == "html":
+        ops = [(link.start, link.end, "")]
+        close = _CLOSE_A.search(src, link.end, min(len(src), link.end + 20000))
+        if close is not None:
+            opening = _OPEN_A.search(src, link.end, close.start())
+            if opening is None:
+                ops.append((close.start(), close.end(), ""))
+        return ops
+    return None
+
+
+def _apply(src: str, ops: list[tuple[int, int, str]]) -> str:
+    parts = []
+    last = 0
+    for start, end, rep in sorted(ops):
+        parts.append(src[last:start])
+        parts.append(rep)
+        last = end
+    parts.append(src[last:])
+    return "".join(parts)
+
+
+def _link_counter(markdown: str, images: bool) -> Counter[str]:
+    return Counter(urls.href_escape(link.href) for link in extract(markdown, images=images))
+
+
+def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue]]:
+    """Degrade the links of CL201/CL202 ``issues`` to their visible text (DESIGN §2.4).
+
+    ``issues`` come from :func:`govern` on this same ``markdown``. Inline and
+    reference links keep their text (definitions are left); images keep their
+    alt text; autolinks and bare URLs become inline code so no renderer
+    re-links them; a raw ``<a …>`` loses its tag and matching ``</a>``.
+    Everything else stays byte-identical. The result is re-rendered and
+    checked: a link the edit would newly create (text that reads as a URL)
+    is degraded too, and an edit that would change any other link is not
+    made. Returns (new text, the issues whose links were removed, in order).
+    Running ``fix`` again on the result with its own issues changes nothing.
+    """
+    wanted: dict[tuple[int, int], LinkIssue] = {}
+    for issue in issues:
+        if issue.rule in ("CL201", "CL202") and issue.link.located:
+            wanted.setdefault((issue.link.start, issue.link.end), issue)
+    if not wanted:
+        return markdown, []
+    images = any(i.link.form == "image" for i in wanted.values())
+    planned: list[tuple[LinkIssue, list[tuple[int, int, str]]]] = []
+    taken: list[tuple[int, int]] = []
+    for key in sorted(wanted):
+        issue = wanted[key]
+        ops = _degrade_ops(markdown, issue.link)
+        if not ops:
+            continue
+        if any(s < te and ts < e or (s == e == ts) for s, e, _ in ops for ts, te in taken):
+            continue
+        taken.extend((s, e) for s, e, _ in ops)
+        planned.append((issue, ops))
+    if not planned:
+        return markdown, []
+    before = _link_counter(markdown, images)
+
+    def attempt(chosen: list[tuple[LinkIssue, list[tuple[int, int, str]]]]) -> tuple[str, list[LinkIssue]] | None:
+        text = _apply(markdown, [op for _, ops in chosen for op in ops])
+        removed = [issue for issue, _ in chosen]
+        expected = before - Counter(urls.href_escape(i.link.href) for i in removed)
+        for _ in range(8):
+            found = extract(text, images=images)
+            now = Counter(urls.href_escape(link.href) for link in found)
+            if now == expected:
+                return text, removed
+            if expected - now:
+                return None  # an edit broke a link it should have left alone
+            # the degraded text reads as a new link (e.g. "[www.x.org](…)"):
+            # degrade the new links as well, so the result is stable
+            extra = now - expected
+            ops = []
+            for link in found:
+                key = urls.href_escape(link.href)
+                if extra[key] > 0:
+                    extra[key] -= 1
+                    new_ops = _degrade_ops(text, link)
+                    if not new_ops:
+                        return None
+                    ops.extend(new_ops)
+                    removed.append(LinkIssue(
+                        "CL201", link,
+                        f"link {_show(link.href)} appeared in the text of a removed link and was removed too",
+                        link.line, link.col, link.end_line, link.end_col))
+            text = _apply(text, ops)
+        return None
+
+    result = attempt(planned)
+    if result is not None:
+        return result
+    # Something interacted: make the edits one at a time, keeping those that verify.
+    kept: list[tuple[LinkIssue, list[tuple[int, int, str]]]] = []
+    for item in planned:
+        if attempt(kept + [item]) is not None:
+            kept.append(item)
+    if not kept:
+        return markdown, []
+    result = attempt(kept)
+    return result if result is not None else (markdown, [])

@@ -1,0 +1,145 @@
+"""``citelint init``: starter files and the integration snippets it prints.
+
+Files are created exclusively (``O_EXCL``): an existing file is reported and
+left byte for byte as it was, so running ``init`` twice, or in a repository
+that is already set up, changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+STARTER_CONFIG = """\
+# citelint configuration. Written by the operator, never by the drafting agent:
+# it decides which sources may be cited and which labels a fact may carry.
+# Reference: https://github.com/citelint/citelint#configuration
+
+# Committed, append-only evidence: captures/<sha256(source)>/<sha256(text)>.json
+captures: captures
+
+# Fact reports (JSON/YAML) and Markdown reports, relative to this file.
+reports:
+  - "reports/**/*.json"
+  - "reports/**/*.yaml"
+  - "reports/**/*.yml"
+markdown:
+  - "reports/**/*.md"
+exclude: []
+
+# The exact source URLs that `citelint capture` may fetch and reports may cite.
+sources: []
+#  - "https://example.org/q3-results.txt"
+
+# Approved labels (metric identifiers). A mapping adds semantic-review hints:
+labels: []
+#  revenue: {description: "Quarterly revenue", unit: "USD", period: "Q3"}
+
+# With `citelint check --base REF`: a cited capture must already be on REF
+# (evidence is reviewed and merged before a claim may lean on it, CL302).
+require_captures_on_base: false
+
+# Per-rule severity overrides, e.g. {CL105: off}. Guarantee rules cannot be lowered.
+rules: {}
+"""
+
+#: Keep git's line-ending conversion away from captures (DESIGN §2.2).
+CAPTURES_GITATTRIBUTES = "* -text\n"
+
+
+def precommit_snippet(version: str) -> str:
+    """The ``.pre-commit-config.yaml`` entry for this release (``rev: v<version>``)."""
+    return f"""\
+repos:
+  - repo: https://github.com/citelint/citelint
+    rev: v{version}
+    hooks:
+      - id: citelint       # changed reports
+      - id: citelint-all   # every report, when citelint.yaml or captures/ change
+"""
+
+
+def workflow_snippet(version: str) -> str:
+    """A ``.github/workflows/citelint.yml`` for pull requests and pushes."""
+    major = version.split(".")[0]
+    return f"""\
+name: citelint
+on: [pull_request, push]
+permissions:
+  contents: read
+jobs:
+  citelint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: citelint/citelint@v{major}
+"""
+
+
+def snippets(version: str) -> str:
+    """Everything ``init`` prints after the file list: pre-commit, workflow and
+    ``.gitattributes`` advice, as one text block ending in a newline."""
+    return (
+        "Add to .pre-commit-config.yaml:\n\n" + _indent(precommit_snippet(version)) +
+        "\nAdd .github/workflows/citelint.yml:\n\n" + _indent(workflow_snippet(version)) +
+        "\nAdd to .gitattributes (collapses captures in pull-request diffs):\n\n"
+        "    captures/** linguist-generated\n\n"
+        "Keep formatting hooks (end-of-file-fixer, trailing-whitespace, prettier, ...) off "
+        "captures/ with `exclude: ^captures/`.\n"
+    )
+
+
+def _indent(text: str) -> str:
+    return "".join(f"    {line}" if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+@dataclass(frozen=True)
+class InitOutcome:
+    """What ``init`` did with one file: ``status`` is ``created``, ``exists``
+    (left unchanged) or ``skipped``; ``path`` is relative to the directory."""
+
+    path: str
+    status: str
+    detail: str = ""
+
+
+def _create(path: Path, content: str) -> bool:
+    """Create ``path`` with ``content`` unless it exists; True when created."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(content)
+    return True
+
+
+def create_starter_files(directory: Path) -> list[InitOutcome]:
+    """Create ``citelint.yaml`` and ``captures/.gitattributes`` in ``directory``.
+
+    Never overwrites: an existing file is reported as ``exists``. The config
+    is ``skipped`` when ``pyproject.toml`` there already has ``[tool.citelint]``
+    (both in one directory is a config error).
+
+    Raises:
+        OSError: a file or the captures directory cannot be created.
+    """
+    from citelint.config import CONFIG_NAME, PYPROJECT, _has_tool_table
+
+    outcomes = []
+    config = directory / CONFIG_NAME
+    if _has_tool_table(directory / PYPROJECT):
+        outcomes.append(InitOutcome(CONFIG_NAME, "skipped", f"[tool.citelint] in {PYPROJECT} is the config"))
+    elif _create(config, STARTER_CONFIG):
+        outcomes.append(InitOutcome(CONFIG_NAME, "created"))
+    else:
+        outcomes.append(InitOutcome(CONFIG_NAME, "exists", "left unchanged"))
+    captures = directory / "captures"
+    captures.mkdir(exist_ok=True)
+    rel = "captures/.gitattributes"
+    if _create(captures / ".gitattributes", CAPTURES_GITATTRIBUTES):
+        outcomes.append(InitOutcome(rel, "created"))
+    else:
+        outcomes.append(InitOutcome(rel, "exists", "left unchanged"))
+    return outcomes

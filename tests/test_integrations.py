@@ -1,0 +1,505 @@
+"""The integrations for real: pre-commit hooks, the GitHub Action, ``citelint init``.
+
+- pre-commit: a real ``.pre-commit-config.yaml`` whose ``repo:`` is a git
+  repository holding a copy of this source tree (``rev:`` its commit), one
+  shared ``PRE_COMMIT_HOME`` for the session (the hook environment is built
+  once, by pip, from that repository), hooks installed with
+  ``pre-commit install`` and run by real ``git commit``.
+- The Action: ``action.yml``'s ``run:`` steps executed by bash as the runner
+  would (tests/actions_runner.py), from the same copy as the action's
+  checkout, against real commits of temporary repositories. The install step
+  (a real venv and pip install with constraints.txt) runs once per session;
+  later runs reuse its output.
+
+Tests marked ``slow`` build those environments (about 20 s each, once).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from actions_runner import ActionRun, run_composite, workflow_commands
+from citelint import __version__
+from citelint.captures import make_record, write_capture
+from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, Repo, run_cli
+from gitrepo import commit_all, copy_source_tree, git, git_env, init_repo
+
+SOURCE_C = "https://example.org/c.txt"
+TEXT_C = "Third source: 9 items arrived late in the third quarter of the year."
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A git repository holding a copy of this source tree, committed."""
+
+    path: Path
+    commit: str
+
+
+@pytest.fixture(scope="session")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Checkout:
+    """This source tree as its own repository: pre-commit's ``repo:`` and the Action's checkout.
+
+    The working tree is copied (not cloned), so uncommitted work is what is tested.
+    """
+    path = copy_source_tree(tmp_path_factory.mktemp("checkout") / "citelint")
+    init_repo(path)
+    return Checkout(path, commit_all(path, "citelint source"))
+
+
+def run_tool(module: str, *args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m module args`` with this interpreter (the tools the tests depend on)."""
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env or git_env(),
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+# ====================================================================== static checks
+
+def test_action_yml_validates_against_github_schema() -> None:
+    proc = run_tool("check_jsonschema", "--builtin-schema", "vendor.github-actions", "action.yml", cwd=REPO_ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_hook_manifest_is_valid_and_matches_design() -> None:
+    proc = run_tool("pre_commit", "validate-manifest", ".pre-commit-hooks.yaml", cwd=REPO_ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["citelint"]["entry"] == hooks["citelint-all"]["entry"] == "citelint check"
+    assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown"]
+    assert hooks["citelint-all"]["pass_filenames"] is False
+    import re
+
+    files = re.compile(hooks["citelint-all"]["files"])
+    assert [p for p in ("citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json",
+                        "reports/r.json", "my-citelint.yaml", "notcaptures/x.json") if files.search(p)] == \
+        ["citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json"]
+
+
+def test_action_passes_inputs_only_through_env() -> None:
+    """No ``${{ }}`` inside any script; every input reaches a script via ``env:``."""
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text(encoding="utf-8"))
+    scripts = [s for s in action["runs"]["steps"] if "run" in s]
+    assert scripts and all("${{" not in s["run"] for s in scripts)
+    env_values = " ".join(str(v) for s in scripts for v in s.get("env", {}).values())
+    for name in action["inputs"]:
+        if name != "python-version":  # consumed by the setup-python step's `with:`
+            assert f"inputs.{name} }}}}" in env_values, name
+
+
+def test_constraints_pin_every_runtime_dependency() -> None:
+    """constraints.txt pins (==) each runtime dependency named in pyproject.toml."""
+    import tomllib
+
+    deps = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {d.split(">")[0].split("=")[0].split("<")[0].strip().lower().replace("_", "-") for d in deps}
+    pins = {}
+    for line in (REPO_ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"not an exact pin: {line}"
+            pins[name.strip().lower().replace("_", "-")] = version
+    assert names <= set(pins), names - set(pins)
+
+
+# ====================================================================== citelint init
+
+def test_init_creates_starter_files_and_never_overwrites(tmp_path: Path) -> None:
+    run = run_cli("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert run.lines[:2] == ["created: citelint.yaml", "created: captures/.gitattributes"]
+    assert (tmp_path / "captures" / ".gitattributes").read_text() == "* -text\n"
+    assert f"rev: v{__version__}" in run.out and "uses: citelint/citelint@v0" in run.out
+    assert "captures/** linguist-generated" in run.out
+
+    check = run_cli("check", cwd=tmp_path)  # the starter config is valid and checks nothing yet
+    assert (check.code, check.err) == (0, ""), check.out + check.err
+
+    (tmp_path / "citelint.yaml").write_text("sources: [https://example.org/mine.txt]\n")
+    again = run_cli("init", cwd=tmp_path)
+    assert again.code == 0
+    assert again.lines[:2] == ["exists: citelint.yaml (left unchanged)",
+                               "exists: captures/.gitattributes (left unchanged)"]
+    assert (tmp_path / "citelint.yaml").read_text() == "sources: [https://example.org/mine.txt]\n"
+
+
+def test_init_respects_pyproject_config(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.citelint]\nsources = []\n")
+    run = run_cli("init", cwd=tmp_path)
+    assert run.code == 0
+    assert run.lines[0] == "skipped: citelint.yaml ([tool.citelint] in pyproject.toml is the config)"
+    assert not (tmp_path / "citelint.yaml").exists()
+
+
+def test_init_snippets_are_valid_configs(tmp_path: Path) -> None:
+    """The printed snippets validate: pre-commit's own config check, GitHub's workflow schema."""
+    from citelint.scaffold import precommit_snippet, workflow_snippet
+
+    (tmp_path / ".pre-commit-config.yaml").write_text(precommit_snippet(__version__))
+    proc = run_tool("pre_commit", "validate-config", ".pre-commit-config.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (tmp_path / "wf.yml").write_text(workflow_snippet(__version__))
+    proc = run_tool("check_jsonschema", "--builtin-schema", "vendor.github-workflows", "wf.yml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# ====================================================================== pre-commit
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit store for the session: the hook environment is built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@dataclass
+class HookedRepo:
+    """A project repository with citelint's hooks installed by ``pre-commit install``."""
+
+    repo: Repo
+    env: dict[str, str]
+
+    def commit(self, message: str) -> subprocess.CompletedProcess[str]:
+        git(self.repo.root, "add", "--all", env=self.env)
+        # git runs hooks with their stdout sent to its stderr: read both, interleaved.
+        return subprocess.run(["git", "commit", "-m", message], cwd=self.repo.root, env=self.env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def hooked(repo: Repo, checkout: Checkout, pre_commit_home: Path) -> HookedRepo:
+    """``repo`` as a git repository whose first commit (config, captures, one
+    good report) is in, with citelint's two hooks installed."""
+    env = git_env({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"})
+    repo.report(repo.cited(), name="reports/good.json")
+    (repo.root / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {checkout.path}\n    rev: {checkout.commit}\n"
+        "    hooks:\n      - id: citelint\n      - id: citelint-all\n", encoding="utf-8")
+    init_repo(repo.root)
+    commit_all(repo.root, "base")
+    proc = run_tool("pre_commit", "install", cwd=repo.root, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return HookedRepo(repo, env)
+
+
+def hook_status(output: str, name: str) -> str:
+    """pre-commit's status for hook ``name``: Passed, Failed or '(no files to check)Skipped'."""
+    for line in output.splitlines():
+        if line.startswith(name + "."):
+            return line[len(name):].lstrip(".")
+    raise AssertionError(f"hook {name!r} not in output:\n{output}")
+
+
+@pytest.mark.slow
+def test_precommit_passes_good_and_fails_bad_report(hooked: HookedRepo) -> None:
+    repo = hooked.repo
+    repo.report(repo.cited("sales", SOURCE_B, "17 items were sold in the second quarter"), name="reports/q2.json")
+    ok = hooked.commit("a good report")
+    assert ok.returncode == 0, ok.stdout
+    assert hook_status(ok.stdout, "citelint") == "Passed"
+
+    bad = repo.report(repo.cited("sales", SOURCE_B, "17 items were sold in the third quarter"),
+                      name="reports/q3.json")
+    failed = hooked.commit("a bad report")
+    assert failed.returncode == 1
+    assert hook_status(failed.stdout, "citelint") == "Failed"
+    lines = bad.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if '"snippet"' in text)
+    col = lines[line - 1].index('"17 items') + 1
+    assert f"reports/q3.json:{line}:{col}: CL104 snippet not found" in failed.stdout
+    assert "Traceback" not in failed.stdout
+    assert git(repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "2"  # the bad commit was refused
+
+
+@pytest.mark.slow
+def test_precommit_skips_unrelated_files(hooked: HookedRepo) -> None:
+    repo = hooked.repo
+    repo.write("src/app.py", "print('hello')\n")
+    repo.write("notes.txt", "nothing to check\n")
+    proc = hooked.commit("unrelated files")
+    assert proc.returncode == 0, proc.stdout
+    assert hook_status(proc.stdout, "citelint") == "(no files to check)Skipped"
+    assert hook_status(proc.stdout, "citelint (all reports)") == "(no files to check)Skipped"
+    # A JSON file outside the report globs reaches the hook, which checks nothing in it.
+    repo.write("data/settings.json", '{"facts": "not a report"}')
+    proc = hooked.commit("a data file")
+    assert proc.returncode == 0, proc.stdout
+    assert hook_status(proc.stdout, "citelint") == "Passed"
+    verbose = run_tool("pre_commit", "run", "citelint", "--verbose", "--files", "data/settings.json",
+                       cwd=repo.root, env=hooked.env)
+    assert "citelint: 0 files, 0 facts" in verbose.stdout, verbose.stdout
+
+
+@pytest.mark.slow
+def test_config_or_captures_change_triggers_citelint_all(hooked: HookedRepo) -> None:
+    repo = hooked.repo
+    # Evidence added: every report is re-checked (and passes).
+    write_capture(repo.root / "captures", make_record(SOURCE_C, TEXT_C, retrieved_at="2026-07-02T00:00:00Z"))
+    proc = hooked.commit("a new capture")
+    assert proc.returncode == 0, proc.stdout
+    assert hook_status(proc.stdout, "citelint (all reports)") == "Passed"
+    # The operator withdraws a label: the committed, unchanged report now fails.
+    repo.config(labels=["sales"])
+    proc = hooked.commit("withdraw the inventory label")
+    assert proc.returncode == 1
+    assert hook_status(proc.stdout, "citelint (all reports)") == "Failed"
+    assert "reports/good.json:5:16: CL003 label 'inventory' is not approved" in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_precommit_parallel_batches_check_every_file_once(hooked: HookedRepo) -> None:
+    """pre-commit splits many files across parallel runs; each file is checked
+    exactly once and the one bad report fails the commit."""
+    repo = hooked.repo
+    labels = [f"m{i:02d}" for i in range(40)]
+    repo.config(labels=labels)
+    commit_all(repo.root, "labels")
+    for i, label in enumerate(labels[:39]):
+        repo.report(repo.cited(label, snippet="Synthetic source: 42 items"), name=f"reports/batch/r{i:02d}.json")
+    repo.report(repo.cited(labels[39], snippet="Synthetic source: 41 items"), name="reports/batch/zz-bad.json")
+    repo.write("reports/batch/notes.md", "No links here.\n")
+    proc = hooked.commit("forty reports")
+    assert proc.returncode == 1
+    summaries = [ln for ln in proc.stdout.splitlines() if ln.startswith("citelint: ")]
+    checked = sum(int(ln.split()[1]) for ln in summaries)
+    assert checked == 41, summaries
+    assert proc.stdout.count(": CL104 ") == 1
+    if (os.cpu_count() or 1) > 1 and "PRE_COMMIT_NO_CONCURRENCY" not in os.environ:
+        assert len(summaries) >= 2, "expected pre-commit to split the files into parallel batches"
+
+
+# ====================================================================== the Action
+
+@dataclass
+class ActionKit:
+    """What every Action run shares: the action's checkout, a runner temp
+    directory, and the install step's outputs after its one real run."""
+
+    action_dir: Path
+    runner_temp: Path
+    install_outputs: dict[str, str]
+    first_run: ActionRun
+
+
+def workspace_repo(root: Path, *, policy: bool = False) -> Repo:
+    """A repository on ``main``: config, captures of A and B, one good report; committed."""
+    root.mkdir(parents=True, exist_ok=True)
+    r = Repo(root)
+    r.config(sources=[SOURCE_A, SOURCE_B, SOURCE_C], labels=["inventory", "sales", "late"],
+             require_captures_on_base=policy)
+    r.capture(SOURCE_A, TEXT_A)
+    r.capture(SOURCE_B, "Another source: 17 items were sold in the second quarter.")
+    r.report(r.cited(snippet="Synthetic source: 42 items"), name="reports/good.json")
+    init_repo(root)
+    commit_all(root, "base")
+    return r
+
+
+def base_env() -> dict[str, str]:
+    """The runner's environment: the test's own, less anything GitHub- or git-specific."""
+    env = git_env()
+    for key in list(env):
+        if key.startswith(("GITHUB_", "RUNNER_", "INPUT_")):
+            del env[key]
+    return env
+
+
+@pytest.fixture(scope="session")
+def action_kit(checkout: Checkout, tmp_path_factory: pytest.TempPathFactory) -> ActionKit:
+    """Run the whole action once, install step included, on a clean push that
+    created its branch (so the diff-aware rules are skipped with a notice)."""
+    runner_temp = tmp_path_factory.mktemp("runner-temp")
+    ws = tmp_path_factory.mktemp("ws-first") / "repo"
+    workspace_repo(ws)
+    run = run_composite(checkout.path, ws, runner_temp=runner_temp, inputs={}, event_name="push",
+                        event={"before": "0" * 40, "after": git(ws, "rev-parse", "HEAD")},
+                        uses_outputs={"python": {"python-path": sys.executable}}, base_env=base_env())
+    install = run.step("install")
+    assert install.status == 0, install.log
+    return ActionKit(checkout.path, runner_temp, install.outputs, run)
+
+
+def run_action(kit: ActionKit, ws: Path, *, event_name: str, event: dict, **inputs: str) -> ActionRun:
+    return run_composite(kit.action_dir, ws, runner_temp=kit.runner_temp, inputs=inputs, event_name=event_name,
+                         event=event, skip_steps={"install": kit.install_outputs}, base_env=base_env())
+
+
+@pytest.mark.slow
+def test_action_installs_pinned_and_skips_diff_rules_without_base(action_kit: ActionKit) -> None:
+    run = action_kit.first_run
+    install = run.step("install")
+    assert f"citelint {__version__}" in install.log
+    venv_python = Path(install.outputs["bin"]) / "python"
+    frozen = subprocess.run([str(venv_python), "-m", "pip", "freeze"], capture_output=True, text=True).stdout
+    pins = [ln for ln in (action_kit.action_dir / "constraints.txt").read_text().splitlines()
+            if ln and not ln.startswith("#")]
+    installed = {ln.lower().replace("_", "-") for ln in frozen.splitlines()}
+    assert {p.lower().replace("_", "-") for p in pins} <= installed, (pins, frozen)
+
+    check = run.step("check")
+    assert check.status == 0, check.log
+    assert [c.line for c in workflow_commands(check.log)][0] == (
+        "::notice title=citelint::No base revision (not a pull request, or a push that created the branch): "
+        "the diff-aware rules CL301 and CL302 are skipped.")
+    assert run.outputs == {"findings": "0", "errors": "0", "warnings": "0", "semantic-review": "1",
+                           "exit-code": "0"}
+    assert "## citelint" in run.summary and "No findings." in run.summary
+    assert "### Semantic review (1)" in run.summary
+
+
+@pytest.mark.slow
+def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, tmp_path: Path) -> None:
+    ws = tmp_path / "repo"
+    r = workspace_repo(ws, policy=True)
+    base = git(ws, "rev-parse", "HEAD")
+    git(ws, "switch", "--quiet", "--create", "feature")
+    r.capture(SOURCE_C, TEXT_C)
+    report = r.report(r.cited("late", SOURCE_C, "9 items arrived late in the third quarter"),
+                      r.cited("sales", SOURCE_B, "17 items"), name="reports/pr.json")
+    commit_all(ws, "capture C and a report leaning on it")
+    run = run_action(action_kit, ws, event_name="pull_request",
+                     event={"pull_request": {"base": {"sha": base}, "head": {"sha": git(ws, "rev-parse", "HEAD")}}},
+                     **{"sarif-file": "citelint.sarif"})
+    check = run.step("check")
+    assert check.status == 1, check.log
+    assert run.outputs == {"findings": "2", "errors": "1", "warnings": "1", "semantic-review": "3",
+                           "exit-code": "1"}
+    commands = workflow_commands(check.log)
+    sha = r.records[SOURCE_C].sha256
+    lines = report.read_text().splitlines()
+    n = next(i for i, text in enumerate(lines, 1) if sha in text)
+    col = lines[n - 1].index(f'"{sha}"') + 1
+    short = base[:12]
+    short_line = next(i for i, text in enumerate(lines, 1) if text.endswith('"snippet": "17 items"'))
+    assert [c.line for c in commands[:3]] == [
+        f"::error file=reports/pr.json,line={n},col={col},endColumn={col + 66},title=citelint (CL302)::capture "
+        f"{sha[:12]}… is not on the base revision {short} (require_captures_on_base); merge the capture in its own "
+        "change first, then the report [capture-not-on-base]",
+        f"::warning file=reports/pr.json,line={short_line},col=18,endColumn=28,title=citelint (CL105)::snippet is only 8 "
+        "characters (fewer than 20); quote enough to identify the passage [snippet-ambiguous]",
+        "::notice title=citelint (CL901)::3 accepted citation(s) need semantic review (listed in the step summary)",
+    ]
+    assert [c.name for c in commands[3:4]] == ["stop-commands"] and len(commands) == 5
+    assert "| error | CL302 | reports/pr.json:" in run.summary
+    assert "| warning | CL105 | reports/pr.json:" in run.summary
+    assert "### Semantic review (3)" in run.summary
+    sarif = json.loads((ws / "citelint.sarif").read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]][:2] == ["CL302", "CL105"]
+
+    # The same capture merged first: the report alone is clean.
+    git(ws, "switch", "--quiet", "main")
+    git(ws, "merge", "--quiet", "--ff-only", "feature")
+    git(ws, "switch", "--quiet", "--create", "next")
+    r.report(r.cited("late", SOURCE_C, "9 items arrived late in the third quarter"), name="reports/next.json")
+    commit_all(ws, "report on merged evidence")
+    merged = git(ws, "rev-parse", "main")
+    run = run_action(action_kit, ws, event_name="pull_request", event={"pull_request": {"base": {"sha": merged}}},
+                     paths="reports/next.json\n")
+    assert run.step("check").status == 0, run.step("check").log
+    assert run.outputs["errors"] == "0"
+
+
+@pytest.mark.slow
+def test_action_push_on_shallow_clone_fetches_base_and_finds_cl301(action_kit: ActionKit, tmp_path: Path) -> None:
+    """actions/checkout's default: depth 1. The push's previous commit is fetched,
+    then compared (no merge base in a shallow clone: its own tree)."""
+    origin = tmp_path / "origin"
+    r = workspace_repo(origin)
+    before = git(origin, "rev-parse", "HEAD")
+    path = next((origin / "captures").rglob("*.json"))
+    path.write_bytes(path.read_bytes().replace(b"42 items", b"44 items"))
+    after = commit_all(origin, "edit evidence")
+    ws = tmp_path / "ws"
+    git(tmp_path, "clone", "--quiet", "--depth=1", f"file://{origin}", str(ws))
+    assert git(ws, "cat-file", "-t", before, check=False) == ""
+    run = run_action(action_kit, ws, event_name="push", event={"before": before, "after": after})
+    check = run.step("check")
+    assert check.status == 1, check.log
+    assert "the base commit is not in this clone; fetching it (depth 1)" in check.log
+    rel = path.relative_to(origin).as_posix()
+    commands = workflow_commands(check.log)
+    names = [(c.name, c.line.split("title=citelint (")[1][:5] if "title=" in c.line else "") for c in commands]
+    # The edited capture is also the one reports/good.json cites: its digest no longer matches (CL103).
+    assert names == [("error", "CL301"), ("error", "CL103"), ("stop-commands", ""), (commands[-1].name, "")]
+    assert f"::error file={rel},line=1,col=1,title=citelint (CL301)::capture was modified since the base " \
+           f"revision {before[:12]}" in check.log
+    assert run.outputs["exit-code"] == "1" and run.outputs["errors"] == "2"
+    assert f"--base: compared captures with {before}'s own tree" in check.log
+    assert r.records[SOURCE_A].sha256 in path.name
+
+
+@pytest.mark.slow
+def test_action_strict_paths_and_injection(action_kit: ActionKit, tmp_path: Path) -> None:
+    """Inputs: ``paths`` (one per line) limits the check, ``strict`` fails on a
+    warning; untrusted report text issues no workflow command through the Action."""
+    ws = tmp_path / "repo"
+    r = workspace_repo(ws)
+    payload = "x\n::error::pwned\n::add-mask::%0Asecret\n##[set-output name=x;]y\n::stop-commands::abc"
+    r.report(r.cited("sales", SOURCE_B, "17 items"), name="reports/warn.json")
+    r.report({"state": "unavailable", "label": payload, "reason": payload}, name="reports/evil.json")
+    commit_all(ws, "reports")
+    event = {"before": "0" * 40}
+    lenient = run_action(action_kit, ws, event_name="push", event=event, paths="reports/warn.json\n\n")
+    assert (lenient.step("check").status, lenient.outputs["warnings"], lenient.outputs["errors"]) == (0, "1", "0")
+    strict = run_action(action_kit, ws, event_name="push", event=event, paths="  reports/warn.json  ",
+                        strict="true")
+    assert (strict.step("check").status, strict.outputs["exit-code"]) == (1, "1")
+    bad_input = run_action(action_kit, ws, event_name="push", event=event, strict="yes please")
+    assert bad_input.step("check").status == 2
+    assert "::error title=citelint::the strict input must be true or false" in bad_input.step("check").log
+
+    evil = run_action(action_kit, ws, event_name="push", event=event)
+    commands = workflow_commands(evil.step("check").log)
+    token = commands[-1].name
+    assert [c.name for c in commands] == ["notice", "error", "warning", "notice", "stop-commands", token]
+    assert commands[1].line.startswith("::error file=reports/evil.json,line=5,col=16,endColumn=105,"
+                                       "title=citelint (CL003)::label 'x\\n::error::pwned\\n::add-mask::%250Asecret")
+    assert "pwned" in evil.step("check").log  # shown, but only as data
+    assert evil.outputs["errors"] == "1"
+
+
+@pytest.mark.slow
+def test_action_usage_error_sets_exit_code_two(action_kit: ActionKit, tmp_path: Path) -> None:
+    ws = tmp_path / "repo"
+    workspace_repo(ws)
+    run = run_action(action_kit, ws, event_name="pull_request",
+                     event={"pull_request": {"base": {"sha": "1" * 40}}}, **{"fetch-base": "false"})
+    check = run.step("check")
+    assert check.status == 2
+    assert "is not in this clone; fetch it first" in check.log
+    assert run.outputs == {"findings": "", "errors": "", "warnings": "", "semantic-review": "", "exit-code": "2"}
+
+
+# ====================================================================== this repository dogfoods both
+
+def test_repository_workflow_is_valid() -> None:
+    workflow = REPO_ROOT / ".github" / "workflows" / "citelint.yml"
+    proc = run_tool("check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow), cwd=REPO_ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_repository_checks_its_clean_example_with_its_own_action(action_kit: ActionKit, checkout: Checkout) -> None:
+    """The workflow's `uses: ./` step, with its own inputs, on this source tree."""
+    workflow = yaml.safe_load((checkout.path / ".github" / "workflows" / "citelint.yml").read_text())
+    [step] = [s for s in workflow["jobs"]["example"]["steps"] if s.get("uses") == "./"]
+    run = run_action(action_kit, checkout.path, event_name="pull_request",
+                     event={"pull_request": {"base": {"sha": checkout.commit}}}, **step["with"])
+    assert run.step("check").status == 0, run.step("check").log
+    assert run.outputs["errors"] == "0" and int(run.outputs["semantic-review"]) > 0
+
+
+def test_repository_precommit_config_checks_its_clean_example(checkout: Checkout, pre_commit_home: Path) -> None:
+    """`.pre-commit-config.yaml` runs the development citelint on examples/expertqa."""
+    env = git_env({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never",
+                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"})
+    proc = run_tool("pre_commit", "run", "--all-files", cwd=checkout.path, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert hook_status(proc.stdout, "citelint (examples/expertqa)") == "Passed"
