@@ -131,6 +131,7 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                           description="Explain a rule with a failing and a passing example.")
     rule.add_argument("rule_id", nargs="?", metavar="CLxxx", help="rule id or name")
     rule.add_argument("--list", action="store_true", help="list every rule")
+    rule.add_argument("--markdown", action="store_true", help="print every rule as Markdown (docs/rules.md)")
 
     sub.add_parser("init", help="create a starter citelint.yaml and captures/.gitattributes",
                    description="Write a starter citelint.yaml and captures/.gitattributes (* -text) in the "
@@ -332,8 +333,11 @@ def _cmd_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_rule(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citelint.model import RULES
+    from citelint.model import RULES, rules_markdown
 
+    if args.markdown:
+        out.write(rules_markdown())
+        return EXIT_OK
     if args.list or not args.rule_id:
         for r in RULES.values():
             out.write(f"{r.id}  {r.name:<22} {r.severity:<8} {r.summary}\n")

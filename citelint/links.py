@@ -841,8 +841,10 @@ def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = 
         # Anything unusual (escapes, entities, titles, nested brackets or
         # markup in the text, a URL-like text, a reference definition with
         # the same href) takes the general path.
-        if text is not None and href_out is not None and "&" not in href_out \
-                and href_out not in defs and not href_out.endswith(text):
+        if text is not None and href_out is not None \
+                and ("&" not in href_out or _ENTITY.search(href_out) is None) \
+                and href_out not in defs \
+                and not (href_out.endswith(text) and len(href_out) - len(text) in (0, 7)):
             p = find("](", lo, block_hi)
             if p >= 0:
                 e = p + 2 + len(href_out)

@@ -14,7 +14,7 @@ Severity = Literal["error", "warning", "notice"]
 #: Severities from most to least severe; "off" is a configuration value only.
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "notice": 2}
 
-DOCS_URL = "https://github.com/citelint/citelint/blob/main/README.md#rules"
+DOCS_URL = "https://github.com/citelint/citelint/blob/main/docs/rules.md"
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,8 @@ class Rule:
 
     @property
     def help_uri(self) -> str:
-        """Link to the rule's row in the README rule table."""
-        return f"{DOCS_URL}-{self.id.lower()}"
+        """Link to the rule's section of docs/rules.md (GitHub's heading anchor)."""
+        return f"{DOCS_URL}#{self.id.lower()}-{self.name}"
 
 
 _CITED = '{"state": "cited", "label": "revenue", "source": "https://example.org/q3.txt", "captureSha256": "9f2c…", "snippet": "Revenue rose 12% to $4.1 million"}'
@@ -215,3 +215,14 @@ class CheckResult:
     def ordered(self) -> list[Finding]:
         """Findings most severe first, then by path, line, column, rule."""
         return sorted(self.findings, key=lambda f: (SEVERITY_ORDER[f.severity], f))
+
+
+def rules_markdown() -> str:
+    """docs/rules.md, rendered from the catalog: one section per rule."""
+    parts = ["# citelint rules\n\n",
+             "Generated from `citelint/model.py` by `citelint rule --markdown`; do not edit by hand.\n"]
+    for r in RULES.values():
+        lock = " It is part of citelint's guarantee and cannot be lowered or turned off." if r.locked else ""
+        parts.append(f"\n## {r.id} {r.name}\n\nDefault severity: **{r.severity}**.{lock}\n\n{r.summary}\n\n"
+                     f"Fails:\n\n```\n{r.bad}\n```\n\nPasses:\n\n```\n{r.good}\n```\n")
+    return "".join(parts)

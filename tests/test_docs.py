@@ -16,3 +16,14 @@ def test_readme_rule_table_matches_catalog() -> None:
 
 def test_every_rule_has_examples() -> None:
     assert all(r.bad and r.good and r.summary for r in RULES.values())
+
+
+def test_rules_doc_is_generated_from_catalog() -> None:
+    """docs/rules.md is what `citelint rule --markdown` prints; helpUri anchors point into it."""
+    from citelint.model import rules_markdown
+
+    text = (REPO_ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert text == rules_markdown()
+    for r in RULES.values():
+        assert f"\n## {r.id} {r.name}\n" in text
+        assert r.help_uri.endswith(f"#{r.id.lower()}-{r.name}")
