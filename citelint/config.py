@@ -288,9 +288,9 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
 
     if not isinstance(data, dict):
         raise error("", "the configuration must be a mapping of keys")
-    from citelint.schema import config_validator, load_schema, quick_valid
+    from citelint.schema import config_validator, quick_valid
 
-    errors = [] if quick_valid(load_schema("config.schema.json"), data) else \
+    errors = [] if quick_valid("config.schema.json", data) else \
         sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         pointer, message = _schema_error_message(errors[0])

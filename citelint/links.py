@@ -39,6 +39,8 @@ from . import urls
 __all__ = [
     "Link",
     "LinkIssue",
+    "LinkReport",
+    "check",
     "Allowlist",
     "extract",
     "judge",
@@ -772,6 +774,27 @@ _SCAN_A_IMG = re.compile(
     r'<a href="([^"]*)"(?: title="[^"]*")?>(?:([^<&]*)</a>)?|<(?:[aA]|[iI][mM][gG])(?=[\s/>])')
 
 
+def _scan(out: str, images: bool) -> list[re.Match[str]]:
+    """Every ``<a …>`` (and ``<img …>`` when ``images``) tag of cmark's output outside comments."""
+    found = list((_SCAN_A_IMG if images else _SCAN_A).finditer(out))
+    if "<!--" in out:
+        comments = _comment_spans(out)
+        starts = [c[0] for c in comments]
+
+        def outside(m: re.Match[str]) -> bool:
+            k = bisect_right(starts, m.start()) - 1
+            return k < 0 or m.start() >= comments[k][1]
+
+        found = [m for m in found if outside(m)]
+    return found
+
+
+def _footnotes_start(out: str, footnotes: bool) -> int:
+    """Output offset after which links sit in footnote definitions."""
+    at = out.rfind(_FOOTNOTES_SECTION) if footnotes else -1
+    return at if at >= 0 else len(out) + 1
+
+
 def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = GITHUB_EXTENSIONS,
             footnotes: bool = True) -> list[Link]:
     """Every followable link of ``markdown`` in document order, located in the source.
@@ -785,13 +808,21 @@ def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = 
     """
     out = _render(markdown, extensions, footnotes)
     doc = _Document(markdown)
-    src = markdown
+    return [link for _, link in _locate_all(out, doc, _scan(out, images), images,
+                                            _footnotes_start(out, footnotes))]
+
+
+def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images: bool,
+                footnote_from: int) -> list[tuple[int, Link]]:
+    """Locate ``tags`` (consecutive tags of ``out``, from :func:`_scan`) in the source.
+
+    Returns (index in ``tags``, Link) for the tags that are followable links.
+    The search state (the cursor inside a block) starts afresh, so ``tags``
+    must start at the first tag of a block for the result to equal a pass
+    over the whole document.
+    """
+    src = doc.src
     n_src = len(src)
-    footnote_from = out.rfind(_FOOTNOTES_SECTION) if footnotes else -1
-    if footnote_from < 0:
-        footnote_from = len(out) + 1
-    comments = _comment_spans(out) if "<!--" in out else ()
-    comment_starts = [c[0] for c in comments]
     defs = doc.definitions() if "]:" in src else {}
     line_starts = doc.line_starts
     lf_only = "\r" not in src
@@ -799,17 +830,13 @@ def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = 
     analyse = urls.analyse
     find = src.find
     startswith = src.startswith
-    links: list[Link] = []
+    links: list[tuple[int, Link]] = []
     append = links.append
     block_key = hi_key = -2
     lo = hi = block_lo = block_hi = cursor = 0
     block_pos: tuple[int, int] | None = None
-    for m in (_SCAN_A_IMG if images else _SCAN_A).finditer(out):
+    for index, m in enumerate(tags):
         t = m.start()
-        if comments:
-            k = bisect_right(comment_starts, t) - 1
-            if k >= 0 and t < comments[k][1]:
-                continue
         href_out, text = m.group(1, 2)
 
         # The link lies after the start of the innermost block that opened
@@ -856,10 +883,10 @@ def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = 
                     cursor = e + 1
                     line = bisect_right(line_starts, p + 2)
                     col = p + 3 - line_starts[line - 1]
-                    append(_new_link(
+                    append((index, _new_link(
                         "footnote" if t > footnote_from else "inline", href_out, line, col, line,
                         col + e - p - 2, s0, e + 1, text, "inline", analyse(href_out)[0], href_out,
-                        (s0 + 1, p), True))
+                        (s0 + 1, p), True)))
                     continue
 
         if block_pos is None:
@@ -877,7 +904,7 @@ def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = 
             cursor = new_cursor
         if t > footnote_from:
             link = replace(link, kind="footnote")
-        append(link)
+        append((index, link))
     return links
 
 
@@ -1102,6 +1129,107 @@ def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     """
     links = extract(markdown, images=images)
     return links, judge(links, allowlist, relative=relative)
+
+
+@dataclass(frozen=True)
+class LinkReport:
+    """What :func:`check` found in one Markdown document.
+
+    ``issues``: CL201/CL202/CL203 findings in document order, each with its
+    located link. ``links``: followable links of every form; ``governed``:
+    those that must be grounded; ``grounded``: governed links that are.
+    ``located``: the links whose positions were computed (those in a block
+    that has a finding), in document order.
+    """
+
+    issues: list[LinkIssue]
+    links: int
+    governed: int
+    grounded: int
+    located: list[Link]
+
+
+_CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
+
+
+def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
+          images: bool = False) -> LinkReport:
+    """Judge every followable link of ``markdown``; locate only what has a finding.
+
+    Gives the same issues as :func:`govern` (same rules, positions and
+    messages) but decides most links from cmark's output alone: a link whose
+    href is grounded, ``mailto:``/``tel:``/fragment, or relative under
+    ``relative="pass"`` needs no position. The blocks holding anything else
+    (and every raw HTML tag, and any bare URL that may run on past CJK
+    punctuation) are located exactly as :func:`extract` does. This is what
+    ``citelint check`` runs. Raises nothing for any ``str`` input.
+    """
+    out = _render(markdown, GITHUB_EXTENSIONS, True)
+    tags = _scan(out, images)
+    analyse = urls.analyse
+    ids = allowlist._ids
+    grounded_identity = allowlist._grounded_identity
+    unescape = html.unescape
+    cjk = _CJK_SEARCH.search
+    relative_passes = relative == "pass"
+    links = governed = grounded = 0
+    need: list[int] = []
+    for i, m in enumerate(tags):
+        href, text = m.group(1, 2)
+        if href is None or (text is not None and cjk(text)):
+            need.append(i)  # raw HTML (or an image) or a possible CL203: locate it
+            continue
+        if "&" in href:
+            href = unescape(href)
+        category, ident = analyse(href)
+        if category == "governed":
+            if ident in ids or grounded_identity(ident):
+                links += 1
+                governed += 1
+                grounded += 1
+                continue
+        elif category == "pass" or (category == "relative" and relative_passes):
+            links += 1
+            continue
+        need.append(i)
+    located: list[Link] = []
+    if need:
+        doc = _Document(markdown)
+        footnote_from = _footnotes_start(out, True)
+        wanted = set(need)
+        keys: dict[int, int] = {}
+
+        def block_key(j: int) -> int:
+            key = keys.get(j)
+            if key is None:
+                key = keys[j] = out.rfind(_SOURCEPOS_KEY, 0, tags[j].start())
+            return key
+
+        done = -1
+        for i in need:
+            if i <= done:
+                continue
+            # the run of tags sharing this block, so the search cursor is exact
+            key = block_key(i)
+            first = i
+            while first > done + 1 and block_key(first - 1) == key:
+                first -= 1
+            last = i
+            while last + 1 < len(tags) and block_key(last + 1) == key:
+                last += 1
+            for j, link in _locate_all(out, doc, tags[first:last + 1], images, footnote_from):
+                if first + j in wanted:
+                    located.append(link)
+            done = last
+    issues = judge(located, allowlist, relative=relative)
+    bad = {id(issue.link) for issue in issues if issue.rule != "CL203"}
+    for link in located:
+        links += 1
+        if link.category == "governed":
+            governed += 1
+            if id(link) not in bad:
+                grounded += 1
+    return LinkReport(issues, links, governed, grounded, located)
 
 
 # --- fixing ------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from citelint.loaders import pointer_join
 
@@ -136,93 +136,128 @@ class _Unsupported(Exception):
     pass
 
 
-@lru_cache(maxsize=None)
-def _compiled(pattern: str) -> Any:
+Check = Callable[[Any], bool]
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _compile(schema: Any, defs: dict[str, Any]) -> Check:
+    """Compile ``schema`` into a predicate implementing draft 2020-12 for the
+    keywords in ``_QUICK_KEYWORDS``.
+
+    Raises:
+        _Unsupported: the schema uses any other keyword or form.
+    """
     import re
 
-    return re.compile(pattern)
-
-
-def _quick(schema: Any, value: Any, defs: dict[str, Any]) -> bool:
-    """Draft 2020-12 semantics for the keywords in ``_QUICK_KEYWORDS`` only."""
-    if schema is True:
-        return True
-    if schema is False:
-        return False
-    if set(schema) - _QUICK_KEYWORDS:
+    if schema is True or schema is False:
+        return lambda v, r=schema: r
+    if not isinstance(schema, dict) or set(schema) - _QUICK_KEYWORDS:
         raise _Unsupported
+    checks: list[Check] = []
     if "$ref" in schema:
         ref = schema["$ref"]
-        if not ref.startswith("#/$defs/") or not _quick(defs[ref[8:]], value, defs):
-            return False
-    if "type" in schema:
-        if not isinstance(schema["type"], str):
+        if not ref.startswith("#/$defs/"):
             raise _Unsupported
-        check = _TYPES[schema["type"]]
-        if not (check(value) if callable(check) and not isinstance(check, type) else isinstance(value, check)):
-            return False
-    if "const" in schema and not (value == schema["const"] and type(value) is type(schema["const"])):
-        return False
-    if "enum" in schema and not any(value == e and type(value) is type(e) for e in schema["enum"]):
-        return False
-    if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", len(value)):
-            return False
-        if "pattern" in schema and not _compiled(schema["pattern"]).search(value):
-            return False
-    if _TYPES["number"](value):
-        if "minimum" in schema and value < schema["minimum"]:
-            return False
-        if "maximum" in schema and value > schema["maximum"]:
-            return False
-        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
-            return False
-    if isinstance(value, list):
-        if len(value) < schema.get("minItems", 0):
-            return False
-        if "items" in schema and not all(_quick(schema["items"], v, defs) for v in value):
-            return False
-        if schema.get("uniqueItems"):
-            # Only string arrays: jsonschema's equality (1 == 1.0) is not worth copying.
-            if not all(isinstance(v, str) for v in value):
-                raise _Unsupported
-            if len(set(value)) != len(value):
+        checks.append(_compile(defs[ref[8:]], defs))
+    if "type" in schema:
+        kind = schema["type"]
+        if not isinstance(kind, str) or kind not in _TYPES:
+            raise _Unsupported
+        test = _TYPES[kind]
+        checks.append((lambda v, t=test: isinstance(v, t)) if isinstance(test, type) else test)
+    if "const" in schema:
+        c = schema["const"]
+        checks.append(lambda v, c=c: v == c and type(v) is type(c))
+    if "enum" in schema:
+        options = schema["enum"]
+        checks.append(lambda v, o=options: any(v == e and type(v) is type(e) for e in o))
+    lo, hi = schema.get("minLength", 0), schema.get("maxLength")
+    pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
+    if lo or hi is not None or pattern:
+        def string(v: Any) -> bool:
+            if not isinstance(v, str):
+                return True
+            if len(v) < lo or (hi is not None and len(v) > hi):
                 return False
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        if any(k not in value for k in schema.get("required", ())):
-            return False
-        for key, sub in value.items():
-            if "propertyNames" in schema and not _quick(schema["propertyNames"], key, defs):
+            return pattern is None or pattern.search(v) is not None
+        checks.append(string)
+    bounds = [(k, schema[k]) for k in ("minimum", "maximum", "exclusiveMinimum") if k in schema]
+    if bounds:
+        def number(v: Any) -> bool:
+            if not _is_number(v):
+                return True
+            return all((v >= b) if k == "minimum" else (v <= b) if k == "maximum" else (v > b) for k, b in bounds)
+        checks.append(number)
+    if {"items", "minItems", "uniqueItems"} & set(schema):
+        item = _compile(schema["items"], defs) if "items" in schema else None
+        min_items, unique = schema.get("minItems", 0), schema.get("uniqueItems", False)
+
+        def array(v: Any) -> bool:
+            if not isinstance(v, list):
+                return True
+            if len(v) < min_items or (item is not None and not all(item(x) for x in v)):
                 return False
-            if key in props:
-                if not _quick(props[key], sub, defs):
+            if unique:
+                # Only string arrays: jsonschema's equality (1 == 1.0) is not worth copying.
+                if not all(isinstance(x, str) for x in v) or len(set(v)) != len(v):
                     return False
-            elif "additionalProperties" in schema and not _quick(schema["additionalProperties"], sub, defs):
+            return True
+        checks.append(array)
+    if {"properties", "required", "additionalProperties", "propertyNames"} & set(schema):
+        props = {k: _compile(sub, defs) for k, sub in schema.get("properties", {}).items()}
+        required = tuple(schema.get("required", ()))
+        extra = _compile(schema["additionalProperties"], defs) if "additionalProperties" in schema else None
+        names = _compile(schema["propertyNames"], defs) if "propertyNames" in schema else None
+
+        def obj(v: Any) -> bool:
+            if not isinstance(v, dict):
+                return True
+            if any(k not in v for k in required):
                 return False
-    if "oneOf" in schema and sum(_quick(s, value, defs) for s in schema["oneOf"]) != 1:
-        return False
-    return True
+            for key, sub in v.items():
+                if names is not None and not names(key):
+                    return False
+                check = props.get(key, extra)
+                if check is not None and not check(sub):
+                    return False
+            return True
+        checks.append(obj)
+    if "oneOf" in schema:
+        branches = [_compile(sub, defs) for sub in schema["oneOf"]]
+        checks.append(lambda v, b=branches: sum(1 for f in b if f(v)) == 1)
+    return lambda v, cs=tuple(checks): all(c(v) for c in cs)
 
 
-def quick_valid(schema: dict[str, Any], value: Any, at: str | None = None) -> bool:
-    """True when ``value`` certainly satisfies ``schema`` (or ``$defs[at]``).
+@lru_cache(maxsize=None)
+def _quick_check(name: str, at: str | None) -> Check | None:
+    schema = load_schema(name)
+    defs = schema.get("$defs", {})
+    try:
+        return _compile(defs[at] if at else schema, defs)
+    except _Unsupported:
+        return None
+
+
+def quick_valid(name: str, value: Any, at: str | None = None) -> bool:
+    """True when ``value`` certainly satisfies the packaged schema ``name``
+    (or its ``$defs[at]``).
 
     A positive-only check for the common case: False means "unknown, ask
     jsonschema" (which also words the message). It implements draft 2020-12
-    for a small keyword set and gives up on any other keyword, so it never
-    accepts what jsonschema would reject. It spares a clean run the cost of
-    importing jsonschema (about a third of a small check's start-up).
+    for a small keyword set and gives up on a schema using any other
+    keyword, so it never accepts what jsonschema would reject. It spares a
+    clean run the cost of importing jsonschema (about a third of a small
+    check's start-up).
     """
-    defs = schema.get("$defs", {})
-    try:
-        return _quick(defs[at] if at else schema, value, defs)
-    except _Unsupported:
-        return False
+    check = _quick_check(name, at)
+    return check is not None and check(value)
 
 
 def _fast_valid(fact: Any) -> bool:
-    return quick_valid(load_schema("report.schema.json"), fact, "fact")
+    return quick_valid("report.schema.json", fact, "fact")
 
 
 def _fact_errors(fact: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
