@@ -267,7 +267,8 @@ def write_config(path: Path, *, header: str, captures: str, sources: Iterable[st
                  labels: dict[str, str]) -> None:
     """Write a citelint.yaml approving ``sources`` and ``labels`` (name -> description)."""
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
-    lines += [f"captures: {captures}", "reports:", '  - "reports/**/*.json"', "sources:"]
+    lines += [f"captures: {captures}", "reports:", '  - "reports/**/*.json"', "markdown:", '  - "reports/**/*.md"',
+              "sources:"]
     lines += [f"  - {yaml_str(s)}" for s in sources]
     lines.append("labels:")
     for name, description in labels.items():
@@ -295,6 +296,46 @@ def write_captures(root: Path, conv: Conversion) -> int:
         for record in records:
             created += write_capture(root, record).created
     return created
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def render_answer(question: dict[str, Any]) -> str:
+    """One question's answer as a Markdown report, as a drafting pipeline would render it.
+
+    Each ``[n]`` marker becomes an inline link to attribution ``n``; a
+    "Sources" list repeats every attribution URL as an autolink, so both link
+    forms are governed. Raises LookupError when the question has no answer.
+    """
+    system = min(question.get("answers", {}), default=None)
+    if system is None:
+        raise LookupError("the question has no answer to render")
+    answer = question["answers"][system]
+    urls: dict[str, str] = {}
+    for entry in answer.get("attribution", []):
+        number, _, url = entry.partition(" ")
+        urls[number.strip("[]")] = url.strip()
+    body = _MARKER.sub(lambda m: f"[[{m.group(1)}]]({urls[m.group(1)]})" if m.group(1) in urls else m.group(0),
+                       answer["answer_string"])
+    sources = "\n".join(f"{n}. <{url}>" for n, url in urls.items())
+    return f"# {question['question']}\n\n{body}\n\n## Sources\n\n{sources}\n"
+
+
+def answer_question(questions: Sequence[dict[str, Any]], conv: Conversion, *, grounded: bool) -> int:
+    """Line number (1-based) of the first question whose attribution URLs are all
+    captured (``grounded``) or all but one (not ``grounded``).
+
+    Raises:
+        LookupError: no question qualifies.
+    """
+    for qn, question in enumerate(questions, 1):
+        for answer in question.get("answers", {}).values():
+            urls = [e.partition(" ")[2].strip() for e in answer.get("attribution", [])]
+            missing = sum(u not in conv.captures for u in urls)
+            if urls and missing == (0 if grounded else 1):
+                return qn
+    raise LookupError(f"no question has an answer with {'no' if grounded else 'exactly one'} uncaptured source")
 
 
 # --------------------------------------------------------------------------- the faults
@@ -384,7 +425,8 @@ def build(corpus: Path, out: Path, *, questions: int = EXAMPLE_QUESTIONS) -> Con
     for d in (example, faults_dir):
         if d.exists():
             raise FileExistsError(f"{d} exists; pass --force to rebuild it")
-    conv = convert(iter_claims(load_questions(corpus)[:questions]))
+    loaded = load_questions(corpus)[:questions]
+    conv = convert(iter_claims(loaded))
     header = HEADER.format(corpus=corpus.name, n=questions)
     labels = conv.labels
     sources = list(conv.captures)
@@ -396,12 +438,18 @@ def build(corpus: Path, out: Path, *, questions: int = EXAMPLE_QUESTIONS) -> Con
         by_question.setdefault(claim.question, []).append(fact)
     for qn, facts in by_question.items():
         write_report(example / "reports" / f"q{qn}.json", facts)
+    # Markdown: an answer whose every citation link points at a captured source.
+    qn = answer_question(loaded, conv, grounded=True)
+    (example / "reports" / f"q{qn}-answer.md").write_text(render_answer(loaded[qn - 1]), encoding="utf-8")
 
     faults_header = header.replace("worked example.", "worked example: the deliberate faults.") + \
         "\nThe captures are the clean example's: this folder adds only a report of faults."
     write_config(faults_dir / "citelint.yaml", header=faults_header, captures=f"../{EXAMPLE_DIR}/captures",
                  sources=sources, labels=labels)
     write_report(faults_dir / "reports" / "faults.json", make_faults(conv))
+    # Markdown: an answer citing one URL that was never retrieved (CL201).
+    qn = answer_question(loaded, conv, grounded=False)
+    (faults_dir / "reports" / f"q{qn}-answer.md").write_text(render_answer(loaded[qn - 1]), encoding="utf-8")
     return conv
 
 

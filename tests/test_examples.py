@@ -68,9 +68,14 @@ def test_clean_example_passes_with_semantic_review(monkeypatch: pytest.MonkeyPat
     assert findings(out) == [], out
     notices = [ln for ln in out.splitlines() if ln.startswith("  ") and ": CL901 " in ln]
     assert len(notices) == cited
+    markdown = list((CLEAN / "reports").glob("*.md"))
+    links = sum(text.count("](http") + text.count("<http") for text in (p.read_text(encoding="utf-8")
+                                                                         for p in markdown))
+    assert markdown and links
     assert out.splitlines()[-1] == (
-        f"citelint: {len(reports)} files, {len(facts)} facts ({cited} cited, {len(facts) - cited} unavailable), "
-        f"0 links (0 grounded): 0 errors, 0 warnings, {cited} for semantic review")
+        f"citelint: {len(reports) + len(markdown)} files, {len(facts)} facts ({cited} cited, "
+        f"{len(facts) - cited} unavailable), {links} links ({links} grounded): 0 errors, 0 warnings, "
+        f"{cited} for semantic review")
 
 
 def test_clean_example_captures_are_real_passages_with_two_revisions() -> None:
@@ -110,14 +115,22 @@ def test_faults_example_reports_exactly_the_deliberate_faults(monkeypatch: pytes
     code, out, err = check(FAULTS, monkeypatch)
 
     assert code == 1, out + err
-    got = findings(out)
+    got = [m for m in findings(out) if m["path"] == "reports/faults.json"]
     assert [(m["path"], int(m["line"]), int(m["col"]), m["rule"]) for m in sorted(
         got, key=lambda m: (int(m["line"]), int(m["col"])))] == [
         ("reports/faults.json", line, col, rule) for (line, col), (rule, *_) in zip(positions, EXPECTED_FAULTS)]
     for m in sorted(got, key=lambda m: int(m["line"])):
         words = EXPECTED_FAULTS[[p[0] for p in positions].index(int(m["line"]))][3]
         assert words in m["message"], m.group(0)
-    assert "5 errors, 0 warnings" in out.splitlines()[-1]
+    # The Markdown answer cites one URL that was never retrieved: one CL201, at
+    # the first character of that destination, and nothing else.
+    (answer,) = FAULTS.joinpath("reports").glob("*.md")
+    markdown = [m for m in findings(out) if m["path"] != "reports/faults.json"]
+    assert [(m["path"], m["rule"]) for m in markdown] == [(f"reports/{answer.name}", "CL201")]
+    line = answer.read_text(encoding="utf-8").splitlines()[int(markdown[0]["line"]) - 1]
+    url = markdown[0]["message"].split()[2].rstrip(":")
+    assert line.index(url) + 1 == int(markdown[0]["col"])
+    assert "6 errors, 0 warnings" in out.splitlines()[-1]
 
 
 def test_faults_match_the_build_scripts_list() -> None:
