@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,34 +48,49 @@ def _clear_caches() -> None:
     urls.clear_caches()
 
 
-def govern_corpus(texts: list[str]) -> dict[str, int]:
-    """Extract, build each document's allowlist from its own links, judge. Returns counts."""
-    counts = {"links": 0, "governed": 0, "CL201": 0, "CL202": 0, "CL203": 0}
-    for text in texts:
-        found = links.extract(text)
-        allow = links.Allowlist(link.cited for link in found if link.category == "governed")
-        for issue in links.judge(found, allow):
+def sources_of(texts: list[str]) -> list[list[str]]:
+    """Each document's governed link URLs: the "captured sources" of the README setup.
+
+    Computed once, outside the timings: in `citelint check` the sources come
+    from the config's `sources` list, not from the document.
+    """
+    return [[link.cited for link in links.extract(text) if link.category == "governed"] for text in texts]
+
+
+def check_corpus(texts: list[str], sources: list[list[str]]) -> dict[str, int]:
+    """What `citelint check` does per Markdown report: build the allowlist, check every link."""
+    counts = {"links": 0, "governed": 0, "grounded": 0, "CL201": 0, "CL202": 0, "CL203": 0}
+    for text, srcs in zip(texts, sources):
+        report = links.check(text, links.Allowlist(srcs))
+        counts["links"] += report.links
+        counts["governed"] += report.governed
+        counts["grounded"] += report.grounded
+        for issue in report.issues:
             counts[issue.rule] += 1
-        counts["links"] += len(found)
-        counts["governed"] += sum(1 for link in found if link.category == "governed")
     return counts
 
 
-def govern_corpus_two_pass(texts: list[str]) -> None:
-    """The peer's shape: one pass to build the allowlist, a full govern() pass to check."""
+def govern_corpus(texts: list[str], sources: list[list[str]]) -> None:
+    """Same, but with govern(): every link located, not only those with findings."""
+    for text, srcs in zip(texts, sources):
+        links.govern(text, links.Allowlist(srcs))
+
+
+def inclusive_corpus(texts: list[str], sources: list[list[str]]) -> None:
+    """Everything inside the timing: extract every link (positions included),
+    build the allowlist from the document's own links, judge every link."""
     for text in texts:
-        allow = links.Allowlist(link.cited for link in links.extract(text) if link.category == "governed")
-        links.govern(text, allow)
+        found = links.extract(text)
+        allow = links.Allowlist(link.cited for link in found if link.category == "governed")
+        links.judge(found, allow)
 
 
-def time_citelint(texts: list[str], repeats: int, fn) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        _clear_caches()
-        start = time.perf_counter()
-        fn(texts)
-        best = min(best, time.perf_counter() - start)
-    return best
+def time_citelint(fn, texts: list[str], sources: list[list[str]]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one pass of ``fn`` over the corpus, URL caches cleared first."""
+    urls.clear_caches()
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn(texts, sources)
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 class Peer:
@@ -125,20 +141,34 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(f.stat().st_size for f in files)
     mb = size / 1e6
 
-    counts = govern_corpus(texts)
+    sources = sources_of(texts)
+    counts = check_corpus(texts, sources)
     peer = None if args.no_peer else Peer()
-    one = two = peer_best = float("inf")
+    fns = {"check": check_corpus, "govern": govern_corpus, "inclusive": inclusive_corpus}
+    wall = {name: float("inf") for name in fns}
+    cpu = {name: float("inf") for name in fns}
+    peer_wall = peer_cpu = float("inf")
     peer_removed = 0
     # Interleave the tools repeat by repeat, so that load from anything else
-    # on the machine falls on both alike; keep the best time of each.
+    # on the machine falls on both alike; keep the best time of each. Both
+    # wall and process CPU time are kept: on a shared machine wall time is
+    # inflated by waiting, CPU time is not (but V8's CPU time includes its
+    # background GC/compiler threads).
+    paired: dict[str, list[float]] = {name: [] for name in fns}
     try:
         for _ in range(args.repeats):
-            one = min(one, time_citelint(texts, 1, govern_corpus))
-            two = min(two, time_citelint(texts, 1, govern_corpus_two_pass))
+            this = {}
+            for name, fn in fns.items():
+                w, c = time_citelint(fn, texts, sources)
+                wall[name], cpu[name] = min(wall[name], w), min(cpu[name], c)
+                this[name] = c
             if peer is not None and peer.error is None:
                 run = peer.run(files, 2)
-                peer_best = min(peer_best, run["seconds"])
+                peer_wall = min(peer_wall, run["seconds"])
+                peer_cpu = min(peer_cpu, run["cpu_seconds"])
                 peer_removed = run["removed"]
+                for name in fns:  # this repeat's ratio: both measured back to back
+                    paired[name].append(run["cpu_seconds"] / this[name])
     finally:
         if peer is not None:
             peer.close()
@@ -147,29 +177,38 @@ def main(argv: list[str] | None = None) -> int:
     elif peer.error is not None:
         peer_result = {"error": peer.error}
     else:
-        peer_result = {"package": PEER, "seconds": peer_best, "mb_per_s": mb / peer_best,
+        peer_result = {"package": PEER, "wall_s": peer_wall, "cpu_s": peer_cpu,
+                       "mb_per_s_wall": mb / peer_wall, "mb_per_s_cpu": mb / peer_cpu,
                        "removed": peer_removed}
-
     result = {
-        "files": len(files), "bytes": size, "repeats": args.repeats,
-        "citelint": {"seconds": one, "mb_per_s": mb / one, **counts},
-        "citelint_two_pass": {"seconds": two, "mb_per_s": mb / two},
+        "files": len(files), "bytes": size, "repeats": args.repeats, "counts": counts,
+        "citelint": {name: {"wall_s": wall[name], "cpu_s": cpu[name], "mb_per_s_wall": mb / wall[name],
+                            "mb_per_s_cpu": mb / cpu[name]} for name in fns},
         "peer": peer_result,
     }
-    print(f"corpus: {len(files)} files, {mb:.2f} MB; best of {args.repeats}")
-    print(f"citelint (extract + allowlist + judge, every form): {one:7.3f} s  {mb / one:6.2f} MB/s  "
-          f"{counts['links']} links ({counts['governed']} governed), "
+    print(f"corpus: {len(files)} files, {mb:.2f} MB; best of {args.repeats} (wall / CPU)")
+    print(f"links: {counts['links']} ({counts['governed']} governed, {counts['grounded']} grounded); "
           f"CL201 {counts['CL201']}, CL202 {counts['CL202']}, CL203 {counts['CL203']}")
-    print(f"citelint two-pass (extract, then govern):           {two:7.3f} s  {mb / two:6.2f} MB/s")
+    labels = {
+        "check": "citelint check()  (allowlist; every link judged, findings located)",
+        "govern": "citelint govern() (allowlist; every link judged and located)",
+        "inclusive": "citelint extract + allowlist from own links + judge",
+    }
+    for name, label in labels.items():
+        print(f"{label:70s} {wall[name]:6.3f} s {mb / wall[name]:6.2f} MB/s | "
+              f"{cpu[name]:6.3f} s {mb / cpu[name]:6.2f} MB/s")
     if "error" in peer_result:
         print(f"peer: not measured: {peer_result['error']}")
     else:
-        p = peer_result
-        print(f"{PEER} (buildAllowlist + enforceLinkProvenance, inline only): "
-              f"{p['seconds']:7.3f} s  {p['mb_per_s']:6.2f} MB/s  removed {p['removed']}")
-        result["ratio"] = result["citelint"]["mb_per_s"] / p["mb_per_s"]
-        result["ratio_two_pass"] = result["citelint_two_pass"]["mb_per_s"] / p["mb_per_s"]
-        print(f"ratio citelint/peer: {result['ratio']:.2f}x (two-pass {result['ratio_two_pass']:.2f}x)")
+        print(f"{PEER + ' (inline links only)':70s} {peer_wall:6.3f} s {mb / peer_wall:6.2f} MB/s | "
+              f"{peer_cpu:6.3f} s {mb / peer_cpu:6.2f} MB/s  (removed {peer_removed})")
+        result["ratio_wall"] = {name: peer_wall / wall[name] for name in fns}
+        result["ratio_cpu"] = {name: peer_cpu / cpu[name] for name in fns}
+        print("ratio citelint/peer MB/s, wall: " + ", ".join(f"{k} {v:.2f}x" for k, v in result["ratio_wall"].items()))
+        print("ratio citelint/peer MB/s, CPU:  " + ", ".join(f"{k} {v:.2f}x" for k, v in result["ratio_cpu"].items()))
+        result["ratio_cpu_paired_median"] = {name: statistics.median(v) for name, v in paired.items()}
+        print("median of per-repeat CPU ratios: " + ", ".join(
+            f"{k} {v:.2f}x" for k, v in result["ratio_cpu_paired_median"].items()))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return 0

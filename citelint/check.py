@@ -216,33 +216,27 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: obj
     if isinstance(text, ParseFailure):
         emit("CL001", Position(text.line, text.col), text.message)
         return
-    found, issues = links.govern(text, allowlist, relative=config.links.relative,  # type: ignore[arg-type]
-                                 images=config.links.images)
-    result.links += len(found)
-    flagged = {id(i.link) for i in issues if i.rule in ("CL201", "CL202")}
-    result.links_grounded += sum(1 for link in found if id(link) not in flagged
-                                 and links_is_governed(link))
+    report = links.check(text, allowlist, relative=config.links.relative,  # type: ignore[arg-type]
+                         images=config.links.images)
+    result.links += report.links
+    result.links_governed += report.governed
+    result.links_grounded += report.grounded
+    issues = report.issues
     if fix:
-        fixable = [i for i in issues if i.rule == "CL201" and config.severity("CL201") != "off"]
+        # Ungrounded and unvouchable links alike are degraded to their text.
+        fixable = [i for i in issues if i.rule in ("CL201", "CL202")]
         if fixable:
             new_text, removed = links.fix(text, fixable)
             if new_text != text:
-                _write_atomically(target.path, new_text.encode("utf-8"))
+                bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
+                _write_atomically(target.path, bom + new_text.encode("utf-8"))
             for i in removed:
-                result.fixed.append(Finding(display, i.link.line, i.link.col, i.rule, "error",
+                result.fixed.append(Finding(display, i.line, i.col, i.rule, "error",
                                             f"removed link to {i.link.href}"))
             removed_ids = {id(i) for i in removed}
             issues = [i for i in issues if id(i) not in removed_ids]
     for issue in issues:
-        emit(issue.rule, Position(issue.link.line, issue.link.col, issue.link.end_line, issue.link.end_col),
-             issue.message)
-
-
-def links_is_governed(link: object) -> bool:
-    """True when a link's destination is one citelint governs (http(s), www., //host)."""
-    from citelint.urls import classify
-
-    return classify(link.href) == "governed"  # type: ignore[attr-defined]
+        emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -301,7 +295,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             _check_markdown(target, display, config, allowlist, result, fix)
         if progress:
             progress(n, len(targets))
-    if allowlist is not None and len(allowlist) == 0 and result.links:  # type: ignore[arg-type]
+    if allowlist is not None and len(allowlist) == 0 and result.links_governed:  # type: ignore[arg-type]
         result.warnings_text.append(
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
             "every governed link is ungrounded; capture the sources first")

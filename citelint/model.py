@@ -204,6 +204,7 @@ class CheckResult:
     facts_cited: int = 0
     facts_unavailable: int = 0
     links: int = 0
+    links_governed: int = 0
     links_grounded: int = 0
     fixed: list[Finding] = field(default_factory=list)
     warnings_text: list[str] = field(default_factory=list)

@@ -5,6 +5,8 @@ identity is a comparison key, never a rewrite of the document: it is built on
 a WHATWG URL parser (``ada-url``, the parser browsers agree with) and then
 normalises only what does not change which resource is meant:
 
+0. the HTML escaping a page or feed adds to a URL it serialises (``&amp;``,
+   ``&lt;``, ``&gt;``, ``&quot;``, ``&apos;``, ``&#39;``) is undone;
 1. the renderer's href escaping (cmark percent-encodes ``[ ] | ^ { }`` and
    friends, leaving ``/ ? # & = +`` and ``%`` alone), applied to both sides so
    that a link copied from a source is the same identity as the source;
@@ -64,6 +66,18 @@ _TAB_NEWLINE = re.compile(r"[\t\n\r]")
 # which decides how scheme-relative oddities such as ``https:x`` resolve.
 _BASE = "https://relative.citelint.invalid/owner/repo/blob/main/report.md"
 _BASE_ORIGIN = "https://relative.citelint.invalid"
+
+
+# The escapes an HTML serialiser writes into an attribute or text: a URL
+# copied from a page's source or a feed often carries them (seed 002's fifth
+# equivalence, "?x=1&amp;y=2" is "?x=1&y=2"). Only these, not every HTML
+# entity: decoding is for undoing that escaping, not for reading HTML.
+_HTML_ESCAPED = re.compile(r"&(?:amp|lt|gt|quot|apos|#39|#x27|#X27);", re.IGNORECASE)
+_HTML_UNESCAPE = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'", "#39": "'", "#x27": "'"}
+
+
+def _unescape_html(match: re.Match[str]) -> str:
+    return _HTML_UNESCAPE[match.group(0)[1:-1].lower()]
 
 
 def href_escape(url: str) -> str:
@@ -146,6 +160,9 @@ def _identity_of_escaped(s: str) -> str | None:
     href = _ada_href(s)
     if href is None:
         return None
+    if "#" not in href and "%" not in href and "?" not in href and href[-1] != "/":
+        # the common case: nothing left to normalise but the scheme
+        return href if href.startswith("https://") else "https://" + href[7:]
     if href.startswith("https://"):
         rest = href[8:]
     elif href.startswith("http://"):
@@ -179,19 +196,24 @@ def analyse(href: str) -> tuple[str, str | None]:
     """
     try:
         s = href.strip(_C0_SPACE)
-        if _HREF_NEEDS_ESCAPE.search(s) is not None:
-            s = quote(s, safe=_HREF_SAFE)
+        if "&" in s:
+            s = _HTML_ESCAPED.sub(_unescape_html, s)
+        esc = quote(s, safe=_HREF_SAFE) if _HREF_NEEDS_ESCAPE.search(s) is not None else s
     except UnicodeEncodeError:
         return "malformed", None
     low = s[:8].lower()
     if low.startswith("http://") or low.startswith("https://"):
-        ident = _identity_of_escaped(s)
+        ident = _identity_of_escaped(esc)
         return ("governed", ident) if ident is not None else ("malformed", None)
     if s.startswith("#"):
         return "pass", None
     if low.startswith("www."):
-        ident = _identity_of_escaped("http://" + s)
+        ident = _identity_of_escaped("http://" + esc)
         return ("governed", ident) if ident is not None else ("malformed", None)
+    # Where the link leads is decided on the string as written, the way a
+    # browser reads a raw HTML href (tabs and newlines dropped, "\\" read as
+    # "/"): for a Markdown link cmark would escape those first and make it
+    # site-relative, so this errs towards governing.
     bare = _TAB_NEWLINE.sub("", s)
     scheme = _SCHEME.match(bare)
     if scheme is not None:
@@ -206,7 +228,7 @@ def analyse(href: str) -> tuple[str, str | None]:
     if joined.startswith(_BASE_ORIGIN + "/"):
         return "relative", None
     if joined.startswith(("http://", "https://")):
-        ident = _identity_of_escaped(joined)
+        ident = _identity_of_escaped(href_escape(joined))
         return ("governed", ident) if ident is not None else ("malformed", None)
     return "disallowed", None
 

@@ -1,0 +1,309 @@
+"""Markdown link governance: rules CL201/CL202/CL203, positions, forms, --fix (DESIGN §2.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citelint import links
+from citelint.links import Allowlist, Link, check, extract, fix, govern
+
+CAPTURED = "https://example.org/q3.txt"
+ALLOW = Allowlist([CAPTURED])
+
+
+def findings(markdown: str, allowlist: Allowlist = ALLOW, **kw) -> list[tuple[str, int, int]]:
+    """(rule, line, col) of every issue, after checking that check() agrees with govern()."""
+    _, issues = govern(markdown, allowlist, **kw)
+    report = check(markdown, allowlist, **kw)
+    assert [(i.rule, i.line, i.col, i.message) for i in report.issues] == \
+        [(i.rule, i.line, i.col, i.message) for i in issues]
+    return [(i.rule, i.line, i.col) for i in issues]
+
+
+def col_of(markdown: str, needle: str) -> tuple[int, int]:
+    """1-based (line, code-point column) of the first ``needle`` in ``markdown``."""
+    offset = markdown.index(needle)
+    before = markdown[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+# --- each rule: a failing and a passing case, with positions -----------------
+
+def test_cl201_ungrounded_inline_link_points_at_its_destination() -> None:
+    md = "Intro.\n\nRevenue rose ([study](https://example.org/invented)).\n"
+    assert findings(md) == [("CL201", 3, 23)]
+    assert col_of(md, "https://example.org/invented") == (3, 23)
+    _, issues = govern(md, ALLOW)
+    assert "capture the source" in issues[0].message
+    assert (issues[0].end_line, issues[0].end_col) == (3, 23 + len("https://example.org/invented"))
+
+
+def test_cl201_passes_for_a_captured_source_in_any_spelling() -> None:
+    md = ("[a](https://example.org/q3.txt) [b](http://example.org/q3.txt#p2) "
+          "[c](https://EXAMPLE.org/q3.txt/) [d](https://example.org/%71%33.txt)\n")
+    assert findings(md) == []
+
+
+def test_cl202_disallowed_scheme_and_malformed_escape() -> None:
+    md = "[x](javascript:alert(1)) and [y](https://example.org/50%off)\n"
+    assert findings(md) == [("CL202", 1, 5), ("CL202", 1, 34)]
+    _, issues = govern(md, ALLOW)
+    assert "'javascript:' is not allowed" in issues[0].message
+    assert "malformed percent escape '%of'" in issues[1].message
+
+
+def test_cl202_passes_mailto_tel_fragment_and_relative_by_default() -> None:
+    md = "[m](mailto:a@example.org) [t](tel:+15551234) [f](#top) [r](docs/a.md) <b@example.org>\n"
+    assert findings(md) == []
+
+
+def test_cl202_for_relative_links_when_configured() -> None:
+    md = "See [the guide](docs/guide.md).\n"
+    assert findings(md, relative="error") == [("CL202", 1, 17)]
+    assert findings(md, relative="pass") == []
+
+
+def test_cl203_bare_url_running_past_cjk_punctuation() -> None:
+    md = "見る https://example.org/q3.txt。次の文\n"
+    # grounded (the URL ends at 。 for the decision), but the rendered link swallows the rest
+    assert findings(md) == [("CL203", 1, 30)]
+    assert col_of(md, "。") == (1, 30)
+    _, issues = govern(md, ALLOW)
+    assert "'。次の文'" in issues[0].message and "<https://example.org/q3.txt>" in issues[0].message
+    assert issues[0].link.cited == CAPTURED
+
+
+def test_cl203_passes_with_angle_brackets_or_a_space() -> None:
+    assert findings("見る <https://example.org/q3.txt>。次の文\n") == []
+    assert findings("見る https://example.org/q3.txt 。次の文\n") == []
+
+
+def test_cl203_with_an_ungrounded_url_is_also_cl201() -> None:
+    md = "参照 https://example.org/other）です\n"
+    assert findings(md) == [("CL201", 1, 4), ("CL203", 1, 29)]
+    _, issues = govern(md, ALLOW)
+    assert issues[0].link.cited == "https://example.org/other"
+
+
+# --- every followable form is governed ---------------------------------------
+
+FORMS_DOC = """\
+# Report
+
+Inline [a](https://bad.example/1) and reference [b][ref] and [ref] and [c][].
+Autolink <https://bad.example/2>, bare https://bad.example/3 and www.bad.example/4.
+Raw <a href="https://bad.example/5">anchor</a> and a footnote.[^n]
+
+[ref]: https://bad.example/6
+[c]: https://bad.example/7
+
+[^n]: Footnote cites https://bad.example/8 too.
+
+`[code](https://bad.example/9)` and ![img](https://bad.example/10)
+
+    https://bad.example/11 in an indented code block
+
+```
+[fenced](https://bad.example/12)
+```
+<!-- <a href="https://bad.example/13"> in a comment -->
+"""
+
+
+def test_every_link_form_is_governed_with_its_position() -> None:
+    found, issues = govern(FORMS_DOC, ALLOW)
+    got = [(lk.kind, lk.form, lk.href, lk.line, lk.col) for lk in found]
+    assert got == [
+        ("inline", "inline", "https://bad.example/1", 3, 12),
+        ("reference", "reference", "https://bad.example/6", 3, 49),
+        ("reference", "reference", "https://bad.example/6", 3, 62),
+        ("reference", "reference", "https://bad.example/7", 3, 72),
+        ("autolink", "autolink", "https://bad.example/2", 4, 11),
+        ("bare", "bare", "https://bad.example/3", 4, 40),
+        ("bare", "bare", "http://www.bad.example/4", 4, 66),
+        ("html", "html", "https://bad.example/5", 5, 14),
+        ("footnote", "bare", "https://bad.example/8", 10, 22),
+    ]
+    assert [i.rule for i in issues] == ["CL201"] * len(got)
+    # positions point where the spec says: the destination as written, a reference use's "["
+    assert col_of(FORMS_DOC, "[b][ref]") == (3, 49)
+    assert col_of(FORMS_DOC, "[ref] and [c]") == (3, 62)
+    for href in ("https://bad.example/1", "https://bad.example/2", "https://bad.example/3",
+                 "www.bad.example/4", "https://bad.example/5", "https://bad.example/8"):
+        line, col = col_of(FORMS_DOC, href)
+        assert (line, col) in [(lk.line, lk.col) for lk in found], href
+    # code, comments and (by default) images are not citations
+    assert not {"https://bad.example/9", "https://bad.example/10", "https://bad.example/11",
+                "https://bad.example/12", "https://bad.example/13"} & {lk.href for lk in found}
+    assert findings(FORMS_DOC) == [(i.rule, i.line, i.col) for i in issues]
+
+
+def test_images_are_governed_when_configured() -> None:
+    md = "![chart](https://bad.example/c.png) [![badge](https://bad.example/b.svg)](https://example.org/q3.txt)\n"
+    assert findings(md) == []
+    assert findings(md, images=True) == [("CL201", 1, 10), ("CL201", 1, 47)]
+
+
+def test_destinations_compare_as_the_renderer_resolved_them() -> None:
+    allow = Allowlist(["https://ex.com/a?x=1&y=2", "https://ex.com/a_b", "https://ex.com/[1]"])
+    md = "[e](https://ex.com/a?x=1&amp;y=2) [s](https://ex.com/a\\_b) [p](<https://ex.com/[1]>)\n"
+    found, issues = govern(md, allow)
+    assert [lk.href for lk in found] == ["https://ex.com/a?x=1&y=2", "https://ex.com/a_b", "https://ex.com/[1]"]
+    assert issues == []
+
+
+def test_positions_count_code_points_and_handle_crlf() -> None:
+    md = "Ünïcødé 🙂 [a](https://bad.example/x)\r\nsecond [b](https://bad.example/y)\r\n"
+    assert findings(md) == [("CL201", 1, 15), ("CL201", 2, 12)]
+
+
+def test_links_in_lists_tables_quotes_and_html_blocks() -> None:
+    md = (
+        "- item [a](https://bad.example/1)\n"
+        "  - nested [b](https://bad.example/1)\n"
+        "\n"
+        "| x | y |\n|---|---|\n| [c](https://bad.example/1) | [d](https://bad.example/1) |\n"
+        "\n"
+        "> quoted [e](https://bad.example/1)\n"
+        "\n"
+        "<div>\n<a href='https://bad.example/1'>f</a>\n</div>\n"
+    )
+    assert findings(md) == [("CL201", 1, 12), ("CL201", 2, 16), ("CL201", 6, 7), ("CL201", 6, 36),
+                            ("CL201", 8, 14), ("CL201", 11, 10)]
+
+
+def test_near_miss_names_the_captured_source() -> None:
+    allow = Allowlist(["https://www.example.org/report", "https://example.org/data?year=2024",
+                       "https://example.org/docs/guide"])
+    cases = {
+        "https://example.org/report": "https://www.example.org/report",  # www.
+        "https://example.org/data?year=2025": "https://example.org/data?year=2024",  # query
+        "https://example.org/docs/guid": "https://example.org/docs/guide",  # one edit
+        "https://example.org/elsewhere": None,
+    }
+    for href, near in cases.items():
+        _, issues = govern(f"[x]({href})\n", allow)
+        assert issues[0].rule == "CL201" and issues[0].near_miss == near
+        assert (near in issues[0].message) if near else ("near miss" not in issues[0].message)
+
+
+def test_allowlist_prefixes_and_length() -> None:
+    allow = Allowlist(["https://example.org/q3.txt", "mailto:nobody"],
+                      allow=["https://citelint.dev/*", "https://example.org/docs/*", "http://site.example/about"])
+    assert len(allow) == 4 and allow.rejected == ["mailto:nobody"]
+    assert allow.grounded("http://citelint.dev/rules/CL201")
+    assert allow.grounded("https://example.org/docs/a")
+    assert not allow.grounded("https://example.org/docs-old")
+    assert not allow.grounded("https://citelint.dev.evil.example/")
+    assert allow.grounded("https://site.example/about/")
+    assert not allow.grounded("javascript:alert(1)")
+
+
+def test_check_counts_links() -> None:
+    md = "[a](https://example.org/q3.txt) [b](https://bad.example/) [m](mailto:x@y.z) [r](a.md)\n"
+    report = check(md, ALLOW)
+    assert (report.links, report.governed, report.grounded) == (4, 2, 1)
+    assert [lk.href for lk in report.located] == ["https://bad.example/"]
+
+
+def test_fast_link_constructor_builds_an_equal_frozen_value() -> None:
+    args = ("inline", "https://x", 1, 2, 1, 11, 0, 12, "t", "inline", "governed", "https://x", (1, 2), True)
+    fast = links._new_link(*args)
+    assert fast == Link(*args) and hash(fast) == hash(Link(*args))
+    with pytest.raises(AttributeError):
+        fast.href = "https://y"  # type: ignore[misc]
+
+
+# --- --fix ------------------------------------------------------------------------
+
+FIX_DOC = (
+    "# Findings\r\n"
+    "\r\n"
+    "Revenue rose [12%](https://example.org/q3.txt) per [the *study*](https://bad.example/s \"t\").\r\n"
+    "See [the survey][srv], <https://bad.example/a> and https://bad.example/b, also www.bad.example.\r\n"
+    "Raw <a href=\"https://bad.example/h\">anchor text</a> stays readable.\r\n"
+    "Keep `https://bad.example/code` and [mail](mailto:a@b.example).\r\n"
+    "\r\n"
+    "[srv]: https://bad.example/survey\r\n"
+)
+
+
+def test_fix_degrades_ungrounded_links_and_keeps_everything_else() -> None:
+    _, issues = govern(FIX_DOC, ALLOW)
+    fixed, removed = fix(FIX_DOC, issues)
+    assert fixed == (
+        "# Findings\r\n"
+        "\r\n"
+        "Revenue rose [12%](https://example.org/q3.txt) per the *study*.\r\n"
+        "See the survey, `https://bad.example/a` and `https://bad.example/b`, also `www.bad.example`.\r\n"
+        "Raw anchor text stays readable.\r\n"
+        "Keep `https://bad.example/code` and [mail](mailto:a@b.example).\r\n"
+        "\r\n"
+        "[srv]: https://bad.example/survey\r\n"
+    )
+    assert sorted(i.link.href for i in removed) == sorted([
+        "https://bad.example/s", "https://bad.example/survey", "https://bad.example/a",
+        "https://bad.example/b", "http://www.bad.example", "https://bad.example/h"])
+    # nothing ungrounded is left, and fixing again changes nothing
+    _, again = govern(fixed, ALLOW)
+    assert again == []
+    assert fix(fixed, again) == (fixed, [])
+
+
+def test_fix_is_idempotent_and_byte_identical_elsewhere_on_cjk_and_edge_cases() -> None:
+    md = ("見る https://bad.example/x。次の文\n"
+          "[http://bad.example/t](http://bad.example/t) text becomes a link once unlinked\n"
+          "Code ``a`b`` then https://bad.example/`tick` end\n")
+    _, issues = govern(md, ALLOW)
+    fixed, removed = fix(md, issues)
+    assert fixed.splitlines()[0] == "見る `https://bad.example/x`。次の文"
+    # the link text was itself a URL: it is not left to re-link
+    assert fixed.splitlines()[1].startswith("`http://bad.example/t` text")
+    _, again = govern(fixed, ALLOW)
+    assert [i for i in again if i.rule != "CL203"] == []
+    assert fix(fixed, again)[0] == fixed
+    assert len(removed) >= 3
+
+
+def test_fix_only_touches_cl201_and_cl202() -> None:
+    md = "見る https://example.org/q3.txt。次の文\n"
+    _, issues = govern(md, ALLOW)
+    assert [i.rule for i in issues] == ["CL203"]
+    assert fix(md, issues) == (md, [])
+
+
+def test_extract_handles_any_text_without_raising() -> None:
+    for text in ["", "\x00[a](\x00)", "[", "<a href=", "<!--", "[a]: <", "\ufeff[x](y)", "\r\r\n[a](b)\r"]:
+        extract(text)
+
+
+def test_link_modules_never_import_a_network_library() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    code = ("import sys, citelint.links, citelint.urls\n"
+            "from citelint.links import Allowlist, check\n"
+            "check('[a](https://x.example)', Allowlist([]))\n"
+            "bad = [m for m in ('urllib3', 'http.client', 'socket', 'ssl') if m in sys.modules]\n"
+            "print(bad)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip() == "[]"
+
+
+def test_rendering_frees_cmark_memory() -> None:
+    # cmarkgfm's own wrapper keeps every tree and HTML string it makes (about
+    # 12 bytes per byte of Markdown); extract() must not grow without bound.
+    import resource
+
+    doc = "".join(f"- [item {i}](https://example.org/{i}) and https://example.org/b{i}\n" for i in range(20000))
+    extract(doc)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(20):
+        links._render(doc, links.GITHUB_EXTENSIONS, True)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 64 * 1024, f"{grown_kib} KiB retained after 20 renders of {len(doc)} chars"
+    assert links._to_html is not links._cmarkgfm_to_html

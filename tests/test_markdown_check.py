@@ -1,0 +1,78 @@
+"""Markdown reports through `citelint check`: CL201/CL202/CL203 positions, the
+empty-allowlist warning, and `--fix` end to end."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import SOURCE_A, SOURCE_B, Repo
+
+
+def lines_of(run, rule):
+    return [ln for ln in run.findings(rule)]
+
+
+def test_grounded_links_in_every_form_pass(repo: Repo) -> None:
+    repo.write("reports/a.md", f"Inline [a]({SOURCE_A}), autolink <{SOURCE_B}>, bare {SOURCE_A}, "
+                               f'ref [b][r], html <a href="{SOURCE_B}">b</a>.\n\n[r]: {SOURCE_A}\n')
+    run = repo.check()
+    assert (run.code, run.findings()) == (0, []), run.out
+    assert "5 links (5 grounded)" in run.out
+
+
+def test_cl201_ungrounded_link_with_position_and_near_miss(repo: Repo) -> None:
+    repo.write("reports/a.md", "# Notes\n\nSee [the study](https://www.example.org/a.txt) today.\n")
+    run = repo.check()
+    assert run.code == 1
+    (line,) = lines_of(run, "CL201")
+    assert line.startswith("reports/a.md:3:17: CL201")
+    assert SOURCE_A in line  # names the captured source it nearly matches
+
+
+def test_cl201_reference_use_points_at_its_bracket(repo: Repo) -> None:
+    repo.write("reports/a.md", "One [x][r] and two [y][r].\n\n[r]: https://invented.example/paper\n")
+    run = repo.check()
+    assert [ln.split(": CL201")[0] for ln in lines_of(run, "CL201")] == ["reports/a.md:1:5", "reports/a.md:1:20"]
+
+
+def test_cl202_disallowed_scheme_and_links_in_code_are_content(repo: Repo) -> None:
+    repo.write("reports/a.md", "Click [me](javascript:alert(1)).\n\n`https://invented.example/x`\n\n"
+                               "    https://invented.example/y\n")
+    run = repo.check()
+    assert [ln.split(" ")[0:2] for ln in run.findings()] == [["reports/a.md:1:12:", "CL202"]]
+
+
+def test_cl203_bare_url_swallowing_cjk_text_warns(repo: Repo) -> None:
+    repo.write("reports/a.md", f"出典は {SOURCE_A}。次の文です\n")
+    run = repo.check()
+    assert run.code == 0  # grounded: the URL ends at the CJK full stop for the decision
+    (line,) = lines_of(run, "CL203")
+    assert line.startswith("reports/a.md:1:")
+
+
+def test_empty_allowlist_is_reported(repo: Repo) -> None:
+    repo.config(sources=[], labels=["inventory"])
+    repo.write("reports/a.md", "See [x](https://example.org/a.txt).\n")
+    run = repo.check()
+    assert run.code == 1 and "the link allowlist is empty" in run.out
+
+
+def test_fix_degrades_ungrounded_links_and_touches_nothing_else(repo: Repo) -> None:
+    captures_before = {p: p.read_bytes() for p in (repo.root / "captures").rglob("*") if p.is_file()}
+    original = (f"Keep [good]({SOURCE_A}).\r\nDrop [bad](https://invented.example/x) and "
+                "<https://invented.example/y>.\r\n")
+    path = repo.write("reports/a.md", original)
+    fact_report = repo.report(repo.cited(snippet="not in the capture at all"))
+    fact_before = fact_report.read_bytes()
+    run = repo.check("--fix")
+    # What was removed is reported, not counted as findings; the fact report's error stays.
+    assert run.code == 1 and run.findings("CL201") == [] and len(run.findings("CL104")) == 1, run.out
+    assert run.out.count(": fixed CL201 removed link to") == 2
+    fixed = path.read_bytes().decode()
+    assert fixed == f"Keep [good]({SOURCE_A}).\r\nDrop bad and `https://invented.example/y`.\r\n"
+    # Idempotent, and fact reports and captures are never written.
+    again = repo.check("--fix")
+    assert path.read_bytes().decode() == fixed and ": fixed " not in again.out
+    assert fact_report.read_bytes() == fact_before
+    assert {p: p.read_bytes() for p in (repo.root / "captures").rglob("*") if p.is_file()} == captures_before
+    assert not [n for n in os.listdir(path.parent) if n.startswith(".citelint-fix-")]
