@@ -212,6 +212,9 @@ class Allowlist:
 
     def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = ()) -> None:
         self._ids: set[str] = set()
+        # Strings whose identity is known to be allowed: a link written exactly
+        # as a source was (the usual case) is decided without parsing it.
+        self._exact: set[str] = set()
         self._prefixes: list[str] = []
         self._sources: list[tuple[str, str]] = []  # (identity, source as written)
         # near-miss index, built on the first near miss asked for: host
@@ -220,10 +223,13 @@ class Allowlist:
         self.rejected: list[str] = []
         analyse, ids, sources = urls.analyse, self._ids, self._sources
         for source in captured_sources:
-            ident = analyse(source)[1]
+            category, ident = analyse(source)
             if ident is None:
                 self.rejected.append(source)
-            elif ident not in ids:
+                continue
+            if category == "governed":
+                self._exact.add(source)
+            if ident not in ids:
                 ids.add(ident)
                 sources.append((ident, source))
         for entry in allow:
@@ -1254,6 +1260,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     tags = _scan(out, images)
     analyse = urls.analyse
     ids = allowlist._ids
+    exact = allowlist._exact
     grounded_identity = allowlist._grounded_identity
     unescape = html.unescape
     cjk = _CJK_SEARCH.search
@@ -1267,6 +1274,13 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             continue
         if "&" in href:
             href = unescape(href)
+        if href in exact:
+            # analyse() is a pure function of the string: the same string as an
+            # allowed source has that source's (allowed) identity.
+            links += 1
+            governed += 1
+            grounded += 1
+            continue
         category, ident = analyse(href)
         if category == "governed":
             if ident in ids or grounded_identity(ident):
