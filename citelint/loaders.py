@@ -375,7 +375,13 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
         fail(event.start_mark, f"unexpected YAML event {type(event).__name__}")
         return None  # unreachable
 
-    loader = Loader(text)
+    try:
+        loader = Loader(text)
+    except yaml.reader.ReaderError as exc:
+        # Raised before parsing: the reader refuses control characters outright.
+        line, col = _LineIndex(text).position(exc.position)
+        return ParseFailure(line, col, f"character U+{exc.character:04X} is not allowed in YAML; remove it "
+                                       "or write it as an escape inside a double-quoted string")
     state = {"loader": loader}
     try:
         loader.get_event()  # StreamStart

@@ -48,6 +48,7 @@ def test_cl001_json(repo: Repo, content: bytes, where: str, words: str) -> None:
     ("facts: []\nfacts: []\n", "2:1", "duplicate key 'facts'"),
     ("facts: [\n", "2:1", "expected"),
     ("facts: []\n---\nfacts: []\n", "2:1", "more than one YAML document"),
+    ("facts:\n  - stat\x1be: cited\n", "2:9", "U+001B is not allowed in YAML"),
 ])
 def test_cl001_yaml(repo: Repo, content: str, where: str, words: str) -> None:
     repo.write("reports/r.yaml", content)
