@@ -7,6 +7,7 @@ arguments and returns a status, so tests run the whole CLI in-process.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from pathlib import Path
@@ -195,6 +196,7 @@ def _load_config(args: argparse.Namespace, err: TextIO):  # type: ignore[no-unty
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.check import UsageError, run_check
     from citelint.report import RenderOptions, renderer, summary_line
+    from citelint.report.summary import render as renderer_summary
 
     config = _load_config(args, err)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -213,21 +215,18 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     renderer(fmt)(result, out, options)
     if fmt in ("json", "sarif"):
         err.write(summary_line(result) + "\n")
-    if args.summary_file:
+    # Rendered in memory first, so a failure never leaves half a file behind.
+    for path, mode, name, what in ((args.summary_file, "a", "summary", "summary"),
+                                   (args.sarif_file, "w", "sarif", "SARIF")):
+        if not path:
+            continue
+        buffer = io.StringIO()
+        (renderer_summary if name == "summary" else renderer(name))(result, buffer, options)
         try:
-            with open(args.summary_file, "a", encoding="utf-8") as fh:
-                from citelint.report.summary import render as render_summary
-
-                render_summary(result, fh, options)
+            with open(path, mode, encoding="utf-8") as fh:
+                fh.write(buffer.getvalue())
         except OSError as exc:
-            err.write(f"citelint: cannot write summary file {args.summary_file}: {exc.strerror}\n")
-            return EXIT_USAGE
-    if args.sarif_file:
-        try:
-            with open(args.sarif_file, "w", encoding="utf-8") as fh:
-                renderer("sarif")(result, fh, options)
-        except OSError as exc:
-            err.write(f"citelint: cannot write SARIF file {args.sarif_file}: {exc.strerror}\n")
+            err.write(f"citelint: cannot write {what} file {path}: {exc.strerror}\n")
             return EXIT_USAGE
     if result.count("error") or (args.strict and result.count("warning")):
         return EXIT_FINDINGS
