@@ -224,14 +224,17 @@ class Allowlist:
         analyse, ids, sources = urls.analyse, self._ids, self._sources
         for source in captured_sources:
             category, ident = analyse(source)
-            if ident is None:
+            decoded = urls.source_identity(source)
+            if ident is None and decoded is None:
                 self.rejected.append(source)
                 continue
             if category == "governed":
                 self._exact.add(source)
-            if ident not in ids:
-                ids.add(ident)
-                sources.append((ident, source))
+            # The source as written, and as its HTML escapes read (seed 002).
+            for each in {ident, decoded} - {None}:
+                if each not in ids:
+                    ids.add(each)
+                    sources.append((each, source))
         for entry in allow:
             if entry.endswith("*"):
                 prefix = _canonical_prefix(entry[:-1])
@@ -240,11 +243,10 @@ class Allowlist:
                 else:
                     self._prefixes.append(prefix)
             else:
-                ident = urls.identity(entry)
-                if ident is None:
+                found = {urls.identity(entry), urls.source_identity(entry)} - {None}
+                if not found:
                     self.rejected.append(entry)
-                else:
-                    self._ids.add(ident)
+                self._ids.update(found)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         """Number of distinct identities plus prefixes."""

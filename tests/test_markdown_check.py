@@ -76,3 +76,19 @@ def test_fix_degrades_ungrounded_links_and_touches_nothing_else(repo: Repo) -> N
     assert fact_report.read_bytes() == fact_before
     assert {p: p.read_bytes() for p in (repo.root / "captures").rglob("*") if p.is_file()} == captures_before
     assert not [n for n in os.listdir(path.parent) if n.startswith(".citelint-fix-")]
+
+
+def test_entities_are_decoded_once(repo: Repo) -> None:
+    """Regression: "&amp;amp;" renders to a link whose query holds "&amp;"; it is
+    not the captured "?a=1&b=2". A source written with "&amp;" (copied from
+    HTML) does match a link to "&" (seed 002's HTML-entity equivalence)."""
+    src = "https://example.org/q?a=1&b=2"
+    repo.config(sources=[SOURCE_A, src, "https://example.org/r?a=1&amp;b=2"], labels=["inventory"])
+    repo.capture(src, "q text")
+    repo.capture("https://example.org/r?a=1&amp;b=2", "r text")
+    repo.write("reports/a.md", "[ok](https://example.org/q?a=1&amp;b=2) "
+                               "[bad](https://example.org/q?a=1&amp;amp;b=2) "
+                               "[ok too](https://example.org/r?a=1&b=2)\n")
+    run = repo.check()
+    (line,) = run.findings("CL201")
+    assert line.startswith("reports/a.md:1:47: CL201")
