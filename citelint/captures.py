@@ -310,8 +310,18 @@ class Store:
         return parse_record(_read_bounded(path), source=source, sha256=sha256)
 
     def has_source(self, source: str) -> bool:
-        """True when ``source`` has at least one capture file (one directory lookup)."""
-        return bool(self.revisions(source))
+        """True when ``source`` has at least one capture that verifies.
+
+        One directory listing, then revisions are verified until one passes
+        (usually the first): a corrupt or empty file is not evidence.
+        """
+        for rev in self.revisions(source):
+            try:
+                self.lookup(source, rev.sha256)
+            except CaptureError:
+                continue
+            return True
+        return False
 
     def revisions(self, source: str) -> list[RevisionInfo]:
         """Revision files of ``source`` (names only, unverified), sorted by digest."""
@@ -413,10 +423,7 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
         try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            _write_all(fd, payload)
         finally:
             os.close(fd)
         try:
@@ -425,15 +432,20 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
             return WriteOutcome(False, final, record)
         except OSError:
             # No hard links on this filesystem: exclusive create, then fill.
+            # A reader may see the file while it fills; a failure removes it,
+            # so no partial capture stays behind to block a later write.
             try:
-                fd2 = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd2 = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
             except FileExistsError:
                 return WriteOutcome(False, final, record)
             try:
-                os.write(fd2, payload)
-                os.fsync(fd2)
-            finally:
-                os.close(fd2)
+                try:
+                    _write_all(fd2, payload)
+                finally:
+                    os.close(fd2)
+            except BaseException:
+                os.unlink(final)
+                raise
         _fsync_dir(final.parent)
         return WriteOutcome(True, final, record)
     finally:
@@ -441,6 +453,14 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    """Write every byte of ``payload`` (looping over short writes), then fsync."""
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -490,7 +510,11 @@ def parse_legacy(path: Path) -> CaptureRecord:
         raise CaptureCorrupt(f"accessedAt is not an ISO 8601 time: {obj['accessedAt']!r}") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
-    stamp = when.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        utc = when.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        raise CaptureCorrupt(f"accessedAt is out of range: {obj['accessedAt']!r}") from None
+    stamp = f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
     return make_record(obj["source"], obj["text"], retrieved_at=stamp)
 
 

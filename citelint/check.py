@@ -10,6 +10,7 @@ opens a socket.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
@@ -178,6 +179,7 @@ def _check_report(target: Target, display: str, config: Config, store: Store, re
 
 
 _MISSING = object()
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")  # RFC 6901 §4: no leading zeros, ASCII digits only
 
 
 def _resolve_pointer(doc: Document, pointer: str) -> object:
@@ -185,7 +187,7 @@ def _resolve_pointer(doc: Document, pointer: str) -> object:
     for token in pointer_tokens(pointer):
         if isinstance(node, dict) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        elif isinstance(node, list) and _ARRAY_INDEX.fullmatch(token) and int(token) < len(node):
             node = node[int(token)]
         else:
             return _MISSING

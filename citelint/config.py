@@ -85,7 +85,7 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
             if j == -1:
                 out.append(re.escape(c))
             else:
-                body = pattern[i + 1:j]
+                body = pattern[i + 1:j].replace("\\", "\\\\")
                 if body.startswith("!"):
                     body = "^" + body[1:]
                 out.append(f"[{body}]")
@@ -223,7 +223,11 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
                 lines = text.splitlines() or [""]
                 where = f"{len(lines)}:{len(lines[-1]) + 1}"
             raise ConfigError(f"{path}:{where}: invalid TOML: {exc}") from None
-        table = data.get("tool", {}).get("citelint", {})
+        tool = data.get("tool", {})
+        table = tool.get("citelint", {}) if isinstance(tool, dict) else None
+        if not isinstance(table, dict):
+            line = _toml_key_line(text, "") or 1
+            raise ConfigError(f"{path}:{line}:1: [tool.citelint] must be a table of keys")
 
         def toml_locate(pointer: str) -> tuple[int, int] | None:
             parts = pointer.strip("/").split("/")
@@ -296,6 +300,13 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         pointer, message = _schema_error_message(errors[0])
         raise error(pointer, message)
 
+    for key in ("reports", "markdown", "exclude"):
+        for index, pattern in enumerate(data.get(key, [])):
+            try:
+                glob_to_regex(pattern)
+            except re.error as exc:
+                raise error(f"/{key}/{index}", f"{key}: invalid glob {pattern!r} ({exc})") from None
+
     rules = dict(data.get("rules", {}))
     for rule, level in rules.items():
         if rule not in RULES:
@@ -329,7 +340,9 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     return Config(
         path=path.resolve(),
         root=root,
-        captures_dir=(root / data.get("captures", "captures")).resolve(),
+        # Lexical, not resolved: a captures/ swapped for a symlink must stay
+        # visible as such to the diff-aware rules (CL301).
+        captures_dir=Path(os.path.normpath(root / data.get("captures", "captures"))),
         reports=list(data.get("reports", DEFAULT_REPORTS)),
         markdown=list(data.get("markdown", DEFAULT_MARKDOWN)),
         exclude=list(data.get("exclude", [])),

@@ -187,7 +187,10 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
 
     real_top = Path(os.path.realpath(toplevel))
     try:
-        rel_dir = Path(os.path.realpath(captures_dir)).relative_to(real_top).as_posix()
+        # Lexical: if captures/ (or a folder above it) is now a symlink, the
+        # base's captures/ entries are still the ones compared, and changes()
+        # reports each of them as replaced.
+        rel_dir = Path(os.path.normpath(captures_dir)).relative_to(real_top).as_posix()
     except ValueError:
         raise GitBaseError(f"the captures directory {captures_dir} is outside the git repository "
                            f"{toplevel}; --base can only compare captures that git tracks") from None

@@ -317,6 +317,12 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
 
     values: dict[str, Any] = {}
     keys: dict[str, Any] = {}
+    # PyYAML also breaks lines at U+0085, U+2028 and U+2029; editors and
+    # GitHub do not, so positions come from the marks' code-point index.
+    lines = _LineIndex(text)
+
+    def at(mark: Any) -> tuple[int, int]:
+        return lines.position(mark.index)
 
     class Loader(yaml.BaseLoader):
         pass
@@ -364,9 +370,8 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
                     key = key_event.value
                 child = pointer_join(ptr, key)
                 if key in mapping:
-                    first = keys[child]
-                    fail(key_event.start_mark, f"duplicate key {key!r} (first at "
-                                               f"{first.line + 1}:{first.column + 1}); keep one")
+                    fl, fc = at(keys[child])
+                    fail(key_event.start_mark, f"duplicate key {key!r} (first at {fl}:{fc}); keep one")
                 keys[child] = key_event.start_mark
                 mapping[key] = build(child, depth + 1)
             end = loader.get_event()
@@ -399,7 +404,7 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
         message = (exc.problem or exc.context or "invalid YAML").strip()
         if mark is None:
             return ParseFailure(1, 1, message)
-        return ParseFailure(mark.line + 1, mark.column + 1, message)
+        return ParseFailure(*at(mark), message)
     except yaml.YAMLError as exc:
         return ParseFailure(1, 1, f"invalid YAML: {exc}")
     except RecursionError:
@@ -411,8 +416,8 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
     def to_pos(entry: Any) -> Position:
         if isinstance(entry, tuple):
             start, end = entry
-            return Position(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-        return Position(entry.line + 1, entry.column + 1)
+            return Position(*at(start), *at(end))
+        return Position(*at(entry))
 
     return Document(data, values, keys, to_pos)
 

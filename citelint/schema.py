@@ -83,13 +83,13 @@ def _describe(error: Any, branch: str | None) -> tuple[str, str, bool]:
         extra = sorted(set(error.instance) - allowed)
         key = extra[0] if extra else "?"
         if branch == "unavailable" and key in _CITATION_FIELDS:
-            return f"/{key}", (f"an unavailable fact cannot carry {key!r} (no partial citation): remove it, "
+            return pointer_join("", key), (f"an unavailable fact cannot carry {key!r} (no partial citation): remove it, "
                                "or make the fact cited with source, captureSha256 and snippet"), True
         if key == "value":
-            return f"/{key}", ("facts have no 'value' field: a number lives inside the snippet or nowhere; "
+            return pointer_join("", key), ("facts have no 'value' field: a number lives inside the snippet or nowhere; "
                                "remove it"), True
         keys = _CITED_KEYS if branch == "cited" else _UNAVAILABLE_KEYS
-        return f"/{key}", f"unexpected key {key!r}; {'a cited' if branch == 'cited' else 'an unavailable'} fact has only " + ", ".join(keys), True
+        return pointer_join("", key), f"unexpected key {key!r}; {'a cited' if branch == 'cited' else 'an unavailable'} fact has only " + ", ".join(keys), True
     if field == "captureSha256" and v in ("pattern", "type", "minLength", "maxLength"):
         return "", ("captureSha256 must be 64 lowercase hex characters naming a captured revision "
                     "(see `citelint ls`)"), False

@@ -123,3 +123,39 @@ def test_temporary_files_are_ignored_by_readers(tmp_path: Path) -> None:
     store = Store(tmp_path)
     assert [r.sha256 for r in store.revisions(SRC)] == [rec.sha256]
     assert [p.name for p, _ in store.iter_records()] == [f"{rec.sha256}.json"]
+
+
+def test_fallback_writer_leaves_no_partial_capture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: without hard links, a failed fill must not leave the final name behind."""
+    import errno
+
+    def no_link(*args, **kwargs):
+        raise OSError(errno.EPERM, "hard links not supported")
+
+    monkeypatch.setattr(os, "link", no_link)
+    real_write = os.write
+    calls = {"n": 0}
+
+    def failing_write(fd, data):
+        calls["n"] += 1
+        if calls["n"] > 1:  # the temporary file fills; the final file does not
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", failing_write)
+    rec = make_record(SRC, "text")
+    with pytest.raises(OSError):
+        write_capture(tmp_path, rec)
+    monkeypatch.setattr(os, "write", real_write)
+    assert list((tmp_path / sha256_hex(SRC)).iterdir()) == []
+    assert write_capture(tmp_path, rec).created
+
+
+def test_legacy_time_out_of_range_is_corrupt_not_a_crash(tmp_path: Path) -> None:
+    from citelint.captures import parse_legacy
+
+    path = tmp_path / f"{sha256_hex(SRC)}.json"
+    path.write_text(json.dumps({"source": SRC, "text": "t", "sha256": sha256_hex("t"),
+                                "accessedAt": "0001-01-01T00:00:00+01:00"}))
+    with pytest.raises(CaptureCorrupt, match="out of range"):
+        parse_legacy(path)

@@ -83,3 +83,16 @@ def test_rule_explains_with_examples() -> None:
     assert run.code == 0 and "fails:" in run.out and "passes:" in run.out
     assert run_cli("rule", "snippet-not-found").code == 0
     assert run_cli("rule", "CL999").code == 2
+
+
+def test_summary_never_links_untrusted_urls(repo: Repo, tmp_path_factory) -> None:
+    """Regression: the step summary turned a rejected URL into a live link."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    repo.write("reports/s.md", "See [x](https://evil.example/phish) or www.evil.example or a@evil.example.\n")
+    summary = tmp_path_factory.mktemp("s") / "summary.md"
+    run = repo.check("--summary-file", str(summary))
+    assert run.code == 1
+    rendered = cmarkgfm.github_flavored_markdown_to_html(summary.read_text(), options=Options.CMARK_OPT_UNSAFE)
+    assert "<a " not in rendered and "evil" in rendered

@@ -60,6 +60,7 @@ def test_pyproject_syntax_error_names_its_line(tmp_path: Path) -> None:
     ("rules:\n  CL101: off\n", "2:3", "cannot be lowered"),
     ("rules:\n  CL999: off\n", "2:3", "unknown rule"),
     ("capture:\n  allow_private_addresses: no\n", "2:3", "is not of type 'boolean'"),
+    ("sources: []\nreports: ['[z-a]']\n", "2:11", "invalid glob"),
 ])
 def test_invalid_yaml_config_is_exit_2_with_line(repo: Repo, yaml_text: str, where: str, words: str) -> None:
     (repo.root / "citelint.yaml").write_text(yaml_text)
@@ -110,3 +111,13 @@ def test_exclude_and_missing_path(repo: Repo) -> None:
     assert repo.check().code == 0
     run = repo.check("nope.json")
     assert run.code == 2 and "no such file" in run.err
+
+
+def test_pyproject_tool_must_be_a_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("tool = 1\n")
+    with pytest.raises(ConfigError, match="must be a table"):
+        load_config(Path("pyproject.toml"), tmp_path)
+
+
+def test_glob_with_backslash_in_brackets_compiles() -> None:
+    assert glob_to_regex("a[\\]b").match("a\\b")

@@ -109,6 +109,18 @@ def test_capture_replaced_by_symlink_is_cl301(branched: Repo, tmp_path_factory: 
     assert any(f"{rel}:1:1: CL301 capture was replaced by a symlink" in ln for ln in run.findings()), run.out
 
 
+def test_captures_directory_swapped_for_a_symlink_is_cl301(branched: Repo) -> None:
+    """Regression: with captures/ resolved through a symlink, the base's captures
+    were never compared, so deleting one behind the link passed."""
+    rel = capture_rel(branched, SOURCE_A)
+    (branched.root / "captures").rename(branched.root / "fake")
+    (branched.root / "captures").symlink_to("fake")
+    (branched.root / "fake" / Path(rel).relative_to("captures")).unlink()
+    run = branched.check("--base", "main")
+    cl301 = [ln for ln in run.findings() if ": CL301 " in ln]
+    assert len(cl301) == 2 and any("deleted" in ln for ln in cl301) and any("replaced" in ln for ln in cl301)
+
+
 def test_cl301_applies_whatever_paths_are_given(branched: Repo) -> None:
     """pre-commit passes only changed reports; a changed capture is still found."""
     branched.report(branched.cited())

@@ -92,3 +92,17 @@ def test_entities_are_decoded_once(repo: Repo) -> None:
     run = repo.check()
     (line,) = run.findings("CL201")
     assert line.startswith("reports/a.md:1:47: CL201")
+
+
+def test_a_corrupt_capture_does_not_ground_a_link(repo: Repo) -> None:
+    """Regression: an empty file named like a capture made its source count as captured."""
+    from citelint.captures import source_dir
+
+    src = "https://uncaptured.example/x"
+    repo.config(sources=[SOURCE_A, src], labels=["inventory"])
+    directory = source_dir(repo.root / "captures", src)
+    directory.mkdir()
+    (directory / ("0" * 64 + ".json")).write_bytes(b"")
+    repo.write("reports/a.md", f"See [x]({src}).\n")
+    run = repo.check()
+    assert run.code == 1 and len(run.findings("CL201")) == 1

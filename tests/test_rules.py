@@ -124,6 +124,14 @@ def test_cl002_report_must_be_facts_object(repo: Repo) -> None:
     assert one(repo.check(), "CL002").startswith("reports/r.json:1:1: CL002")
 
 
+@pytest.mark.parametrize("pointer", ["/\u00b2", "/01"])
+def test_cl002_facts_pointer_array_index_per_rfc_6901(repo: Repo, pointer: str) -> None:
+    """Regression: a non-ASCII digit crashed; "01" is not an index (RFC 6901 §4)."""
+    repo.config(sources=[SOURCE_A], labels=["inventory"], facts_pointer=pointer)
+    repo.write("reports/r.json", "[[], []]")
+    assert "no value at facts_pointer" in one(repo.check(), "CL002")
+
+
 def test_cl002_facts_pointer_embeds_facts_in_a_larger_document(repo: Repo) -> None:
     repo.config(sources=[SOURCE_A, SOURCE_B], labels=["inventory", "sales"], facts_pointer="/data/facts")
     repo.write("reports/r.json", {"title": "ignored", "data": {"facts": [repo.cited(), {"state": "x"}]}})
@@ -375,3 +383,18 @@ def test_quick_check_never_accepts_what_jsonschema_rejects(schema_name, at, good
         if quick_valid(schema_name, variant, at):
             assert validator.is_valid(variant), variant
     assert checked > 100
+
+
+def test_yaml_positions_count_only_cr_and_lf_as_line_breaks(repo: Repo) -> None:
+    """Regression: PyYAML counts U+2028 as a line break; editors and GitHub do not."""
+    repo.write("reports/r.yaml", 'facts:\n- state: unavailable\n  label: "a\u2028b"\n  reason: x\n'
+                                 "- state: unavailable\n  label: zz\n  reason: x\n")
+    lines = repo.check().findings("CL003")
+    assert [ln.split(": CL003")[0] for ln in lines] == ["reports/r.yaml:3:10", "reports/r.yaml:6:10"]
+
+
+def test_unexpected_key_with_slash_points_at_the_key(repo: Repo) -> None:
+    text = json.dumps({"facts": [{**repo.cited(), "a/b~c": 1}]})
+    repo.write("reports/r.json", text)
+    line = one(repo.check(), "CL002")
+    assert line.startswith(f"reports/r.json:1:{col_of(text, chr(34) + 'a/b~c')}: CL002")

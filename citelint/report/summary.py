@@ -5,6 +5,7 @@ untrusted text."""
 from __future__ import annotations
 
 import html
+import re
 from typing import TextIO
 
 from citelint.model import CheckResult, Finding
@@ -13,15 +14,31 @@ from citelint.report import RenderOptions, summary_line
 
 def cell(text: str) -> str:
     """Escape ``text`` for a Markdown table cell: HTML, pipes, backticks, newlines,
-    and link/image syntax so no untrusted text renders as a link or image."""
+    and link/image syntax so no untrusted text renders as a link or image.
+
+    ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker would turn a
+    URL in a message (often the very link citelint rejected) into a live link.
+    """
     text = html.escape(text, quote=True)
-    for ch in "\\|`*_[]()!#~":
+    for ch in "\\|`*_[]()!#~:.@":
         text = text.replace(ch, "\\" + ch)
     return text.replace("\r", " ").replace("\n", " ")
 
 
+def location(f: Finding) -> str:
+    """``path:line:col`` as an inline code span: shown literally, never linked.
+
+    The fence is longer than any backtick run in the path; ``|`` is escaped
+    because GFM splits table cells on it even inside code spans.
+    """
+    text = f"{f.path}:{f.line}:{f.col}".replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _row(f: Finding) -> str:
-    return f"| {f.severity} | {f.rule} | {cell(f.path)}:{f.line}:{f.col} | {cell(f.message)} |"
+    return f"| {f.severity} | {f.rule} | {location(f)} | {cell(f.message)} |"
 
 
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
@@ -41,5 +58,5 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
                   "Each excerpt below occurs exactly in its capture; whether it supports its label is for a "
                   "person to judge.\n\n")
         for f in sorted(result.notices):
-            out.write(f"- {cell(f.path)}:{f.line}:{f.col}: {cell(f.message)}\n")
+            out.write(f"- {location(f)}: {cell(f.message)}\n")
         out.write("\n")
