@@ -55,6 +55,17 @@ def neutralize(text: str) -> str:
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def code_span(text: str) -> str:
+    """``text`` as a Markdown inline code span: shown literally, never linked.
+
+    The fence is longer than any backtick run in ``text`` (CommonMark §6.1).
+    """
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def visible(findings: list[Finding], quiet: bool) -> list[Finding]:
     """Findings a format shows: with ``quiet``, errors only."""
     return [f for f in findings if f.severity == "error"] if quiet else findings

@@ -2,7 +2,7 @@
 
 One run whose ``tool.driver`` carries the citelint version and the whole
 rule catalog (help text with a failing and a passing example, ``helpUri``
-to the README's rule table), and one result per finding with its physical
+to the rule's section of docs/rules.md), and one result per finding with its physical
 location. Columns count Unicode code points, which SARIF states with
 ``columnKind: unicodeCodePoints`` (citelint's columns are code points
 everywhere, DESIGN §3); end columns are exclusive in both.
@@ -14,12 +14,11 @@ GitHub's subset: https://docs.github.com/code-security/code-scanning/integrating
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, TextIO
 from urllib.parse import quote
 
 from citelint.model import RULES, CheckResult, Finding, Rule
-from citelint.report import RenderOptions, visible
+from citelint.report import RenderOptions, code_span, visible
 from citelint.report.jsonout import counts, finding_to_dict
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -29,16 +28,9 @@ INFORMATION_URI = "https://github.com/citelint/citelint"
 LEVELS = {"error": "error", "warning": "warning", "notice": "note"}
 
 
-def _code(text: str) -> str:
-    """``text`` as a Markdown code span, fenced by more backticks than it contains in a row."""
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
-
-
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     text = f"{rule.summary}\n\nFails: {rule.bad}\nPasses: {rule.good}"
-    markdown = (f"{rule.summary}\n\n**Fails:** {_code(rule.bad)}\n\n**Passes:** {_code(rule.good)}\n\n"
+    markdown = (f"{rule.summary}\n\n**Fails:** {code_span(rule.bad)}\n\n**Passes:** {code_span(rule.good)}\n\n"
                 f"[{rule.id} in the citelint documentation]({rule.help_uri})")
     return {
         "id": rule.id,

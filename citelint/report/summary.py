@@ -5,11 +5,10 @@ untrusted text."""
 from __future__ import annotations
 
 import html
-import re
 from typing import TextIO
 
 from citelint.model import CheckResult, Finding
-from citelint.report import RenderOptions, summary_line
+from citelint.report import RenderOptions, code_span, summary_line
 
 
 def cell(text: str) -> str:
@@ -26,15 +25,10 @@ def cell(text: str) -> str:
 
 
 def location(f: Finding) -> str:
-    """``path:line:col`` as an inline code span: shown literally, never linked.
-
-    The fence is longer than any backtick run in the path; ``|`` is escaped
-    because GFM splits table cells on it even inside code spans.
-    """
+    """``path:line:col`` as a code span; ``|`` is escaped because GFM splits
+    table cells on it even inside code spans."""
     text = f"{f.path}:{f.line}:{f.col}".replace("\r", " ").replace("\n", " ").replace("|", "\\|")
-    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return code_span(text)
 
 
 def _row(f: Finding) -> str:
