@@ -8,7 +8,8 @@ is a link. cmark exposes no syntax tree and marks only blocks with
 ``data-sourcepos``, so each link is then *located* in its block's source: the
 candidate spelling (inline destination, reference use, autolink, bare URL,
 raw tag) is searched from the block's start and accepted only when it
-reproduces cmark's href. A link that cannot be located is still governed; it
+reproduces cmark's href (a reference use, also cmark's link text, of a
+definition CommonMark would read as one). A link that cannot be located is still governed; it
 is reported at its block's start and ``--fix`` leaves it alone.
 
 cmark's own HTML is regular (``<a href="…">`` with an optional title), so it
@@ -376,6 +377,78 @@ def _plain_text(inner: str) -> str:
 _FORM_ORDER = {"inline": 0, "image": 0, "reference": 1, "autolink": 2, "html": 3, "bare": 4}
 
 
+# Where a link reference definition may stand (CommonMark §4.7): the prefix of
+# its line is container markers only, and what ends the block before it.
+_DEF_PREFIX = re.compile(r"(?:[ \t]*(?:>|(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t])))*[ \t]*")
+_LIST_MARKER = re.compile(r"(?:^|[ \t>])(?:[-+*]|[0-9]{1,9}[.)])[ \t]")
+_HTML_BLOCK_END = re.compile(r"-->|\?>|\]\]>|</(?:script|pre|style|textarea)>|^[ \t>]*<![A-Za-z].*>",
+                             re.IGNORECASE)
+_SETEXT_UNDERLINE = re.compile(r"[ \t>]*(?:=+|-+)[ \t]*")
+_LEAF_POS = re.compile(r'<(p|h[1-6]|pre|table|hr)\b[^>]*? data-sourcepos="(\d+):\d+-(\d+):\d+"')
+
+
+class _Blocks:
+    """Line ranges of the blocks of cmark's HTML (with source positions)."""
+
+    def __init__(self, out: str, doc: "_Document") -> None:
+        self.leaves: list[tuple[int, int]] = []  # headings, code, tables, rules
+        self.paragraphs: list[tuple[int, int]] = []
+        self.ends: set[int] = set()  # last lines of blocks a paragraph cannot continue
+        for m in _LEAF_POS.finditer(out):
+            first, last = int(m.group(2)), int(m.group(3))
+            if not first:
+                continue
+            tag = m.group(1)
+            if tag == "p":
+                self.paragraphs.append((first, last))
+            elif tag[0] == "h" and tag != "hr" and first != last:
+                # a setext heading: its text is a paragraph (which may begin
+                # with definitions), ended by the underline. cmark-gfm may
+                # end its position on the line after the underline.
+                while last > first + 1 and _SETEXT_UNDERLINE.fullmatch(doc.line_text(last)) is None:
+                    last -= 1
+                self.paragraphs.append((first, last))
+                self.ends.add(last)
+            else:
+                self.leaves.append((first, last))
+        self.leaves.sort()
+        self.paragraphs.sort()
+        self._leaf_starts = [a for a, _ in self.leaves]
+        self.ends.update(b for _, b in self.leaves)
+        self._para_starts = [a for a, _ in self.paragraphs]
+        # lines inside some positioned block (containers too): raw HTML
+        # blocks and definitions are the lines outside every one
+        depth: dict[int, int] = {}
+        for m in _SOURCEPOS.finditer(out):
+            first, last = int(m.group(1)), int(m.group(3))
+            if first:
+                depth[first] = depth.get(first, 0) + 1
+                depth[last + 1] = depth.get(last + 1, 0) - 1
+        self._depth_at = sorted(depth)
+        self._depth = list(accumulate(depth[k] for k in self._depth_at))
+
+    @staticmethod
+    def _covers(ranges: list[tuple[int, int]], starts: list[int], line: int) -> bool:
+        k = bisect_right(starts, line) - 1
+        return k >= 0 and ranges[k][1] >= line
+
+    def inside_leaf(self, line: int) -> bool:
+        return self._covers(self.leaves, self._leaf_starts, line)
+
+    def leaf_ends(self, line: int) -> bool:
+        return line in self.ends
+
+    def in_paragraph(self, line: int, through: int | None = None) -> bool:
+        """True when ``line`` (and ``through``, if given) lie in one paragraph."""
+        k = bisect_right(self._para_starts, line) - 1
+        return k >= 0 and self.paragraphs[k][1] >= (line if through is None else through)
+
+    def in_any(self, line: int) -> bool:
+        """True when ``line`` lies inside some positioned block."""
+        k = bisect_right(self._depth_at, line) - 1
+        return k >= 0 and self._depth[k] > 0
+
+
 class _Document:
     """One Markdown source and the state needed to locate its links."""
 
@@ -391,6 +464,7 @@ class _Document:
             starts.extend(m.end() for m in _NEWLINE.finditer(src))
         self.line_starts = starts
         self._defs: dict[str, set[str]] | None = None
+        self._def_starts: set[int] = set()
         self._labels: set[str] | None = None
 
     # positions ---------------------------------------------------------------
@@ -416,6 +490,13 @@ class _Document:
         """Offset just past line ``line`` (1-based) including its line ending."""
         starts = self.line_starts
         return starts[line] if line < len(starts) else len(self.src)
+
+    def line_text(self, line: int) -> str:
+        """Line ``line`` (1-based) without its line ending; "" past the end."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        return self.src[starts[line - 1]:self.line_end(line)].rstrip("\r\n")
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, code-point column) of ``offset``."""
@@ -551,18 +632,30 @@ class _Document:
                 return close
             j = close + 1
 
-    def definitions(self) -> dict[str, set[str]]:
+    def definitions(self, out: str | None = None) -> dict[str, set[str]]:
         """Map cmark-escaped href -> normalised labels of the definitions giving it.
 
-        Every ``[label]:`` followed by a destination counts; a false candidate
-        (such text inside a paragraph) only adds a label to look for, and a
-        use is still accepted only when its href is cmark's.
+        Only a ``[label]: destination`` that CommonMark reads as a link
+        reference definition counts (§4.7): it starts a block (after container
+        markers), so it cannot continue a paragraph, a table or a heading, and
+        nothing but an optional title follows its destination. ``out`` is
+        cmark's HTML with source positions, which says where the paragraphs,
+        headings, code blocks and tables are. A use is still accepted only
+        when its href is cmark's and its text is the anchor's. Without
+        ``out``, only definitions after a blank line (or another definition,
+        or raw HTML that ends) count.
         """
         if self._defs is not None:
             return self._defs
         defs: dict[str, set[str]] = {}
+        starts: set[int] = set()
+        self._defs, self._def_starts = defs, starts
         src = self.src
         i = src.find("]:")
+        if i < 0:
+            return defs
+        blocks = _Blocks(out or "", self)
+        end_lines: set[int] = set()  # lines on which a definition ends
         while i >= 0:
             if not self.escaped(i):
                 lb = self.label_start(i)
@@ -570,12 +663,119 @@ class _Document:
                     label = src[lb + 1:i]
                     if label.strip() and not label.startswith("^") and len(label) < 1000:
                         dest = self.scan_destination(i + 2, len(src))
-                        if dest is not None:
-                            href = urls.href_escape(resolve_destination(dest[2]))
-                            defs.setdefault(href, set()).add(_normalise_label(label))
+                        if dest is not None and (dest[1] > dest[0] or src[dest[1]:dest[1] + 1] == ">"):
+                            end = self.definition_end(dest[3])
+                            if end is not None and self.starts_block(lb, blocks, end_lines):
+                                href = urls.href_escape(resolve_destination(dest[2]))
+                                defs.setdefault(href, set()).add(_normalise_label(label))
+                                starts.add(lb)
+                                end_lines.add(self.position(end)[0])
+                                i = src.find("]:", max(end, i + 2))
+                                continue
             i = src.find("]:", i + 2)
-        self._defs = defs
         return defs
+
+    def definition_end(self, after: int) -> int | None:
+        """Offset of the end of a definition whose destination ends at ``after``, or None.
+
+        An optional title may follow (after whitespace, or on the next line);
+        then only spaces up to the line ending. Otherwise it is no definition.
+        """
+        src = self.src
+        n = len(src)
+        eol = self._eol(after)
+        rest = src[after:eol]
+        if rest.strip(" \t") == "":
+            # a title may still follow on the next line
+            if eol < n:
+                j = eol + (2 if src.startswith("\r\n", eol) else 1)
+                k = j
+                while k < n and src[k] in " \t>":
+                    k += 1
+                if k < n and src[k] in "\"'(":
+                    close = self._title_end(k)
+                    if close is not None and src[close:self._eol(close)].strip(" \t") == "":
+                        return close
+            return after
+        j = after
+        while j < eol and src[j] in " \t":
+            j += 1
+        if j == after or src[j] not in "\"'(":
+            return None
+        close = self._title_end(j)
+        if close is None or src[close:self._eol(close)].strip(" \t") != "":
+            return None
+        return close
+
+    def _eol(self, i: int) -> int:
+        src = self.src
+        a = src.find("\n", i)
+        b = src.find("\r", i)
+        ends = [x for x in (a, b) if x >= 0]
+        return min(ends) if ends else len(src)
+
+    def _title_end(self, k: int) -> int | None:
+        """Offset after the title opening at ``k`` (no blank line inside), or None."""
+        src = self.src
+        n = len(src)
+        close = ")" if src[k] == "(" else src[k]
+        j = k + 1
+        while j < n:
+            c = src[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == close:
+                return j + 1
+            if c == "(" and close == ")":
+                return None
+            if c == "\n" or (c == "\r" and not src.startswith("\r\n", j)):
+                nxt = self._eol(j + 1)
+                if src[j + 1:nxt].strip(" \t>") == "":
+                    return None  # a blank line ends the title
+            j += 1
+        return None
+
+    def starts_block(self, lb: int, blocks: "_Blocks", end_lines: set[int]) -> bool:
+        """True when the ``[`` at ``lb`` may start a link reference definition.
+
+        It must open its line (after container markers) and not continue a
+        paragraph: the line before is blank, ends another definition, or ends
+        a heading, thematic break, code block or HTML block; or the line opens
+        a new list item or block quote.
+        """
+        src = self.src
+        line = bisect_right(self.line_starts, lb)
+        prefix = src[self.line_starts[line - 1]:lb]
+        if prefix and _DEF_PREFIX.fullmatch(prefix) is None:
+            return False
+        if blocks.inside_leaf(line):
+            return False  # heading text, code, a table row
+        if line == 1:
+            return True
+        prev = src[self.line_starts[line - 2]:self.line_starts[line - 1]].rstrip("\r\n")
+        body = prev.lstrip(" \t>")
+        opens = _LIST_MARKER.search(prefix) is not None \
+            or prefix.count(">") > prev[:len(prev) - len(body)].count(">")
+        if blocks.in_paragraph(line - 1, line):
+            # One paragraph holds both lines: this one goes on the paragraph
+            # (no container opened here), unless the paragraph so far is
+            # definitions, which cmark takes from its start.
+            return line - 1 in end_lines and not opens
+        if line - 1 in end_lines:
+            return True
+        if prev.strip(" \t") == "" or _DEF_PREFIX.fullmatch(prev.rstrip(" \t") + " "):
+            return True  # after a blank line, or a line of container markers only
+        if not blocks.in_any(line - 1):
+            # the line before is raw HTML: its block goes on unless it ended there
+            return _HTML_BLOCK_END.search(prev) is not None
+        if opens:
+            return True  # a new list item or block quote
+        if blocks.leaf_ends(line - 1):
+            return True
+        if blocks.in_paragraph(line - 1):
+            return False
+        return body.startswith("<") and _HTML_BLOCK_END.search(prev) is not None
 
     def all_labels(self) -> set[str]:
         """Every normalised label some definition gives."""
@@ -650,11 +850,15 @@ def _find_inline(doc: _Document, href: str, text: str, lo: int, hi: int, image: 
         p += 2
 
 
-def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool) -> _Candidate | None:
+def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool,
+                    shown: str | None = None) -> _Candidate | None:
     """A reference-style use from ``lo`` of a definition whose destination is ``href``.
 
     Bracketed labels are compared after CommonMark's label normalisation
     (Unicode case fold, whitespace collapsed), so ``[ẞ]`` finds ``[SS]: /url``.
+    ``shown`` is the anchor's visible text with the alt text of images in it
+    (``text`` when None): a use whose bracketed text cannot have rendered as
+    it is not the link cmark made (say, ``[1]`` in prose that is no link).
     """
     defs = doc.definitions()
     labels = defs.get(href)
@@ -691,7 +895,7 @@ def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, imag
                     c = doc.label_end(b + 1, hi)
                     if c is not None and c > 0 and _normalise_label(src[b + 2:c]) in doc.all_labels():
                         continue  # the text of a full reference to another label
-                if src.startswith(":", b + 1) and src[doc.line_starts[doc.position(a)[0] - 1]:a].strip(" \t>") == "":
+                if a in doc._def_starts:
                     continue  # the definition itself
         is_image = start > 0 and src[start - 1] == "!" and not doc.escaped(start - 1)
         if is_image != image:
@@ -700,7 +904,28 @@ def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, imag
             start -= 1
         if start < lo:
             continue
+        if not _text_agrees(src[span[0]:span[1]], text if shown is None else shown):
+            continue
         return _Candidate(start, end, start, end, "reference", href, span)
+
+
+def _text_agrees(written: str, shown: str) -> bool:
+    """True when link text ``written`` in the source can render as ``shown``.
+
+    Rendering removes markup, backslash escapes and tags and decodes
+    entities, but adds no letter or digit: those of ``shown`` appear in
+    ``written`` (as written, or with escapes and entities resolved), in order.
+    """
+    if written == shown:
+        return True
+    want = [c for c in shown if c.isalnum()]
+    if not want:
+        return True
+    for candidate in (written, resolve_destination(written)):
+        rest = iter(candidate)
+        if all(c in rest for c in want):
+            return True
+    return False
 
 
 def _normalise_label(label: str) -> str:
@@ -895,7 +1120,7 @@ def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images:
     """
     src = doc.src
     n_src = len(src)
-    defs = doc.definitions() if "]:" in src else {}
+    defs = doc.definitions(out) if "]:" in src else {}
     line_starts = doc.line_starts
     ascii_src = doc.ascii
     analyse = urls.analyse
@@ -1101,7 +1326,10 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
         if c is not None:
             cands.append(c)
         if href_out in defs:
-            c = _find_reference(doc, href_out, text, lo, hi, is_img)
+            shown = text
+            if "<img" in inner:
+                shown = _plain_text(_CMARK_IMG.sub(lambda im: im.group(2), inner))
+            c = _find_reference(doc, href_out, text, lo, hi, is_img, shown)
             if c is not None:
                 cands.append(c)
         if not is_img and text and "<" not in inner and " " not in text:

@@ -265,6 +265,59 @@ def test_fix_is_idempotent_and_byte_identical_elsewhere_on_cjk_and_edge_cases() 
     assert len(removed) >= 3
 
 
+def fixed_twice(markdown: str) -> tuple[str, str]:
+    """fix() with govern()'s issues, then fix() again on the result with its own issues."""
+    once, _ = fix(markdown, govern(markdown, ALLOW)[1])
+    twice, _ = fix(once, govern(once, ALLOW)[1])
+    return once, twice
+
+
+def test_a_definition_cannot_interrupt_a_paragraph() -> None:
+    # CommonMark §4.7: "[1]: url" continuing a paragraph is text, so "[1]" in
+    # the prose is no link; the only link is the bare URL on line 3.
+    md = "See [1] for details.\nSources:\n[1]: https://evil.org/r\n"
+    assert findings(md) == [("CL201", 3, 6)]
+    assert col_of(md, "https://evil.org/r") == (3, 6)
+    _, issues = govern(md, ALLOW)
+    assert issues[0].link.form == "bare"
+    once, twice = fixed_twice(md)
+    assert once == "See [1] for details.\nSources:\n[1]: `https://evil.org/r`\n"
+    assert twice == once
+    assert govern(once, ALLOW)[1] == []
+
+
+def test_fix_is_idempotent_when_definition_lookalikes_repeat() -> None:
+    # found by fuzzing fix(): neither line is a definition (the second one
+    # continues the first's paragraph), so both links are bare URLs
+    md = "x[r]: https://evil.org/r\n[r]: https://evil.org/r\n"
+    assert findings(md) == [("CL201", 1, 7), ("CL201", 2, 6)]
+    once, twice = fixed_twice(md)
+    assert once == "x[r]: `https://evil.org/r`\n[r]: `https://evil.org/r`\n"
+    assert twice == once
+
+
+def test_reference_uses_are_located_only_where_cmark_made_them() -> None:
+    # "[r]:" continuing a paragraph is a shortcut use of the real definition below
+    md = "text\n[r]: https://evil.org/x\n\n[r]: https://evil.org/r\n"
+    assert findings(md) == [("CL201", 2, 1), ("CL201", 2, 6)]
+    # "[r]" inside a raw tag's attribute is no use: the link is the bare URL
+    md = '<span title="[r]">x</span> https://evil.org/r\n\n[r]: https://evil.org/r\n'
+    assert findings(md) == [("CL201", 1, 28)]
+    # a lazy line of a block quote continues its paragraph: no definition
+    assert findings("> quote\n[r]: https://evil.org/r\n\nSee [r].\n") == [("CL201", 2, 6)]
+    # definitions that do start a block: after a heading (ATX or setext), an
+    # HTML comment, in a new list item, and chained one after another
+    for md in ("# Title\n[r]: https://evil.org/r\n\nSee [r].\n",
+               "Head\n===\n[r]: https://evil.org/r\nSee [r].\n",
+               "<!-- links -->\n[r]: https://evil.org/r\n\nSee [r].\n",
+               "- item\n- [r]: https://evil.org/r\n\nSee [r].\n",
+               "[q]: https://example.org/q3.txt\n[r]: https://evil.org/r\n\nSee [q] [r].\n"):
+        assert findings(md) == [("CL201", 4, md.splitlines()[3].index("[r]") + 1)], md
+        once, twice = fixed_twice(md)
+        assert "See r" in once or "See [q] r" in once
+        assert twice == once
+
+
 def test_fix_only_touches_cl201_and_cl202() -> None:
     md = "見る https://example.org/q3.txt。次の文\n"
     _, issues = govern(md, ALLOW)
