@@ -220,7 +220,7 @@ class Allowlist:
         self._sources: list[tuple[str, str]] = []  # (identity, source as written)
         # near-miss index, built on the first near miss asked for: host
         # without a leading "www." -> [(authority, path, query, source)]
-        self._by_host: dict[str, list[tuple[str, str, str | None, str]]] | None = None
+        self._by_host: dict[str, dict[int, list[tuple[str, str, str | None, str]]]] | None = None
         self.rejected: list[str] = []
         analyse, ids, sources = urls.analyse, self._ids, self._sources
         for source in captured_sources:
@@ -280,13 +280,18 @@ class Allowlist:
         if ident is None or ident in self._ids:
             return None
         if self._by_host is None:
+            # host without "www." -> path length -> sources: every kind of near
+            # miss has a path within two edits, so within two characters' length.
             self._by_host = {}
             for c_ident, source in self._sources:
                 c_auth, c_path, c_query = _split_identity(c_ident)
-                self._by_host.setdefault(_strip_www(c_auth), []).append((c_auth, c_path, c_query, source))
+                by_length = self._by_host.setdefault(_strip_www(c_auth), {})
+                by_length.setdefault(len(c_path), []).append((c_auth, c_path, c_query, source))
         authority, path, query = _split_identity(ident)
         best: tuple[int, str] | None = None
-        for c_auth, c_path, c_query, source in self._by_host.get(_strip_www(authority), ()):
+        by_length = self._by_host.get(_strip_www(authority), {})
+        candidates = [c for n in range(len(path) - 2, len(path) + 3) for c in by_length.get(n, ())]
+        for c_auth, c_path, c_query, source in candidates:
             if c_auth != authority:
                 rank = 0 if c_path == path else None
             elif c_path == path:
@@ -327,18 +332,29 @@ def _canonical_prefix(prefix: str) -> str | None:
 
 
 def _edit_distance_at_most(a: str, b: str, limit: int) -> int | None:
-    """Levenshtein distance of ``a`` and ``b`` if it is ``<= limit``, else None."""
+    """Levenshtein distance of ``a`` and ``b`` if it is ``<= limit``, else None.
+
+    For the small limits near misses use (two edits), branching on the first
+    difference (substitute, delete or insert, each costing one edit) visits
+    at most 3**limit pairs, and a common prefix is skipped without cost; a
+    link checked against thousands of captured paths on one host stays cheap.
+    """
     if abs(len(a) - len(b)) > limit:
         return None
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
-        if min(current) > limit:
-            return None
-        previous = current
-    return previous[-1] if previous[-1] <= limit else None
+    if a == b:
+        return 0
+    if limit == 0:
+        return None
+    i, n = 0, min(len(a), len(b))
+    while i < n and a[i] == b[i]:
+        i += 1
+    a, b = a[i:], b[i:]
+    best = None
+    for x, y in ((a[1:], b[1:]), (a[1:], b), (a, b[1:])):
+        d = _edit_distance_at_most(x, y, limit - 1 if best is None else min(limit, best) - 1)
+        if d is not None and (best is None or d + 1 < best):
+            best = d + 1
+    return best
 
 
 # --- extraction ----------------------------------------------------------------
