@@ -360,3 +360,27 @@ def test_rendering_frees_cmark_memory() -> None:
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024, f"{grown_kib} KiB retained after 20 renders of {len(doc)} chars"
     assert links._to_html is not links._cmarkgfm_to_html
+
+
+def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
+    """The near-miss distance prunes heavily; it must still be the exact distance up to the limit."""
+    import random
+
+    from citelint.links import _edit_distance_at_most
+
+    def levenshtein(a: str, b: str) -> int:
+        previous = list(range(len(b) + 1))
+        for i, ca in enumerate(a, 1):
+            current = [i] + [0] * len(b)
+            for j, cb in enumerate(b, 1):
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            previous = current
+        return previous[-1]
+
+    rng = random.Random(5)
+    for _ in range(20000):
+        a = "".join(rng.choice("ab/") for _ in range(rng.randint(0, 7)))
+        b = "".join(rng.choice("ab/") for _ in range(rng.randint(0, 7)))
+        for limit in (0, 1, 2):
+            d = levenshtein(a, b)
+            assert _edit_distance_at_most(a, b, limit) == (d if d <= limit else None), (a, b, limit)
