@@ -387,8 +387,8 @@ def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, 
         "::notice title=citelint (CL901)::3 accepted citation(s) need semantic review (listed in the step summary)",
     ]
     assert [c.name for c in commands[3:4]] == ["stop-commands"] and len(commands) == 5
-    assert "| error | CL302 | reports/pr.json:" in run.summary
-    assert "| warning | CL105 | reports/pr.json:" in run.summary
+    assert "| error | CL302 | `reports/pr.json:" in run.summary
+    assert "| warning | CL105 | `reports/pr.json:" in run.summary
     assert "### Semantic review (3)" in run.summary
     sarif = json.loads((ws / "citelint.sarif").read_text(encoding="utf-8"))
     assert [r["ruleId"] for r in sarif["runs"][0]["results"]][:2] == ["CL302", "CL105"]

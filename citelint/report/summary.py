@@ -18,9 +18,10 @@ def cell(text: str) -> str:
     ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker would turn a
     URL in a message (often the very link citelint rejected) into a live link.
     """
-    text = html.escape(text, quote=True)
     for ch in "\\|`*_[]()!#~:.@":
         text = text.replace(ch, "\\" + ch)
+    # After the backslashes, so an entity's own "#" is not escaped into text.
+    text = html.escape(text, quote=False)
     return text.replace("\r", " ").replace("\n", " ")
 
 
@@ -38,7 +39,7 @@ def _row(f: Finding) -> str:
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     """Append the Markdown summary to ``out``."""
     out.write("## citelint\n\n")
-    out.write(cell(summary_line(result)) + "\n\n")
+    out.write(summary_line(result) + "\n\n")  # counts only: no untrusted text
     ordered = result.ordered()
     if ordered:
         out.write("| severity | rule | location | message |\n|---|---|---|---|\n")
