@@ -91,6 +91,7 @@ def test_summary_never_links_untrusted_urls(repo: Repo, tmp_path_factory) -> Non
     from cmarkgfm.cmark import Options
 
     repo.write("reports/s.md", "See [x](https://evil.example/phish) or www.evil.example or a@evil.example.\n")
+    repo.report({"state": "unavailable", "label": "zz", "reason": "n/a"})  # CL003 label 'zz'...
     summary = tmp_path_factory.mktemp("s") / "summary.md"
     run = repo.check("--summary-file", str(summary))
     assert run.code == 1
