@@ -494,8 +494,8 @@ def _shutdown(sock: socket.socket) -> None:
         pass
 
 
-class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
-    """urllib3 connection whose TCP socket is handed to the watchdog.
+class _WatchedConnection:
+    """Mixin for urllib3 connections: the TCP socket is handed to the watchdog.
 
     ``_new_conn`` is urllib3's hook for creating the socket; overriding it is
     the one place where the raw socket exists before TLS wraps it.
@@ -504,22 +504,18 @@ class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
     watchdog: _Watchdog | None = None
 
     def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
+        sock = super()._new_conn()  # type: ignore[misc]
         if self.watchdog is not None:
             self.watchdog.watch(sock)
-        return sock
+        return sock  # type: ignore[no-any-return]
 
 
-class _WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
-    """HTTPS variant of :class:`_WatchedHTTPConnection`."""
+class _WatchedHTTPConnection(_WatchedConnection, urllib3.connection.HTTPConnection):
+    """Plain HTTP (loopback tests only) with the watchdog."""
 
-    watchdog: _Watchdog | None = None
 
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        if self.watchdog is not None:
-            self.watchdog.watch(sock)
-        return sock
+class _WatchedHTTPSConnection(_WatchedConnection, urllib3.connection.HTTPSConnection):
+    """HTTPS with the watchdog."""
 
 
 # --------------------------------------------------------------------------- resolution
