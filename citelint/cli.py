@@ -19,6 +19,37 @@ EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)
 EXIT_FINDINGS = 1  # at least one finding at error severity; capture/migrate: a source failed
 EXIT_USAGE = 2  # bad arguments, unusable config, unreadable input path, internal error
 
+#: Examples shown by ``citelint COMMAND --help`` (check and capture have their own).
+EPILOGS = {
+    "ls": """\
+examples:
+  citelint ls                            every capture: source, revision (captureSha256), date, size
+  citelint ls --config docs/citelint.yaml
+""",
+    "show": """\
+examples:
+  citelint show https://example.org/q3.txt                 the newest revision
+  citelint show https://example.org/q3.txt --revision 5891b5b5
+""",
+    "migrate": """\
+examples:
+  citelint migrate                       copy each verified legacy record into the current layout
+  git rm captures/*.json                 then remove the legacy files in a reviewed commit
+
+exit codes: 0 every legacy record migrated, 1 a record was refused, 2 usage or config error
+""",
+    "rule": """\
+examples:
+  citelint rule CL104                    explain snippet-not-found with examples
+  citelint rule snippet-not-found        the same, by name
+  citelint rule --list                   every rule with its default severity
+""",
+    "init": """\
+examples:
+  citelint init                          in the repository root; then edit sources and labels
+""",
+}
+
 EPILOG_CHECK = """\
 examples:
   citelint check                         check every report the config matches
@@ -140,6 +171,9 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                                "An existing file is never overwritten: it is reported and left alone.",
                    stdout=stdout, stderr=stderr)
     _add_capture_parser(sub, common, stdout, stderr)
+    for name, epilog in EPILOGS.items():
+        sub.choices[name].epilog = epilog
+        sub.choices[name].formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 
