@@ -611,19 +611,10 @@ class _Document:
             return i + 1
         if i >= n or src[i] not in "\"'(":
             return None
-        close = ")" if src[i] == "(" else src[i]
-        j = i + 1
-        while j < n:
-            c = src[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == close:
-                break
-            j += 1
-        else:
+        # A link title has the same syntax inline and in a definition (CommonMark §6.3).
+        j = self._title_end(i)
+        if j is None or j > n:
             return None
-        j += 1
         while j < n and src[j] in " \t\r\n":
             j += 1
         return j + 1 if j < n and src[j] == ")" else None
