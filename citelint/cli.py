@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from citelint import __version__
+from citelint.escape import terminal
 
 EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)
 EXIT_FINDINGS = 1  # at least one finding at error severity; capture/migrate: a source failed
@@ -101,7 +102,7 @@ class _Exit(Exception):
 
 def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    from citelint.report import FORMATTERS
+    from citelint.output import FORMATTERS
 
     parser = _Parser(prog="citelint", stdout=stdout, stderr=stderr,
                      description="Keep generated reports honest about their sources: every cited excerpt "
@@ -229,8 +230,8 @@ def _load_config(args: argparse.Namespace, err: TextIO):  # type: ignore[no-unty
 
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.check import UsageError, run_check
-    from citelint.report import RenderOptions, renderer, summary_line
-    from citelint.report.summary import render as renderer_summary
+    from citelint.output import RenderOptions, renderer, summary_line
+    from citelint.output.summary import render as renderer_summary
 
     config = _load_config(args, err)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -285,7 +286,6 @@ def _progress(err: TextIO):  # type: ignore[no-untyped-def]
 def _cmd_ls(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.captures import CaptureError, Store
     from citelint.config import relpath
-    from citelint.report import neutralize
 
     config = _load_config(args, err)
     store = Store(config.captures_dir)
@@ -301,9 +301,9 @@ def _cmd_ls(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write("source\trevision\tretrievedAt\tsize\n")
     for flag, source, sha, when, size in rows:
         if flag:
-            out.write(f"{neutralize(source)}\tCORRUPT: {neutralize(size)}\n")
+            out.write(f"{terminal(source)}\tCORRUPT: {terminal(size)}\n")
         else:
-            out.write(f"{neutralize(source)}\t{sha}\t{when}\t{size}\n")
+            out.write(f"{terminal(source)}\t{sha}\t{when}\t{size}\n")
     legacy = store.legacy_files()
     out.write(f"{len(rows) - bad} capture(s), {bad} corrupt, {len(legacy)} legacy file(s)"
               f"{' (run citelint migrate)' if legacy else ''}\n")
@@ -312,7 +312,6 @@ def _cmd_ls(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.captures import CaptureError, Store
-    from citelint.report import neutralize
 
     config = _load_config(args, err)
     store = Store(config.captures_dir)
@@ -338,18 +337,17 @@ def _cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except CaptureError as exc:
         err.write(f"citelint: capture {chosen[:12]}… is corrupt: {exc}\n")
         return EXIT_FINDINGS
-    out.write(f"source:      {neutralize(rec.source)}\nrevision:    {rec.sha256}\n"
-              f"retrievedAt: {rec.retrieved_at}\ncontentType: {neutralize(rec.content_type)}\n"
+    out.write(f"source:      {terminal(rec.source)}\nrevision:    {rec.sha256}\n"
+              f"retrievedAt: {rec.retrieved_at}\ncontentType: {terminal(rec.content_type)}\n"
               f"bytes:       {rec.bytes}\nrevisions:   {len(revisions)}\n\n")
     for line in rec.text.splitlines() or [""]:
-        out.write(neutralize(line) + "\n")
+        out.write(terminal(line) + "\n")
     return EXIT_OK
 
 
 def _cmd_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.captures import migrate
     from citelint.config import relpath
-    from citelint.report import neutralize
 
     config = _load_config(args, err)
     try:
@@ -358,7 +356,7 @@ def _cmd_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: cannot write to {config.captures_dir}: {exc.strerror}\n")
         return EXIT_USAGE
     for o in outcomes:
-        out.write(f"{relpath(o.path, Path.cwd())}: {o.status}: {neutralize(o.detail)}\n")
+        out.write(f"{relpath(o.path, Path.cwd())}: {o.status}: {terminal(o.detail)}\n")
     refused = sum(o.status == "refused" for o in outcomes)
     out.write(f"{len(outcomes)} legacy file(s): {sum(o.status == 'migrated' for o in outcomes)} migrated, "
               f"{refused} refused. Legacy files are not deleted: remove them in a commit once reviewed.\n")
@@ -473,7 +471,6 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         record_text,
         run_capture,
     )
-    from citelint.report import neutralize
 
     fixed = [flag for flag, on in (("--source", args.source), ("--content-type", args.content_type),
                                    ("--retrieved-at", args.retrieved_at)) if on]
@@ -519,15 +516,15 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"citelint: cannot read {args.from_file}: {exc.strerror or exc}\n")
             return EXIT_USAGE
         except CaptureRefused as exc:
-            out.write(f"refused: {neutralize(args.source)}: {neutralize(str(exc))}\n")
+            out.write(f"refused: {terminal(args.source)}: {terminal(str(exc))}\n")
             return EXIT_FINDINGS
-        out.write(_capture_line(outcome, neutralize) + "\n")
+        out.write(_capture_line(outcome) + "\n")
         return EXIT_OK
 
     show_progress = _isatty(err)
 
     def progress(index: int, total: int, source: str) -> None:
-        err.write(f"\r\x1b[K[{index}/{total}] fetching {neutralize(source)[:100]}")
+        err.write(f"\r\x1b[K[{index}/{total}] fetching {terminal(source)[:100]}")
         err.flush()
 
     counts: dict[str, int] = {}
@@ -537,7 +534,7 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if show_progress:
             err.write("\r\x1b[K")
             err.flush()
-        out.write(_capture_line(outcome, neutralize) + "\n")
+        out.write(_capture_line(outcome) + "\n")
         out.flush()
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     if not counts:
@@ -550,11 +547,11 @@ def _cmd_capture(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
 
 
-def _capture_line(outcome, neutralize) -> str:  # type: ignore[no-untyped-def]
+def _capture_line(outcome) -> str:  # type: ignore[no-untyped-def]
     """One line per source: what happened, the revision to cite, or why not."""
-    source = neutralize(outcome.source)
+    source = terminal(outcome.source)
     if outcome.status == "refused":
-        return f"refused: {source}: {neutralize(outcome.reason)}"
+        return f"refused: {source}: {terminal(outcome.reason)}"
     if outcome.status == "would fetch":
         return f"would fetch: {source}"
     return f"{outcome.status}: {source} revision {outcome.sha256} ({outcome.bytes} bytes)"

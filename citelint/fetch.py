@@ -53,6 +53,7 @@ import urllib3.exceptions
 import urllib3.util
 
 from citelint import __version__
+from citelint.escape import quoted
 from citelint.captures import (
     CaptureError,
     CaptureRecord,
@@ -175,20 +176,6 @@ class CaptureOutcome:
 
 # --------------------------------------------------------------------------- small helpers
 
-def _untrusted(value: str, limit: int = 200) -> str:
-    """Quote text from a server or a URL for a message: control and non-ASCII
-    characters escaped (no terminal escapes or workflow commands survive),
-    length bounded."""
-    out = []
-    for ch in value[:limit]:
-        if " " <= ch <= "~" and ch != "\\":
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii") if ch != "\\" else "\\\\")
-    text = "".join(out)
-    return f"'{text}'" + ("..." if len(value) > limit else "")
-
-
 # RFC 9110 §5.6.2/§5.6.4/§8.3.1. The standard library's email parser is
 # lenient (it turns a malformed value into text/plain), and a media type that
 # is only roughly right must not be accepted, so the grammar is spelled out.
@@ -214,14 +201,14 @@ def check_content_type(value: str, allowed: Sequence[str]) -> str:
     text = value.strip(" \t")
     m = _MEDIA_TYPE.match(text)
     if not m:
-        raise CaptureRefused(f"Content-Type {_untrusted(value)} is not a valid media type")
+        raise CaptureRefused(f"Content-Type {quoted(value)} is not a valid media type")
     media = f"{m.group(1)}/{m.group(2)}".lower()
     pos = m.end()
     charsets = []
     while pos < len(text):
         p = _PARAM.match(text, pos)
         if not p or p.end() == pos:
-            raise CaptureRefused(f"Content-Type {_untrusted(value)} has malformed parameters")
+            raise CaptureRefused(f"Content-Type {quoted(value)} has malformed parameters")
         if p.group(1) and p.group(1).lower() == "charset":
             raw = p.group(2)
             if raw.startswith('"'):
@@ -234,9 +221,9 @@ def check_content_type(value: str, allowed: Sequence[str]) -> str:
                              f"({', '.join(sorted(allowed_lower))}); set capture.content_types "
                              "to accept it")
     if len(charsets) > 1:
-        raise CaptureRefused(f"Content-Type {_untrusted(value)} names more than one charset")
+        raise CaptureRefused(f"Content-Type {quoted(value)} names more than one charset")
     if charsets and charsets[0] != "utf-8":
-        raise CaptureRefused(f"charset {_untrusted(charsets[0])} is not utf-8; only UTF-8 text "
+        raise CaptureRefused(f"charset {quoted(charsets[0])} is not utf-8; only UTF-8 text "
                              "is captured")
     return media
 
@@ -544,7 +531,7 @@ def _resolve(host: str, port: int, deadline: _Deadline) -> list[str]:
     if "err" in box:
         exc = box["err"]
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise CaptureRefused(f"cannot resolve host {_untrusted(host)}: {detail}")
+        raise CaptureRefused(f"cannot resolve host {quoted(host)}: {detail}")
     addresses: list[str] = []
     for family, _type, _proto, _canon, sockaddr in box["ok"]:  # type: ignore[union-attr]
         if family not in (socket.AF_INET, socket.AF_INET6):
@@ -553,7 +540,7 @@ def _resolve(host: str, port: int, deadline: _Deadline) -> list[str]:
         if addr not in addresses:
             addresses.append(addr)
     if not addresses:
-        raise CaptureRefused(f"host {_untrusted(host)} has no IPv4 or IPv6 address")
+        raise CaptureRefused(f"host {quoted(host)} has no IPv4 or IPv6 address")
     return addresses
 
 
@@ -573,13 +560,13 @@ def _checked_addresses(target: SourceTarget, options: FetchOptions, deadline: _D
             # Plain http exists only for tests against a local server.
             if not _is_loopback(addr):
                 raise CaptureRefused(f"plain http is allowed only to loopback "
-                                     f"(--allow-http-loopback), and {_untrusted(target.host)} "
+                                     f"(--allow-http-loopback), and {quoted(target.host)} "
                                      f"resolves to {addr}")
             continue
         problem = address_problem(addr)
         if problem and not options.allow_private_addresses:
             where = "is" if target.ip_literal else f"resolves to {addr},"
-            raise CaptureRefused(f"host {_untrusted(target.host)} {where} {problem}; only globally "
+            raise CaptureRefused(f"host {quoted(target.host)} {where} {problem}; only globally "
                                  "routable addresses are fetched (set "
                                  "capture.allow_private_addresses only for a trusted internal "
                                  "source)")
@@ -710,19 +697,19 @@ class Fetcher:
                 if _timed_out(exc, deadline, watchdog):
                     raise deadline.expired("the TLS handshake") from None
                 raise CaptureRefused(f"certificate verification failed for "
-                                     f"{_untrusted(target.host)}: "
+                                     f"{quoted(target.host)}: "
                                      f"{exc.verify_message or exc.reason}") from None
             except ssl.SSLError as exc:
                 if _timed_out(exc, deadline, watchdog):
                     raise deadline.expired("the TLS handshake") from None
-                raise CaptureRefused(f"TLS handshake with {_untrusted(target.host)} failed: "
+                raise CaptureRefused(f"TLS handshake with {quoted(target.host)} failed: "
                                      f"{exc.reason or exc}") from None
             except (OSError, urllib3.exceptions.HTTPError) as exc:
                 if _timed_out(exc, deadline, watchdog):
                     raise deadline.expired("connect and TLS handshake") from None
                 errors.append(f"{address}: {_connect_error(exc)}")
         if conn is None:
-            raise CaptureRefused(f"cannot connect to {_untrusted(target.host)} port "
+            raise CaptureRefused(f"cannot connect to {quoted(target.host)} port "
                                  f"{target.port} ({'; '.join(errors)})")
         resp = None
         try:
@@ -742,7 +729,7 @@ class Fetcher:
                 if _timed_out(exc, deadline, watchdog):
                     raise deadline.expired("the wait for response headers") from None
                 raise CaptureRefused(f"no valid HTTP response ({type(exc).__name__}: "
-                                     f"{_untrusted(str(exc))})") from None
+                                     f"{quoted(str(exc))})") from None
             if watchdog.fired:
                 # A shut-down socket can end a header block early; it is not one.
                 raise deadline.expired("the wait for response headers")
@@ -766,7 +753,7 @@ def _connect_error(exc: BaseException) -> str:
     if isinstance(inner, OSError) and inner.strerror:
         return inner.strerror
     text = str(inner) or type(inner).__name__
-    return _untrusted(text)[1:-1]
+    return quoted(text)[1:-1]
 
 
 def _parse_proxy(proxy: str) -> tuple[str, int, dict[str, str]]:
@@ -779,7 +766,7 @@ def _parse_proxy(proxy: str) -> tuple[str, int, dict[str, str]]:
     try:
         url = urllib3.util.parse_url(proxy)
     except urllib3.exceptions.LocationParseError:
-        raise CaptureRefused(f"capture.proxy {_untrusted(proxy)} is not a valid URL") from None
+        raise CaptureRefused(f"capture.proxy {quoted(proxy)} is not a valid URL") from None
     if url.scheme != "http" or not url.host:
         raise CaptureRefused("capture.proxy must be an http://host:port URL (the tunnel to the "
                              "source is TLS; the hop to the proxy is a plain CONNECT)")
@@ -818,20 +805,20 @@ def _check_response_headers(resp: urllib3.response.BaseHTTPResponse, opts: Fetch
     if resp.status != 200:
         if 300 <= resp.status < 400:
             location = resp.headers.get("Location")
-            where = f" to {_untrusted(location)}" if location else ""
+            where = f" to {quoted(location)}" if location else ""
             raise CaptureRefused(f"HTTP {resp.status} redirect{where}; redirects are never "
                                  "followed, approve the final URL instead")
-        reason = f" {_untrusted(resp.reason)[1:-1]}" if resp.reason else ""
+        reason = f" {quoted(resp.reason)[1:-1]}" if resp.reason else ""
         raise CaptureRefused(f"HTTP {resp.status}{reason}; only 200 is accepted")
     encodings = [tok.strip().lower() for v in resp.headers.getlist("Content-Encoding")
                  for tok in v.split(",") if tok.strip()]
     if any(tok != "identity" for tok in encodings):
-        raise CaptureRefused(f"Content-Encoding {_untrusted(', '.join(encodings))} refused; "
+        raise CaptureRefused(f"Content-Encoding {quoted(', '.join(encodings))} refused; "
                              "compressed bodies are never decoded")
     transfer = [tok.strip().lower() for v in resp.headers.getlist("Transfer-Encoding")
                 for tok in v.split(",") if tok.strip()]
     if any(tok != "chunked" for tok in transfer):
-        raise CaptureRefused(f"Transfer-Encoding {_untrusted(', '.join(transfer))} refused; "
+        raise CaptureRefused(f"Transfer-Encoding {quoted(', '.join(transfer))} refused; "
                              "only chunked is understood")
     types = resp.headers.getlist("Content-Type")
     if not types:
@@ -898,7 +885,7 @@ def _read_body(resp: urllib3.response.BaseHTTPResponse, max_bytes: int, deadline
         if _is_incomplete(exc):
             raise CaptureRefused("the connection closed before the body declared by "
                                  "Content-Length arrived") from None
-        raise CaptureRefused(f"reading the body failed: {_untrusted(str(exc))}") from None
+        raise CaptureRefused(f"reading the body failed: {quoted(str(exc))}") from None
     except http.client.HTTPException as exc:  # bad chunk framing
         if _timed_out(exc, deadline, watchdog):
             raise deadline.expired("the body") from None

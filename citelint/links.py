@@ -39,7 +39,8 @@ from typing import Iterable, Sequence
 import cmarkgfm
 from cmarkgfm.cmark import Options
 
-from . import urls
+from citelint import urls
+from citelint.escape import code_span
 
 __all__ = [
     "Link",
@@ -1580,17 +1581,6 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
 # --- fixing ------------------------------------------------------------------
 
 
-def _code_span(text: str, before: str, after: str) -> str:
-    """``text`` as an inline code span that no renderer re-links."""
-    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    # a backtick right outside would merge with our fence into a longer run
-    lead = " " if before == "`" else ""
-    trail = " " if after == "`" else ""
-    return f"{lead}{fence}{pad}{text}{pad}{fence}{trail}"
-
-
 def _degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
     """Edits (start, end, replacement) that turn ``link`` into its visible text."""
     if not link.located:
@@ -1601,14 +1591,14 @@ def _degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
         return [(link.start, ts, ""), (te, link.end, "")]
     if form == "autolink":
         inner = src[link.start + 1:link.end - 1]
-        return [(link.start, link.end, _code_span(inner, src[link.start - 1:link.start], src[link.end:link.end + 1]))]
+        return [(link.start, link.end, code_span(inner, src[link.start - 1:link.start], src[link.end:link.end + 1]))]
     if form == "bare":
         visible = src[link.start:link.end]
         cut = _cjk_cut(visible)
         if cut is None:
             cut = len(visible)
         end = link.start + cut
-        return [(link.start, end, _code_span(visible[:cut], src[link.start - 1:link.start], src[end:end + 1]))]
+        return [(link.start, end, code_span(visible[:cut], src[link.start - 1:link.start], src[end:end + 1]))]
     if form == "html":
         ops = [(link.start, link.end, "")]
         close = _CLOSE_A.search(src, link.end, min(len(src), link.end + 20000))

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from typing import Any, TextIO
 
 from citelint.model import CheckResult, Finding
-from citelint.report import RenderOptions, visible
+from citelint.output import RenderOptions, visible
 
 OUTPUT_FORMAT = "citelint.output/1"
 

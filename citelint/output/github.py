@@ -16,24 +16,15 @@ from __future__ import annotations
 import secrets
 from typing import TextIO
 
+from citelint.escape import workflow_data, workflow_property
 from citelint.model import CheckResult, Finding
-from citelint.report import RenderOptions, summary_line, visible
-from citelint.report.text import finding_line
-
-
-def escape_data(value: str) -> str:
-    """Escape a workflow-command message."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(value: str) -> str:
-    """Escape a workflow-command property value."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+from citelint.output import RenderOptions, summary_line, visible
+from citelint.output.text import finding_line
 
 
 def annotation(finding: Finding) -> str:
     """One ``::error``/``::warning``/``::notice`` line for ``finding``."""
-    props = [f"file={escape_property(finding.path)}", f"line={finding.line}"]
+    props = [f"file={workflow_property(finding.path)}", f"line={finding.line}"]
     end_line = finding.end_line or finding.line
     if end_line != finding.line:
         props.append(f"endLine={end_line}")
@@ -42,8 +33,8 @@ def annotation(finding: Finding) -> str:
         props.append(f"col={finding.col}")
         if finding.end_col and finding.end_col > finding.col:
             props.append(f"endColumn={finding.end_col}")
-    props.append(f"title={escape_property(f'citelint ({finding.rule})')}")
-    return f"::{finding.severity} {','.join(props)}::{escape_data(f'{finding.message} [{finding.name}]')}"
+    props.append(f"title={workflow_property(f'citelint ({finding.rule})')}")
+    return f"::{finding.severity} {','.join(props)}::{workflow_data(f'{finding.message} [{finding.name}]')}"
 
 
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
@@ -53,8 +44,8 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
         out.write(annotation(finding) + "\n")
     if result.notices and not options.quiet:
         n = len(result.notices)
-        out.write(f"::notice title={escape_property('citelint (CL901)')}::"
-                  f"{escape_data(f'{n} accepted citation(s) need semantic review (listed in the step summary)')}\n")
+        out.write(f"::notice title={workflow_property('citelint (CL901)')}::"
+                  f"{workflow_data(f'{n} accepted citation(s) need semantic review (listed in the step summary)')}\n")
     token = secrets.token_hex(16)
     out.write(f"::stop-commands::{token}\n")
     for finding in visible(result.ordered(), options.quiet):
@@ -66,4 +57,4 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     for warning in result.warnings_text:
         out.write(f"warning: {warning}\n")
     out.write(f"::{token}::\n")
-    out.write(escape_data(summary_line(result)) + "\n")
+    out.write(workflow_data(summary_line(result)) + "\n")

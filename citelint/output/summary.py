@@ -4,25 +4,11 @@ untrusted text."""
 
 from __future__ import annotations
 
-import html
 from typing import TextIO
 
+from citelint.escape import code_span, markdown_cell
 from citelint.model import CheckResult, Finding
-from citelint.report import RenderOptions, code_span, summary_line
-
-
-def cell(text: str) -> str:
-    """Escape ``text`` for a Markdown table cell: HTML, pipes, backticks, newlines,
-    and link/image syntax so no untrusted text renders as a link or image.
-
-    ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker would turn a
-    URL in a message (often the very link citelint rejected) into a live link.
-    """
-    for ch in "\\|`*_[]()!#~:.@":
-        text = text.replace(ch, "\\" + ch)
-    # After the backslashes, so an entity's own "#" is not escaped into text.
-    text = html.escape(text, quote=False)
-    return text.replace("\r", " ").replace("\n", " ")
+from citelint.output import RenderOptions, summary_line
 
 
 def location(f: Finding) -> str:
@@ -33,7 +19,7 @@ def location(f: Finding) -> str:
 
 
 def _row(f: Finding) -> str:
-    return f"| {f.severity} | {f.rule} | {location(f)} | {cell(f.message)} |"
+    return f"| {f.severity} | {f.rule} | {location(f)} | {markdown_cell(f.message)} |"
 
 
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
@@ -53,5 +39,5 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
                   "Each excerpt below occurs exactly in its capture; whether it supports its label is for a "
                   "person to judge.\n\n")
         for f in sorted(result.notices):
-            out.write(f"- {location(f)}: {cell(f.message)}\n")
+            out.write(f"- {location(f)}: {markdown_cell(f.message)}\n")
         out.write("\n")

@@ -18,8 +18,9 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from citelint.model import RULES, CheckResult, Finding, Rule
-from citelint.report import RenderOptions, code_span, visible
-from citelint.report.jsonout import counts, finding_to_dict
+from citelint.escape import code_span
+from citelint.output import RenderOptions, visible
+from citelint.output.json import counts, finding_to_dict
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/citelint/citelint"

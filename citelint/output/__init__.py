@@ -9,7 +9,6 @@ or choose exit codes.
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass
 from typing import Callable, TextIO
 
@@ -17,10 +16,10 @@ from citelint.model import CheckResult, Finding
 
 #: Format name -> module implementing ``render``; imported on first use.
 FORMATTERS: dict[str, str] = {
-    "text": "citelint.report.text",
-    "github": "citelint.report.github",
-    "json": "citelint.report.jsonout",
-    "sarif": "citelint.report.sarif",
+    "text": "citelint.output.text",
+    "github": "citelint.output.github",
+    "json": "citelint.output.json",
+    "sarif": "citelint.output.sarif",
 }
 
 
@@ -41,29 +40,6 @@ def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:
         KeyError: unknown format.
     """
     return importlib.import_module(FORMATTERS[name]).render  # type: ignore[no-any-return]
-
-
-# Untrusted text (snippets, sources, capture text) may carry terminal escape
-# sequences or bidirectional overrides that would rewrite what a reader sees.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def neutralize(text: str) -> str:
-    """Replace control, C1 and bidi-override characters with visible ``\\uXXXX``
-    escapes (tab and newline become ``\\t`` and ``\\n`` too)."""
-    text = text.replace("\t", "\\t").replace("\n", "\\n")
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def code_span(text: str) -> str:
-    """``text`` as a Markdown inline code span: shown literally, never linked.
-
-    The fence is longer than any backtick run in ``text`` (CommonMark §6.1).
-    """
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def visible(findings: list[Finding], quiet: bool) -> list[Finding]:

@@ -1,0 +1,104 @@
+"""The one place untrusted text is made safe for each output.
+
+Snippets, sources, file names, capture fields and server responses are
+written by people citelint does not trust. Each output reads a different
+grammar, so each has its own escaper here, and every formatter and command
+uses these rather than writing its own:
+
+- :func:`terminal` for text printed to a terminal or log (control, C1 and
+  bidi characters would rewrite what a reader sees);
+- :func:`quoted` for a short quotation of a server's or URL's text inside a
+  message (ASCII only, length bounded);
+- :func:`workflow_data` and :func:`workflow_property` for GitHub Actions
+  workflow commands;
+- :func:`markdown_cell` and :func:`code_span` for GitHub-flavoured Markdown.
+
+Nothing here imports beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# C0 and C1 controls (tab and newline included, handled first), DEL, and the
+# bidirectional marks, embeddings, overrides and isolates (CVE-2021-42574,
+# "Trojan Source").
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal(text: str) -> str:
+    """``text`` with control, C1 and bidi characters replaced by visible
+    ``\\uXXXX`` escapes; tab and newline become ``\\t`` and ``\\n``.
+
+    Args:
+        text: any string.
+    Returns:
+        A string that cannot move the cursor, change colours or reorder
+        what a terminal shows.
+    """
+    text = text.replace("\t", "\\t").replace("\n", "\\n")
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def quoted(value: str, limit: int = 200) -> str:
+    """``value`` in single quotes for a message, printable ASCII only.
+
+    Every other character (controls, non-ASCII, the backslash) is shown as a
+    Python escape, so neither terminal escapes nor workflow commands
+    survive, and the value is cut after ``limit`` code points with ``...``.
+    """
+    out = []
+    for ch in value[:limit]:
+        if ch == "\\":
+            out.append("\\\\")
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "'" + "".join(out) + "'" + ("..." if len(value) > limit else "")
+
+
+def workflow_data(value: str) -> str:
+    """Escape the message of a GitHub Actions workflow command.
+
+    The runner's rules (actions/toolkit ``command.ts``): ``%``, CR and LF.
+    """
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_property(value: str) -> str:
+    """Escape a workflow-command property value: the message rules plus ``:`` and ``,``."""
+    return workflow_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` as literal GitHub-flavoured Markdown, safe in a table cell.
+
+    HTML, pipes, backticks, emphasis, link and image syntax are escaped, so
+    no untrusted text renders as markup, a link or an image; newlines become
+    spaces. ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker
+    would turn a URL in a message (often the very link citelint rejected)
+    into a live link.
+    """
+    for ch in "\\|`*_[]()!#~:.@":
+        text = text.replace(ch, "\\" + ch)
+    # After the backslashes, so an entity's own "#" is not escaped into text.
+    text = html.escape(text, quote=False)
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def code_span(text: str, before: str = "", after: str = "") -> str:
+    """``text`` as a Markdown inline code span: shown literally, never linked.
+
+    The fence is longer than any backtick run in ``text`` (CommonMark §6.1).
+    ``before`` and ``after`` are the characters that will stand right
+    outside the span: a backtick there would merge with the fence into a
+    longer run, so a space is put between them.
+    """
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    lead = " " if before == "`" else ""
+    trail = " " if after == "`" else ""
+    return f"{lead}{fence}{pad}{text}{pad}{fence}{trail}"
