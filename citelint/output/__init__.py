@@ -20,6 +20,7 @@ FORMATTERS: dict[str, str] = {
     "github": "citelint.output.github",
     "json": "citelint.output.json",
     "sarif": "citelint.output.sarif",
+    "summary": "citelint.output.summary",
 }
 
 

@@ -1,0 +1,88 @@
+"""Command line: parse arguments, call the rest, map outcomes to exit codes.
+
+One module per subcommand (``check``, ``capture``, ``ls``, ``show``,
+``migrate``, ``rule``, ``init``), each exposing ``NAME``,
+``add_parser(sub, stdout, stderr)`` and ``run(args, out, err) -> int``;
+:data:`COMMANDS` lists them. This package is the only place that prints.
+``main`` takes its streams as arguments and returns a status, so tests run
+the whole CLI in-process; nothing below it calls ``sys.exit``.
+
+Command modules keep their heavy imports (urllib3, cmark-gfm, jsonschema)
+inside ``run``: every one of them is imported to build the parser, and a
+pre-commit hook pays that start-up on every commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence, TextIO
+
+from citelint import __version__
+from citelint.cli import capture, check, init, ls, migrate, rule, show
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Exit, Parser
+
+__all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "main_exit"]
+
+#: Subcommand modules in the order ``--help`` lists them.
+COMMANDS = (check, ls, show, migrate, rule, init, capture)
+
+
+def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
+    """The argument parser for every subcommand, writing to ``stdout``/``stderr``."""
+    parser = Parser(prog="citelint", stdout=stdout, stderr=stderr,
+                    description="Keep generated reports honest about their sources: every cited excerpt "
+                                "must occur verbatim in the exact captured revision of the exact source.",
+                    formatter_class=argparse.RawDescriptionHelpFormatter,
+                    epilog="Run `citelint COMMAND --help` for a command's options and examples.")
+    parser.add_argument("--version", action="version", version=f"citelint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for command in COMMANDS:
+        command.add_parser(sub, stdout, stderr)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    """Run citelint with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    Bad input never produces a traceback: an unexpected exception is reported
+    in one line as an internal error (EXIT_USAGE) unless ``CITELINT_DEBUG`` is set.
+    """
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        parser = build_parser(out, err)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(out)
+            return EXIT_USAGE
+        runners = {c.NAME: c.run for c in COMMANDS}
+        return runners[args.command](args, out, err)
+    except Exit as exc:
+        return exc.status
+    except BrokenPipeError:
+        raise
+    except KeyboardInterrupt:
+        err.write("citelint: interrupted\n")
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+        if os.environ.get("CITELINT_DEBUG"):
+            raise
+        err.write(f"citelint: internal error: {type(exc).__name__}: {exc}\n"
+                  "Set CITELINT_DEBUG=1 for a traceback, and please report it.\n")
+        return EXIT_USAGE
+
+
+def main_exit() -> None:
+    """Console-script entry point: :func:`main`, then ``sys.exit`` with its status."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`citelint check | head`): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = EXIT_FINDINGS
+    sys.exit(status)

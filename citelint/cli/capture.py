@@ -1,0 +1,174 @@
+"""``citelint capture``: the trusted stage that fetches or records sources."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from citelint.captures import TextRejected, make_record
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
+from citelint.escape import terminal
+
+NAME = "capture"
+
+EPILOG = """\
+examples:
+  citelint capture                       fetch every approved source that has no capture yet
+  citelint capture https://example.org/q3.txt
+                                         fetch one approved source (adds a revision if its text changed)
+  citelint capture --all                 re-fetch every approved source
+  citelint capture --dry-run             list what would be fetched; fetch and write nothing
+  citelint capture --source https://example.org/q3.txt --from-file q3.txt
+                                         record text a retrieval pipeline already holds (- for stdin)
+
+Only sources listed in the config's `sources` are fetched, over https, from
+globally routable addresses, with no redirects and within capture.timeout_s
+and capture.max_bytes. Captures are only ever added, never replaced.
+
+exit codes: 0 every source captured (or already captured), 1 a source was
+refused, 2 usage or config error
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
+    """Register the ``capture`` subcommand (the trusted stage that writes captures) on ``sub``."""
+    capture = sub.add_parser("capture", help="fetch approved sources and add captures (trusted stage)",
+                             description="Fetch approved sources with a bounded HTTPS client and add "
+                                         "their text to the capture store, or record text already "
+                                         "retrieved (--from-file). Existing captures are never replaced.",
+                             epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                             stdout=stdout, stderr=stderr)
+    capture.add_argument("urls", nargs="*", metavar="URL",
+                         help="approved sources to fetch (default: every approved source with no capture)")
+    add_config_option(capture)
+    capture.add_argument("--all", action="store_true", dest="refetch_all",
+                         help="re-fetch every approved source; a changed text adds a new revision")
+    capture.add_argument("--dry-run", action="store_true",
+                         help="list the sources that would be fetched; no network, no writes")
+    capture.add_argument("--source", metavar="URL",
+                         help="with --from-file: the approved source the text was retrieved from")
+    capture.add_argument("--from-file", metavar="FILE",
+                         help="record the UTF-8 text in FILE (- for standard input) instead of fetching")
+    capture.add_argument("--content-type", metavar="TYPE",
+                         help="with --from-file: the record's contentType (default text/plain)")
+    capture.add_argument("--retrieved-at", metavar="TIME", type=_rfc3339,
+                         help="with --from-file: when the text was retrieved, RFC 3339 UTC like "
+                              "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible)")
+    capture.add_argument("--ca-file", metavar="FILE",
+                         help="PEM CA bundle to trust instead of the system store "
+                              "(overrides capture.ca_file)")
+    capture.add_argument("--allow-http-loopback", action="store_true",
+                         help="TESTING ONLY: also fetch plain http:// sources whose host is a loopback "
+                              "address (a local test server); never use it for real sources")
+
+
+def _rfc3339(value: str) -> str:
+    """argparse type for --retrieved-at: the capture record's own rule."""
+    try:
+        make_record("", "", retrieved_at=value)
+    except TextRejected as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Fetch or record the sources and print one line each, then counts.
+
+    Returns EXIT_OK, EXIT_FINDINGS when a source was refused, or EXIT_USAGE
+    for conflicting options, an unreadable input or an unusable config.
+    """
+    # urllib3 is imported only by the capture stage, never by check.
+    from citelint.fetch import (
+        REFUSED,
+        CaptureRefused,
+        FetchOptions,
+        read_input,
+        record_text,
+        run_capture,
+    )
+
+    fixed = [flag for flag, on in (("--source", args.source), ("--content-type", args.content_type),
+                                   ("--retrieved-at", args.retrieved_at)) if on]
+    if args.from_file is None and fixed:
+        err.write(f"citelint: {', '.join(fixed)} only go with --from-file\n")
+        return EXIT_USAGE
+    if args.from_file is not None:
+        clash = [flag for flag, on in (("URL arguments", args.urls), ("--all", args.refetch_all),
+                                       ("--dry-run", args.dry_run)) if on]
+        if clash or not args.source:
+            err.write("citelint: --from-file needs --source URL"
+                      + (f" and cannot be combined with {', '.join(clash)}" if clash else "") + "\n")
+            return EXIT_USAGE
+    elif args.urls and args.refetch_all:
+        err.write("citelint: name URLs or use --all, not both\n")
+        return EXIT_USAGE
+    ca_file = None
+    if args.ca_file is not None:
+        ca_path = Path(args.ca_file)
+        if not ca_path.is_file():
+            err.write(f"citelint: --ca-file {args.ca_file}: no such file\n")
+            return EXIT_USAGE
+        ca_file = str(ca_path.resolve())
+
+    config = load_config(args, err)
+    options = FetchOptions.from_settings(config.capture, ca_file=ca_file,
+                                         allow_http_loopback=args.allow_http_loopback)
+    try:
+        options.validate()
+    except CaptureRefused as exc:
+        err.write(f"citelint: config error: {config.path}: {exc}\n")
+        return EXIT_USAGE
+
+    if args.from_file is not None:
+        try:
+            data = read_input(args.from_file, options.max_bytes,
+                              stdin=getattr(sys.stdin, "buffer", None))
+            outcome = record_text(config.captures_dir, args.source, data, sources=config.sources,
+                                  max_bytes=options.max_bytes,
+                                  content_type=args.content_type or "text/plain",
+                                  content_types=options.content_types, retrieved_at=args.retrieved_at)
+        except OSError as exc:
+            err.write(f"citelint: cannot read {args.from_file}: {exc.strerror or exc}\n")
+            return EXIT_USAGE
+        except CaptureRefused as exc:
+            out.write(f"refused: {terminal(args.source)}: {terminal(str(exc))}\n")
+            return EXIT_FINDINGS
+        out.write(_capture_line(outcome) + "\n")
+        return EXIT_OK
+
+    show_progress = isatty(err)
+
+    def progress(index: int, total: int, source: str) -> None:
+        err.write(f"\r\x1b[K[{index}/{total}] fetching {terminal(source)[:100]}")
+        err.flush()
+
+    counts: dict[str, int] = {}
+    for outcome in run_capture(config.captures_dir, config.sources, options, urls=args.urls,
+                               refetch_all=args.refetch_all, dry_run=args.dry_run,
+                               progress=progress if show_progress else None):
+        if show_progress:
+            err.write("\r\x1b[K")
+            err.flush()
+        out.write(_capture_line(outcome) + "\n")
+        out.flush()
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    if not counts:
+        out.write("nothing to capture: every approved source has a capture "
+                  "(name URLs or use --all to re-fetch)\n")
+        return EXIT_OK
+    total = sum(counts.values())
+    order = ["would fetch", "captured", "already captured", "refused"]
+    out.write(f"{total} source(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
+    return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+
+
+def _capture_line(outcome) -> str:  # type: ignore[no-untyped-def]
+    """One line per source: what happened, the revision to cite, or why not."""
+    source = terminal(outcome.source)
+    if outcome.status == "refused":
+        return f"refused: {source}: {terminal(outcome.reason)}"
+    if outcome.status == "would fetch":
+        return f"would fetch: {source}"
+    return f"{outcome.status}: {source} revision {outcome.sha256} ({outcome.bytes} bytes)"

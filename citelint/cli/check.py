@@ -1,0 +1,108 @@
+"""``citelint check``: verify reports against the committed captures (read-only)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+from pathlib import Path
+from typing import Callable, TextIO
+
+from citelint import __version__
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
+from citelint.output import FORMATTERS, RenderOptions, renderer, summary_line
+
+NAME = "check"
+
+EPILOG = """\
+examples:
+  citelint check                         check every report the config matches
+  citelint check reports/q3.json         check one report (others are skipped)
+  citelint check --format json > out.json
+  citelint check --strict --quiet        warnings fail too; print errors only
+  citelint check --base origin/main      also: captures changed since main (CL301, CL302)
+  citelint check --sarif-file out.sarif  text on stdout, SARIF for code scanning in out.sarif
+
+exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
+    """Register the ``check`` subcommand and its options on ``sub``."""
+    check = sub.add_parser("check", help="verify reports against committed captures (read-only)",
+                           description="Verify fact reports and Markdown reports against the capture store. "
+                                       "Reads only: no file is written (except by --fix and the --*-file "
+                                       "options) and no network connection is made.",
+                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                           stdout=stdout, stderr=stderr)
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files or directories; files outside the config's report globs are skipped")
+    add_config_option(check)
+    check.add_argument("--format", choices=sorted(FORMATTERS), default=None,
+                       help="output format (default: text, or github when GITHUB_ACTIONS=true)")
+    check.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
+    check.add_argument("--quiet", "-q", action="store_true", help="show errors only (and the summary)")
+    check.add_argument("--fix", action="store_true",
+                       help="degrade ungrounded Markdown links to their text (Markdown reports only)")
+    check.add_argument("--summary-file", type=Path, metavar="FILE",
+                       help="append a Markdown summary (counts, findings, semantic review) to FILE")
+    check.add_argument("--sarif-file", type=Path, metavar="FILE",
+                       help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
+    check.add_argument("--base", metavar="REF",
+                       help="diff-aware rules: compare captures/ with git REF (its merge base with HEAD); "
+                            "a changed capture is CL301, a cited capture not on REF is CL302 when "
+                            "require_captures_on_base is set")
+    check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                       help="colour text output (auto: only on a terminal, never with NO_COLOR)")
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run the check, render it in the chosen format, write the side files.
+
+    Returns EXIT_OK, EXIT_FINDINGS (errors, or warnings with ``--strict``) or
+    EXIT_USAGE (a named path missing, ``--base`` unusable, a side file that
+    cannot be written).
+    """
+    from citelint.check import UsageError, run_check
+
+    config = load_config(args, err)
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    color = args.color == "always" or (args.color == "auto" and fmt == "text" and isatty(out)
+                                       and not os.environ.get("NO_COLOR"))
+    progress = _progress(err) if isatty(err) else None
+    try:
+        result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base)
+    except UsageError as exc:
+        err.write(f"citelint: {exc}\n")
+        return EXIT_USAGE
+    finally:
+        if progress:
+            err.write("\r\x1b[K")
+    options = RenderOptions(color=color, quiet=args.quiet, version=__version__)
+    renderer(fmt)(result, out, options)
+    if fmt in ("json", "sarif", "summary"):
+        err.write(summary_line(result) + "\n")
+    # Rendered in memory first, so a failure never leaves half a file behind.
+    for path, mode, name, what in ((args.summary_file, "a", "summary", "summary"),
+                                   (args.sarif_file, "w", "sarif", "SARIF")):
+        if not path:
+            continue
+        buffer = io.StringIO()
+        renderer(name)(result, buffer, options)
+        try:
+            with open(path, mode, encoding="utf-8") as fh:
+                fh.write(buffer.getvalue())
+        except OSError as exc:
+            err.write(f"citelint: cannot write {what} file {path}: {exc.strerror}\n")
+            return EXIT_USAGE
+    if result.count("error") or (args.strict and result.count("warning")):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _progress(err: TextIO) -> Callable[[int, int], None]:
+    def report(done: int, total: int) -> None:
+        if total >= 20 and (done % 10 == 0 or done == total):
+            err.write(f"\rchecking {done}/{total} files")
+            err.flush()
+    return report

@@ -1,0 +1,88 @@
+"""What every subcommand shares: exit statuses, the argparse subclass that
+writes to the streams ``main`` was given, config loading, terminal tests.
+
+Exit statuses are named here (actionlint's ``ExitStatus*`` shape) so no
+command returns a bare number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from citelint.config import Config, ConfigError, load_config as _load_config
+
+EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)
+EXIT_FINDINGS = 1  # at least one finding at error severity; capture/migrate: a source failed
+EXIT_USAGE = 2  # bad arguments, unusable config, unreadable input path, internal error
+
+
+class Exit(Exception):
+    """Raised inside the CLI to end a command with ``status`` (never escapes ``main``)."""
+
+    def __init__(self, status: int):
+        super().__init__(status)
+        self.status = status
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports errors through our stderr and exit status.
+
+    argparse writes help and ``--version`` to ``sys.stdout`` and calls
+    ``sys.exit``; this subclass writes to the streams given to ``main`` and
+    raises :class:`Exit`, so tests run the CLI in-process.
+    """
+
+    def __init__(self, *args, stdout: TextIO | None = None, stderr: TextIO | None = None,
+                 **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self._stdout = stdout
+        self._stderr = stderr
+
+    def _print_message(self, message: str, file: TextIO | None = None) -> None:
+        if file is None or file is sys.stdout:
+            file = self._stdout or sys.stdout
+        elif file is sys.stderr:
+            file = self._stderr or sys.stderr
+        if message:
+            file.write(message)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        err = self._stderr or sys.stderr
+        self.print_usage(err)
+        err.write(f"{self.prog}: error: {message}\n")
+        raise Exit(EXIT_USAGE)
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        if message:
+            (self._stderr or sys.stderr).write(message)
+        raise Exit(status)
+
+
+def add_config_option(p: argparse.ArgumentParser) -> None:
+    """The ``--config FILE`` option every config-reading command takes."""
+    p.add_argument("--config", type=Path, metavar="FILE",
+                   help="config file (default: citelint.yaml or [tool.citelint] found by walking up)")
+
+
+def load_config(args: argparse.Namespace, err: TextIO) -> Config:
+    """The config named by ``--config`` or discovered from the working directory.
+
+    Raises:
+        Exit: with EXIT_USAGE after printing the config error to ``err``.
+    """
+    try:
+        return _load_config(args.config, Path.cwd())
+    except ConfigError as exc:
+        err.write(f"citelint: config error: {exc}\n")
+        raise Exit(EXIT_USAGE) from None
+
+
+def isatty(stream: TextIO) -> bool:
+    """True when ``stream`` is a terminal (False for closed or fake streams)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

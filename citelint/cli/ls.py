@@ -1,0 +1,56 @@
+"""``citelint ls``: list every capture in the store (read-only)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TextIO
+
+from citelint.captures import CaptureError, Store
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, add_config_option, load_config
+from citelint.config import relpath
+from citelint.escape import terminal
+
+NAME = "ls"
+
+EPILOG = """\
+examples:
+  citelint ls                            every capture: source, revision (captureSha256), date, size
+  citelint ls --config docs/citelint.yaml
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
+    """Register the ``ls`` subcommand on ``sub``."""
+    ls = sub.add_parser("ls", help="list captures (source, revision, date, size)",
+                        description="List every capture in the store. Read-only.", epilog=EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter, stdout=stdout, stderr=stderr)
+    add_config_option(ls)
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print one tab-separated row per capture, then counts.
+
+    Returns EXIT_FINDINGS when a capture is corrupt, else EXIT_OK.
+    """
+    config = load_config(args, err)
+    store = Store(config.captures_dir)
+    rows = []
+    bad = 0
+    for path, rec in store.iter_records():
+        if isinstance(rec, CaptureError):
+            bad += 1
+            rows.append(("CORRUPT", relpath(path, Path.cwd()), "", "", str(rec)))
+        else:
+            rows.append(("", rec.source, rec.sha256, rec.retrieved_at, f"{rec.bytes} B"))
+    rows.sort(key=lambda r: (r[1], r[3]))
+    out.write("source\trevision\tretrievedAt\tsize\n")
+    for flag, source, sha, when, size in rows:
+        if flag:
+            out.write(f"{terminal(source)}\tCORRUPT: {terminal(size)}\n")
+        else:
+            out.write(f"{terminal(source)}\t{sha}\t{when}\t{size}\n")
+    legacy = store.legacy_files()
+    out.write(f"{len(rows) - bad} capture(s), {bad} corrupt, {len(legacy)} legacy file(s)"
+              f"{' (run citelint migrate)' if legacy else ''}\n")
+    return EXIT_FINDINGS if bad else EXIT_OK

@@ -1,0 +1,68 @@
+"""``citelint show SOURCE``: print one captured revision (read-only)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from citelint.captures import CaptureError, Store
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, load_config
+from citelint.escape import terminal
+
+NAME = "show"
+
+EPILOG = """\
+examples:
+  citelint show https://example.org/q3.txt                 the newest revision
+  citelint show https://example.org/q3.txt --revision 5891b5b5
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
+    """Register the ``show`` subcommand on ``sub``."""
+    show = sub.add_parser("show", help="print one captured revision of a source",
+                          description="Print a capture's metadata and text (newest revision unless "
+                                      "--revision). Read-only; control characters are shown escaped.",
+                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                          stdout=stdout, stderr=stderr)
+    show.add_argument("source", metavar="SOURCE", help="the exact source URL")
+    show.add_argument("--revision", metavar="SHA", help="captureSha256 (a unique prefix is enough)")
+    add_config_option(show)
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print the chosen revision's metadata and text, escaped for the terminal.
+
+    Returns EXIT_OK; EXIT_FINDINGS when there is no usable capture;
+    EXIT_USAGE when ``--revision`` is ambiguous.
+    """
+    config = load_config(args, err)
+    store = Store(config.captures_dir)
+    revisions = store.revisions(args.source)
+    if not revisions:
+        err.write(f"citelint: no capture of {args.source!r}"
+                  f"{'' if config.is_approved(args.source) else ' (and it is not an approved source)'}\n")
+        return EXIT_FINDINGS
+    if args.revision:
+        matches = [r for r in revisions if r.sha256.startswith(args.revision.lower())]
+        if len(matches) != 1:
+            err.write(f"citelint: revision {args.revision!r} matches {len(matches)} capture(s) of this source\n")
+            return EXIT_USAGE if matches else EXIT_FINDINGS
+        chosen = matches[0].sha256
+    else:
+        good = store.verified_revisions(args.source)
+        if not good:
+            err.write("citelint: every capture of this source is corrupt; see `citelint ls`\n")
+            return EXIT_FINDINGS
+        chosen = good[-1].sha256
+    try:
+        rec = store.lookup(args.source, chosen)
+    except CaptureError as exc:
+        err.write(f"citelint: capture {chosen[:12]}… is corrupt: {exc}\n")
+        return EXIT_FINDINGS
+    out.write(f"source:      {terminal(rec.source)}\nrevision:    {rec.sha256}\n"
+              f"retrievedAt: {rec.retrieved_at}\ncontentType: {terminal(rec.content_type)}\n"
+              f"bytes:       {rec.bytes}\nrevisions:   {len(revisions)}\n\n")
+    for line in rec.text.splitlines() or [""]:
+        out.write(terminal(line) + "\n")
+    return EXIT_OK
