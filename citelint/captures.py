@@ -560,3 +560,9 @@ def legacy_unmigrated(store: Store) -> list[Path]:
         if not capture_path(store.root, rec.source, rec.sha256).is_file():
             out.append(path)
     return out
+
+
+def legacy_message(count: int, captures_display: str) -> str:
+    """The CL107 message for ``count`` unmigrated legacy files under ``captures_display``."""
+    return (f"{count} legacy capture file(s) ({captures_display}/<sha256>.json) have no migrated copy and are "
+            "not evidence; run `citelint migrate`, then delete them in a commit")

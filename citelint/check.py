@@ -10,15 +10,17 @@ opens a socket.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence, cast
 
-from citelint.captures import Store, legacy_unmigrated
+from citelint import pointers
+from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
-from citelint.loaders import Document, ParseFailure, kind_of, load_file, pointer_join, pointer_tokens
-from citelint.model import AcceptedFact, CheckResult, Finding, Position
+from citelint.facts import check_facts
+from citelint.loaders import ParseFailure, decode_utf8, kind_of, load_file
+from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
+from citelint.schema import check_document
 
 if TYPE_CHECKING:
     from citelint.gitbase import BaseCaptures
@@ -91,16 +93,13 @@ class _Emitter:
         severity = self.config.severity(rule)
         if severity == "off":
             return
-        finding = Finding(self.path, pos.line, pos.col, rule, severity, message,  # type: ignore[arg-type]
+        finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
                           pos.end_line, pos.end_col)
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
 
 
 def _check_report(target: Target, display: str, config: Config, store: Store, result: CheckResult,
                   base: BaseCaptures | None = None) -> None:
-    from citelint.facts import duplicate_labels, review_hints, verify_cited
-    from citelint.schema import validate_facts, validate_report
-
     emit = _Emitter(config, result, display)
     try:
         doc = load_file(target.path)
@@ -111,95 +110,39 @@ def _check_report(target: Target, display: str, config: Config, store: Store, re
         emit("CL001", Position(doc.line, doc.col), doc.message)
         return
 
-    if config.facts_pointer is not None:
-        facts_ptr = config.facts_pointer
-        facts = _resolve_pointer(doc, facts_ptr)
-        if facts is _MISSING:
-            emit("CL002", Position(1, 1), f"no value at facts_pointer {facts_ptr!r}; fix the pointer in the "
-                                          "config or the document")
-            return
-        problems = list(validate_facts(facts, facts_ptr))
-    else:
-        facts_ptr = "/facts"
-        facts = doc.data.get("facts") if isinstance(doc.data, dict) else None
-        problems = list(validate_report(doc.data))
-
+    facts, facts_ptr, problems = check_document(doc.data, config.facts_pointer)
     bad_facts: set[str] = set()
     for pointer, message, at_key in problems:
-        pos = doc.locate_key(pointer) if at_key else doc.locate(pointer)
+        pos = Position(1, 1) if facts is pointers.MISSING else \
+            doc.locate_key(pointer) if at_key else doc.locate(pointer)
         emit("CL002", pos, message)
-        bad_facts.add(_fact_pointer(pointer, facts_ptr))
+        bad_facts.add(pointers.enclosing_item(pointer, facts_ptr))
     if not isinstance(facts, list):
         return
 
-    valid = [(i, f) for i, f in enumerate(facts) if pointer_join(facts_ptr, i) not in bad_facts]
-    for index, first, label in duplicate_labels((i, f["label"]) for i, f in valid):
-        ptr = pointer_join(pointer_join(facts_ptr, index), "label")
-        first_pos = doc.locate(pointer_join(facts_ptr, first))
-        emit("CL004", doc.locate(ptr), f"label {label!r} appears again (first at line {first_pos.line}); "
-                                       "keep one fact per label")
+    def fact_ptr(index: int) -> str:
+        return pointers.join(facts_ptr, index)
 
-    for index, fact in valid:
-        fptr = pointer_join(facts_ptr, index)
-        pos = doc.locate(fptr)
+    valid = [(i, f) for i, f in enumerate(facts) if fact_ptr(i) not in bad_facts]
+    outcome = check_facts(valid, labels=config.labels, approved=config.is_approved, store=store,
+                          base=base if config.severity("CL302") != "off" else None,
+                          line_of=lambda index: doc.locate(fact_ptr(index)).line)
+    result.facts_cited += outcome.cited
+    result.facts_unavailable += outcome.unavailable
+    for issue in outcome.issues:
+        where = fact_ptr(issue.index)
+        emit(issue.rule, doc.locate(pointers.join(where, issue.field) if issue.field else where), issue.message)
+    for entry in outcome.accepted:
+        pos = doc.locate(fact_ptr(entry.index))
+        fact = entry.fact
         if fact["state"] == "unavailable":
-            result.facts_unavailable += 1
-        else:
-            result.facts_cited += 1
-        label = fact["label"]
-        if label not in config.labels:
-            hint = ("no labels are approved in the config" if not config.labels
-                    else "approve it in the config's `labels` or use an approved label")
-            emit("CL003", doc.locate(pointer_join(fptr, "label")), f"label {label!r} is not approved; {hint}")
-            continue
-        if fact["state"] == "unavailable":
-            result.accepted.append(AcceptedFact(display, pos.line, pos.col, "unavailable", label,
+            result.accepted.append(AcceptedFact(display, pos.line, pos.col, "unavailable", fact["label"],
                                                 reason=fact["reason"]))
-            continue
-        verdict = verify_cited(fact, approved=config.is_approved(fact["source"]), store=store)
-        for issue in verdict.issues:
-            emit(issue.rule, doc.locate(pointer_join(fptr, issue.field) if issue.field else fptr), issue.message)
-        if base is not None and config.severity("CL302") != "off" and \
-                not any(i.rule in ("CL101", "CL102", "CL103") for i in verdict.issues) and \
-                not base.has_capture(fact["source"], fact["captureSha256"]):
-            # The capture exists in the working tree but not on the base: the
-            # evidence arrives in the same change as the claim leaning on it.
-            emit("CL302", doc.locate(pointer_join(fptr, "captureSha256")),
-                 f"capture {fact['captureSha256'][:12]}… is not on the base revision {base.commit[:12]} "
-                 "(require_captures_on_base); merge the capture in its own change first, then the report")
-        if not verdict.accepted:
-            continue
-        review = review_hints(config.labels.get(label), fact["snippet"])
-        accepted = AcceptedFact(display, pos.line, pos.col, "cited", label, source=fact["source"],
-                                capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
-                                offset=verdict.offset, review=review)
-        result.accepted.append(accepted)
-        detail = "; ".join(review) if review else "check that the snippet supports this label"
-        emit("CL901", pos, f"label {label!r} is not verified by citelint, only the excerpt: {detail}")
-
-
-_MISSING = object()
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")  # RFC 6901 §4: no leading zeros, ASCII digits only
-
-
-def _resolve_pointer(doc: Document, pointer: str) -> object:
-    node: object = doc.data
-    for token in pointer_tokens(pointer):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and _ARRAY_INDEX.fullmatch(token) and int(token) < len(node):
-            node = node[int(token)]
         else:
-            return _MISSING
-    return node
-
-
-def _fact_pointer(pointer: str, facts_ptr: str) -> str:
-    """The pointer of the fact containing ``pointer`` (or ``pointer`` itself)."""
-    if not pointer.startswith(facts_ptr + "/"):
-        return pointer
-    rest = pointer[len(facts_ptr) + 1:].split("/", 1)[0]
-    return f"{facts_ptr}/{rest}"
+            result.accepted.append(AcceptedFact(display, pos.line, pos.col, "cited", fact["label"],
+                                                source=fact["source"], capture_sha256=fact["captureSha256"],
+                                                snippet=fact["snippet"], offset=entry.offset,
+                                                review=entry.review))
 
 
 def _check_markdown(target: Target, display: str, config: Config, allowlist: object,
@@ -212,8 +155,6 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: obj
     except OSError as exc:
         emit("CL001", Position(1, 1), f"cannot read the file: {exc.strerror}")
         return
-    from citelint.loaders import decode_utf8
-
     text = decode_utf8(raw)
     if isinstance(text, ParseFailure):
         emit("CL001", Position(text.line, text.col), text.message)
@@ -226,7 +167,7 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: obj
     issues = report.issues
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
-        fixable = [i for i in issues if i.rule in ("CL201", "CL202")]
+        fixable = [i for i in issues if RULES[i.rule].fixable]
         if fixable:
             new_text, removed = links.fix(text, fixable)
             if new_text != text:
@@ -282,9 +223,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     legacy = legacy_unmigrated(store)
     if legacy and config.severity("CL107") != "off":
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
-        emit("CL107", Position(1, 1), f"{len(legacy)} legacy capture file(s) ({relpath(config.captures_dir, cwd)}/"
-                                      "<sha256>.json) have no migrated copy and are not evidence; run "
-                                      "`citelint migrate`, then delete them in a commit")
+        emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
     allowlist = None
     for n, target in enumerate(targets, 1):
         display = relpath(target.path, cwd)
@@ -312,15 +251,9 @@ def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> Base
         base = load_base(ref, config.captures_dir, config.root)
     except GitBaseError as exc:
         raise UsageError(str(exc)) from None
-    short = base.commit[:12]
     for change in base.changes():
         display = relpath(change.path, cwd)
-        what = {"modified": "was modified", "deleted": "was deleted",
-                "replaced": "was replaced by a symlink or another kind of file"}[change.kind]
-        _Emitter(config, result, display)(
-            "CL301", Position(1, 1),
-            f"capture {what} since the base revision {short}; captures are append-only: restore it with "
-            f"`git checkout {short} -- {display}` and add new evidence as a new capture")
+        _Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
     if base.via == "ref":
         result.warnings_text.append(
             f"--base: compared captures with {ref}'s own tree, since this clone has no merge base of it "

@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citelint.model import RULES, SEVERITY_ORDER
+from citelint.loaders import ParseFailure, decode_utf8, load_yaml_text, read_bounded
+from citelint.model import RULES, SEVERITY_ORDER, LabelInfo
+from citelint.pointers import join as pointer_join
+from citelint.schema import config_validator, quick_valid
 
 CONFIG_NAME = "citelint.yaml"
 PYPROJECT = "pyproject.toml"
@@ -25,16 +28,6 @@ DEFAULT_MARKDOWN = ["reports/**/*.md"]
 class ConfigError(Exception):
     """An unusable configuration (exit 2). ``str()`` is ``path:line:col: message``
     when a position is known."""
-
-
-@dataclass(frozen=True)
-class LabelInfo:
-    """An approved label and its optional semantic-review hints."""
-
-    name: str
-    description: str | None = None
-    unit: str | None = None
-    period: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,8 +115,10 @@ class Config:
 
     def severity(self, rule: str) -> str:
         """Configured severity of ``rule``: error, warning, notice or off.
-        CL302 is off unless ``require_captures_on_base`` is set."""
-        if rule == "CL302" and not self.require_captures_on_base:
+        A rule with ``enabled_by`` (CL302: ``require_captures_on_base``) is
+        off unless that key is true."""
+        enabled_by = RULES[rule].enabled_by
+        if enabled_by is not None and not getattr(self, enabled_by):
             return "off"
         return self.rules.get(rule, RULES[rule].severity)
 
@@ -157,7 +152,9 @@ class Config:
 
 # --------------------------------------------------------------------------- discovery
 
-def _has_tool_table(pyproject: Path) -> bool:
+def has_tool_table(pyproject: Path) -> bool:
+    """True when ``pyproject`` exists and has a ``[tool.citelint]`` table
+    (a cheap textual test, so discovery never parses TOML it will not use)."""
     try:
         text = pyproject.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -178,7 +175,7 @@ def discover(cwd: Path) -> Path:
         yaml_path = directory / CONFIG_NAME
         toml_path = directory / PYPROJECT
         has_yaml = yaml_path.is_file()
-        has_toml = toml_path.is_file() and _has_tool_table(toml_path)
+        has_toml = toml_path.is_file() and has_tool_table(toml_path)
         if has_yaml and has_toml:
             raise ConfigError(f"{yaml_path}: both {CONFIG_NAME} and [tool.citelint] in {PYPROJECT}; "
                               "keep one of them")
@@ -236,8 +233,6 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
 
         return table, toml_locate
 
-    from citelint.loaders import ParseFailure, decode_utf8, load_yaml_text, read_bounded
-
     raw = read_bounded(path)
     if isinstance(raw, ParseFailure):
         raise ConfigError(f"{path}:{raw.line}:{raw.col}: {raw.message}")
@@ -257,8 +252,6 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
 
 def _schema_error_message(error: Any) -> tuple[str, str]:
     """(pointer, message) for one jsonschema error on the config."""
-    from citelint.loaders import pointer_join
-
     pointer = ""
     for token in error.absolute_path:
         pointer = pointer_join(pointer, token)
@@ -292,7 +285,6 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
 
     if not isinstance(data, dict):
         raise error("", "the configuration must be a mapping of keys")
-    from citelint.schema import config_validator, quick_valid
 
     errors = [] if quick_valid("config.schema.json", data) else \
         sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))

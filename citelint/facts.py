@@ -1,4 +1,4 @@
-"""Fact verification against the capture store (rules CL003–CL004, CL101–CL106, CL901).
+"""Every fact rule: CL003–CL004, CL101–CL106, CL302 and CL901, logic and messages.
 
 A cited fact is accepted only when its source is approved (exact string),
 the capture of exactly (source, captureSha256) exists and verifies, and the
@@ -12,10 +12,10 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from citelint.captures import CaptureCorrupt, CaptureMissing, Store, time_key
-from citelint.config import LabelInfo
+from citelint.model import RULES, LabelInfo
 
 #: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20
@@ -33,17 +33,18 @@ class Issue:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Outcome of one fact: ``issues`` (empty when accepted), the snippet's
-    code-point ``offset`` in the capture, and semantic-review ``review`` hints."""
+    """Outcome of one cited fact: ``issues`` (empty when clean), the snippet's
+    code-point ``offset`` in the capture, and whether the capture it names
+    was ``resolved`` (approved source, file present and verified)."""
 
     issues: tuple[Issue, ...]
     offset: int | None = None
-    review: tuple[str, ...] = ()
+    resolved: bool = False
 
     @property
     def accepted(self) -> bool:
-        """True when no issue of the exactness rules blocks the fact."""
-        return not any(i.rule not in ("CL105", "CL106") for i in self.issues)
+        """True when no issue of a blocking rule (``Rule.blocking``) rejects the fact."""
+        return not any(RULES[i.rule].blocking for i in self.issues)
 
 
 # --------------------------------------------------------------------------- near misses
@@ -208,7 +209,8 @@ def verify_cited(fact: dict[str, str], *, approved: bool, store: Store) -> Verdi
         elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
         if elsewhere:
             hint += f"; it does occur in revision {_short(elsewhere[-1].sha256)}… of this source (cite that one)"
-        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(sha)}…: {hint}"),))
+        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(sha)}…: {hint}"),),
+                       resolved=True)
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:
         issues.append(Issue("CL105", "snippet", f"snippet is only {len(snippet)} characters (fewer than "
@@ -222,7 +224,7 @@ def verify_cited(fact: dict[str, str], *, approved: bool, store: Store) -> Verdi
         issues.append(Issue("CL106", "captureSha256",
                              f"a newer capture of this source exists ({_short(newer[-1].sha256)}…, "
                              f"{newer[-1].retrieved_at}); check the snippet against it and cite it"))
-    return Verdict(tuple(issues), offset=offset)
+    return Verdict(tuple(issues), offset=offset, resolved=True)
 
 
 def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:
@@ -246,3 +248,104 @@ def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, i
             yield index, first[label], label
         else:
             first[label] = index
+
+
+# --------------------------------------------------------------------------- a report's facts
+
+class BaseLookup(Protocol):
+    """What CL302 needs of the base revision (``citelint.gitbase.BaseCaptures``)."""
+
+    commit: str
+
+    def has_capture(self, source: str, sha256: str) -> bool:
+        """True when the base revision holds the capture (source, sha256)."""
+
+
+@dataclass(frozen=True)
+class FactIssue:
+    """One finding inside a report: ``index`` of the fact in the facts array,
+    ``field`` the fact key it points at ('' for the fact itself)."""
+
+    index: int
+    rule: str
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class AcceptedEntry:
+    """A fact that passed every blocking rule, by ``index`` in the facts array.
+
+    Cited facts carry the snippet's code-point ``offset`` in the capture and
+    the semantic-review hints ``review``; unavailable facts carry ``reason``.
+    """
+
+    index: int
+    fact: Mapping[str, str]
+    offset: int | None = None
+    review: tuple[str, ...] = ()
+
+
+@dataclass
+class FactsOutcome:
+    """What :func:`check_facts` found: issues in fact order, accepted facts,
+    and the number of cited and unavailable facts checked."""
+
+    issues: list[FactIssue]
+    accepted: list[AcceptedEntry]
+    cited: int = 0
+    unavailable: int = 0
+
+
+def check_facts(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
+                approved: Callable[[str], bool], store: Store, base: BaseLookup | None = None,
+                line_of: Callable[[int], int] = lambda index: 0) -> FactsOutcome:
+    """Run every fact rule over the schema-valid ``facts`` of one report.
+
+    ``facts`` are (index, fact) pairs; ``labels`` the approved labels;
+    ``approved(source)`` the exact-match test of ``sources``; ``base`` the
+    base revision when CL302 is on (None: CL302 is not checked);
+    ``line_of(index)`` the 1-based line of a fact, used only in the CL004
+    message naming the first occurrence.
+
+    Rules: CL004 (DESIGN §3: a label twice in one report), CL003 (label not
+    approved; the fact is not verified further), CL101–CL106 through
+    :func:`verify_cited`, CL302 (the capture is not on the base revision)
+    and CL901 (every accepted citation, for semantic review).
+    """
+    outcome = FactsOutcome([], [])
+    for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
+        outcome.issues.append(FactIssue(index, "CL004", "label", f"label {label!r} appears again (first at "
+                                                                 f"line {line_of(first)}); keep one fact per label"))
+    for index, fact in facts:
+        cited = fact["state"] == "cited"
+        if cited:
+            outcome.cited += 1
+        else:
+            outcome.unavailable += 1
+        label = fact["label"]
+        if label not in labels:
+            hint = ("no labels are approved in the config" if not labels
+                    else "approve it in the config's `labels` or use an approved label")
+            outcome.issues.append(FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}"))
+            continue
+        if not cited:
+            outcome.accepted.append(AcceptedEntry(index, fact))
+            continue
+        verdict = verify_cited(fact, approved=approved(fact["source"]), store=store)
+        outcome.issues.extend(FactIssue(index, i.rule, i.field, i.message) for i in verdict.issues)
+        if base is not None and verdict.resolved and not base.has_capture(fact["source"], fact["captureSha256"]):
+            # The capture exists in the working tree but not on the base: the
+            # evidence arrives in the same change as the claim leaning on it.
+            outcome.issues.append(FactIssue(
+                index, "CL302", "captureSha256",
+                f"capture {_short(fact['captureSha256'])}… is not on the base revision {base.commit[:12]} "
+                "(require_captures_on_base); merge the capture in its own change first, then the report"))
+        if not verdict.accepted:
+            continue
+        review = review_hints(labels.get(label), fact["snippet"])
+        outcome.accepted.append(AcceptedEntry(index, fact, verdict.offset, review))
+        detail = "; ".join(review) if review else "check that the snippet supports this label"
+        outcome.issues.append(FactIssue(index, "CL901", "",
+                                        f"label {label!r} is not verified by citelint, only the excerpt: {detail}"))
+    return outcome

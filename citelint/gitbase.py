@@ -67,6 +67,14 @@ class Change:
     rel: str
     kind: str
 
+    def message(self, base_commit: str, display: str) -> str:
+        """The CL301 message for this change; ``display`` is the path as shown to the user."""
+        short = base_commit[:12]
+        what = {"modified": "was modified", "deleted": "was deleted",
+                "replaced": "was replaced by a symlink or another kind of file"}[self.kind]
+        return (f"capture {what} since the base revision {short}; captures are append-only: restore it with "
+                f"`git checkout {short} -- {display}` and add new evidence as a new capture")
+
 
 @dataclass(frozen=True)
 class BaseCaptures:

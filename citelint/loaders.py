@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citelint.model import Position
+from citelint.pointers import join as pointer_join
 
 MAX_REPORT_BYTES = 10 * 1024 * 1024
 MAX_DEPTH = 64
@@ -48,18 +49,6 @@ class _Fail(Exception):
         super().__init__(message)
         self.index = index
         self.message = message
-
-
-def pointer_join(base: str, token: str | int) -> str:
-    """Append one reference token to a JSON Pointer, escaping ``~`` and ``/`` (RFC 6901 §3)."""
-    return f"{base}/{str(token).replace('~', '~0').replace('/', '~1')}"
-
-
-def pointer_tokens(pointer: str) -> list[str]:
-    """Split a JSON Pointer into unescaped tokens (RFC 6901 §4)."""
-    if not pointer:
-        return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
 
 
 class _LineIndex:

@@ -21,9 +21,18 @@ DOCS_URL = "https://github.com/citelint/citelint/blob/main/docs/rules.md"
 class Rule:
     """One entry of the rule catalog.
 
-    ``locked`` rules are the product's guarantee (DESIGN §2.1): configuration
-    may raise their severity but never lower it or turn them off.
-    ``bad`` and ``good`` are short examples shown by ``citelint rule``.
+    The fields are the rule's properties; code asks them rather than
+    listing rule ids:
+
+    - ``locked``: part of the product's guarantee (DESIGN §2.1): configuration
+      may raise the severity but never lower it or turn the rule off.
+    - ``blocking``: a finding rejects the fact or link it is about. Advisory
+      rules (False) leave the citation accepted: it is still listed for
+      semantic review and still grounds a link.
+    - ``fixable``: ``check --fix`` can remove the offending link.
+    - ``needs_base``: only runs with ``check --base REF``.
+    - ``enabled_by``: the boolean config key without which the rule is off.
+    - ``bad`` and ``good``: short examples shown by ``citelint rule``.
     """
 
     id: str
@@ -31,6 +40,10 @@ class Rule:
     severity: Severity
     summary: str
     locked: bool = False
+    blocking: bool = True
+    fixable: bool = False
+    needs_base: bool = False
+    enabled_by: str | None = None
     bad: str = ""
     good: str = ""
 
@@ -90,9 +103,11 @@ RULES: dict[str, Rule] = {
              good="the snippet copied character for character from the capture"),
         Rule("CL105", "snippet-ambiguous", "warning",
              "The snippet occurs more than once in the capture, or is shorter than 20 characters.",
+             blocking=False,
              bad='"snippet": "12%"', good='"snippet": "Revenue rose 12% to $4.1 million"'),
         Rule("CL106", "capture-stale", "warning",
              "A newer capture (strictly later retrievedAt) of the same source exists.",
+             blocking=False,
              bad="citing the 2026-01 revision when a 2026-06 revision is captured",
              good="citing the newest revision"),
         Rule("CL107", "legacy-capture", "error",
@@ -102,27 +117,30 @@ RULES: dict[str, Rule] = {
              bad="captures/<64 hex>.json", good="captures/<64 hex>/<64 hex>.json"),
         Rule("CL201", "ungrounded-link", "error",
              "A Markdown link points at a source that has no capture and is not in `links.allow`.",
-             locked=True,
+             locked=True, fixable=True,
              bad="[study](https://example.org/invented)",
              good="[study](https://example.org/q3.txt) (captured)"),
         Rule("CL202", "unvouchable-link", "error",
              "A link destination is malformed, or uses a scheme other than http(s), mailto or tel.",
-             locked=True,
+             locked=True, fixable=True,
              bad="[x](javascript:alert(1))", good="[x](https://example.org/q3.txt)"),
         Rule("CL203", "link-swallows-text", "warning",
              "A bare URL runs on past CJK punctuation, so the rendered link swallows the text after it.",
+             blocking=False,
              bad="見る https://example.org/q3.txt。次の文", good="見る <https://example.org/q3.txt>。次の文"),
         Rule("CL301", "capture-modified", "error",
              "With --base: an existing capture was changed or deleted (captures are append-only).",
-             locked=True,
+             locked=True, needs_base=True,
              bad="editing a committed capture file", good="adding a new capture file"),
         Rule("CL302", "capture-not-on-base", "error",
              "With --base and require_captures_on_base: a cited capture was added in the same change.",
+             needs_base=True, enabled_by="require_captures_on_base",
              bad="a capture and the report citing it in one pull request",
              good="the capture merged first, the report in a later change"),
         Rule("CL901", "semantic-review", "notice",
              "An accepted citation whose meaning (metric, unit, period) is not verified by citelint; "
              "listed for human review, never counted as a finding.",
+             blocking=False,
              bad="(notice only)", good="(notice only)"),
     )
 }
@@ -134,8 +152,9 @@ class Finding:
 
     Ordered by (path, line, col, rule). ``line`` and ``col`` are 1-based;
     ``col`` counts Unicode code points (SARIF ``unicodeCodePoints``). Findings
-    about a whole file sit at 1:1. ``str(finding)`` is the canonical
-    ``path:line:col: CLxxx message`` line.
+    about a whole file sit at 1:1. The canonical ``path:line:col: CLxxx
+    message [name]`` line, with untrusted text escaped, is
+    :func:`citelint.output.text.finding_line`.
     """
 
     path: str
@@ -152,8 +171,19 @@ class Finding:
         """The rule's name, e.g. ``snippet-not-found``."""
         return RULES[self.rule].name
 
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.rule} {self.message}"
+
+@dataclass(frozen=True)
+class LabelInfo:
+    """An approved label and its optional semantic-review hints (config ``labels``).
+
+    ``unit`` and ``period`` are words CL901 looks for in the snippet; they
+    never decide acceptance.
+    """
+
+    name: str
+    description: str | None = None
+    unit: str | None = None
+    period: str | None = None
 
 
 @dataclass(frozen=True)
@@ -218,12 +248,29 @@ class CheckResult:
         return sorted(self.findings, key=lambda f: (SEVERITY_ORDER[f.severity], f))
 
 
+def rule_properties(rule: Rule) -> str:
+    """The rule's properties other than severity and lock, in words ('' if none),
+    e.g. ``"advisory: does not reject the citation"``."""
+    words = []
+    if not rule.blocking:
+        words.append("advisory: does not reject the citation")
+    if rule.fixable:
+        words.append("`citelint check --fix` removes the link")
+    if rule.needs_base:
+        words.append("needs `--base`")
+    if rule.enabled_by:
+        words.append(f"off unless `{rule.enabled_by}: true`")
+    return "; ".join(words)
+
+
 def rules_markdown() -> str:
     """docs/rules.md, rendered from the catalog: one section per rule."""
     parts = ["# citelint rules\n\n",
              "Generated from `citelint/model.py` by `citelint rule --markdown`; do not edit by hand.\n"]
     for r in RULES.values():
         lock = " It is part of citelint's guarantee and cannot be lowered or turned off." if r.locked else ""
+        props = rule_properties(r)
+        lock += f" {props[0].upper()}{props[1:]}." if props else ""
         parts.append(f"\n## {r.id} {r.name}\n\nDefault severity: **{r.severity}**.{lock}\n\n{r.summary}\n\n"
                      f"Fails:\n\n```\n{r.bad}\n```\n\nPasses:\n\n```\n{r.good}\n```\n")
     return "".join(parts)

@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from citelint.config import CONFIG_NAME, PYPROJECT, has_tool_table
+
 STARTER_CONFIG = """\
 # citelint configuration. Written by the operator, never by the drafting agent:
 # it decides which sources may be cited and which labels a fact may carry.
@@ -125,11 +127,9 @@ def create_starter_files(directory: Path) -> list[InitOutcome]:
     Raises:
         OSError: a file or the captures directory cannot be created.
     """
-    from citelint.config import CONFIG_NAME, PYPROJECT, _has_tool_table
-
     outcomes = []
     config = directory / CONFIG_NAME
-    if _has_tool_table(directory / PYPROJECT):
+    if has_tool_table(directory / PYPROJECT):
         outcomes.append(InitOutcome(CONFIG_NAME, "skipped", f"[tool.citelint] in {PYPROJECT} is the config"))
     elif _create(config, STARTER_CONFIG):
         outcomes.append(InitOutcome(CONFIG_NAME, "created"))

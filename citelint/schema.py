@@ -17,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from citelint.loaders import pointer_join
+from citelint import pointers
+from citelint.pointers import join as pointer_join
 
 _HERE = Path(__file__).resolve().parent
 
@@ -299,6 +300,27 @@ def validate_facts(facts: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
         return
     for index, fact in enumerate(facts):
         yield from _fact_errors(fact, pointer_join(pointer, index))
+
+
+def check_document(data: Any, facts_pointer: str | None) -> tuple[Any, str, list[tuple[str, str, bool]]]:
+    """Validate a loaded report and find its facts (rule CL002).
+
+    With ``facts_pointer`` None the document is the report (``report.schema.json``);
+    otherwise only the value at that JSON Pointer is validated, as the
+    schema's ``$defs/facts`` (DESIGN §2.1 ``facts_pointer``).
+
+    Returns (facts, pointer of the facts, problems): facts is whatever sits
+    at the pointer (None or ``pointers.MISSING`` when absent), problems are
+    (pointer, message, at_key) triples as from :func:`validate_report`.
+    """
+    if facts_pointer is None:
+        facts = data.get("facts") if isinstance(data, dict) else None
+        return facts, "/facts", list(validate_report(data))
+    facts = pointers.resolve(data, facts_pointer)
+    if facts is pointers.MISSING:
+        return facts, facts_pointer, [("", f"no value at facts_pointer {facts_pointer!r}; fix the pointer in "
+                                           "the config or the document", False)]
+    return facts, facts_pointer, list(validate_facts(facts, facts_pointer))
 
 
 def validate_report(data: Any) -> Iterator[tuple[str, str, bool]]:
