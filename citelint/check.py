@@ -24,6 +24,7 @@ from citelint.schema import check_document
 
 if TYPE_CHECKING:
     from citelint.gitbase import BaseCaptures
+    from citelint.links import Allowlist
 
 
 class UsageError(Exception):
@@ -145,8 +146,9 @@ def _check_report(target: Target, display: str, config: Config, store: Store, re
                                                 review=entry.review))
 
 
-def _check_markdown(target: Target, display: str, config: Config, allowlist: object,
+def _check_markdown(target: Target, display: str, config: Config, allowlist: Allowlist,
                     result: CheckResult, fix: bool) -> None:
+    # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
     emit = _Emitter(config, result, display)
@@ -159,7 +161,7 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: obj
     if isinstance(text, ParseFailure):
         emit("CL001", Position(text.line, text.col), text.message)
         return
-    report = links.check(text, allowlist, relative=config.links.relative,  # type: ignore[arg-type]
+    report = links.check(text, allowlist, relative=config.links.relative,
                          images=config.links.images)
     result.links += report.links
     result.links_governed += report.governed
@@ -224,7 +226,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     if legacy and config.severity("CL107") != "off":
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
         emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
-    allowlist = None
+    allowlist: Allowlist | None = None
     for n, target in enumerate(targets, 1):
         display = relpath(target.path, cwd)
         result.files += 1
@@ -236,7 +238,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             _check_markdown(target, display, config, allowlist, result, fix)
         if progress:
             progress(n, len(targets))
-    if allowlist is not None and len(allowlist) == 0 and result.links_governed:  # type: ignore[arg-type]
+    if allowlist is not None and len(allowlist) == 0 and result.links_governed:
         result.warnings_text.append(
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
             "every governed link is ungrounded; capture the sources first")
@@ -245,6 +247,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
 
 def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> BaseCaptures:
     """Load the base captures for ``ref`` and emit CL301 for each changed one."""
+    # git plumbing (subprocess) loads only with --base: the hook's start-up stays lean.
     from citelint.gitbase import GitBaseError, load_base
 
     try:
@@ -261,7 +264,7 @@ def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> Base
     return base
 
 
-def build_allowlist(config: Config, store: Store) -> object:
+def build_allowlist(config: Config, store: Store) -> Allowlist:
     """The Markdown link allowlist: approved sources with at least one capture,
     plus ``links.allow`` (one directory lookup per source, no scan)."""
     from citelint.links import Allowlist

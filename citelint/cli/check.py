@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from citelint import __version__
+from citelint.check import UsageError, run_check
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
 from citelint.output import FORMATTERS, RenderOptions, renderer, summary_line
 
@@ -63,8 +64,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     EXIT_USAGE (a named path missing, ``--base`` unusable, a side file that
     cannot be written).
     """
-    from citelint.check import UsageError, run_check
-
     config = load_config(args, err)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     color = args.color == "always" or (args.color == "auto" and fmt == "text" and isatty(out)

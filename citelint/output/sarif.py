@@ -17,6 +17,7 @@ import json
 from typing import Any, TextIO
 from urllib.parse import quote
 
+from citelint import __version__
 from citelint.model import RULES, CheckResult, Finding, Rule
 from citelint.escape import code_span
 from citelint.output import RenderOptions, visible
@@ -76,8 +77,6 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
 
 def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
     """The SARIF log as a dict (one run)."""
-    from citelint import __version__
-
     version = options.version or __version__
     rule_index = {rule_id: i for i, rule_id in enumerate(RULES)}
     shown = visible(result.ordered(), options.quiet)
