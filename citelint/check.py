@@ -125,6 +125,7 @@ def _check_report(target: Target, display: str, config: Config, store: Store, re
         return pointers.join(facts_ptr, index)
 
     valid = [(i, f) for i, f in enumerate(facts) if fact_ptr(i) not in bad_facts]
+    result.facts_invalid += len(facts) - len(valid)
     outcome = check_facts(valid, labels=config.labels, approved=config.is_approved, store=store,
                           base=base if config.severity("CL302") != "off" else None,
                           line_of=lambda index: doc.locate(fact_ptr(index)).line)

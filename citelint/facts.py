@@ -64,6 +64,30 @@ _INVISIBLE_NAMES = {
 }
 
 
+def is_variation_selector(c: str) -> bool:
+    """True for U+FE00–U+FE0F and U+E0100–U+E01EF (Unicode §23.4 variation selectors)."""
+    return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
+
+
+#: Characters that render as nothing or as blank space although they are not
+#: whitespace or format controls (Hangul fillers, Braille blank, combining
+#: grapheme joiner, Mongolian vowel separator).
+_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
+
+
+def is_invisible(text: str) -> bool:
+    """True when ``text`` has no visible character (rule CL108).
+
+    Invisible: whitespace (including no-break spaces), control and format
+    characters (category Cc and Cf: zero-width characters, soft hyphen, bidi
+    controls, tags), variation selectors, and the blank-rendering letters in
+    ``_BLANK``. Such a snippet matches text nobody can read, so it can never
+    be evidence.
+    """
+    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
+               is_variation_selector(c) or c in _BLANK for c in text)
+
+
 def char_name(c: str) -> str:
     """``U+2019 RIGHT SINGLE QUOTATION MARK`` style description of one character."""
     name = unicodedata.name(c, None) or _INVISIBLE_NAMES.get(c) or unicodedata.category(c)
@@ -83,6 +107,8 @@ def _kind(a: str, b: str) -> str:
         return "whitespace (a different space character or a run of spaces)"
     if a == "\u00ad" or b == "\u00ad":
         return "soft hyphen"
+    if is_variation_selector(a) or is_variation_selector(b):
+        return "variation selector (emoji or text presentation)"
     if a in _QUOTES or b in _QUOTES:
         return "curly vs straight quotes"
     if a in _DASHES or b in _DASHES:
@@ -102,13 +128,14 @@ def _fold(text: str) -> tuple[str, list[int]]:
 
     Folding: canonical decomposition per character, quotes and dashes to
     ASCII, every whitespace run (incl. no-break spaces) to one space, and
-    format controls (zero-width characters, soft hyphen) removed. Used only
+    format controls (zero-width characters, soft hyphen) and variation
+    selectors removed. Used only
     to explain a miss; never to accept a snippet.
     """
     out: list[str] = []
     where: list[int] = []
     for i, c in enumerate(text):
-        if unicodedata.category(c) == "Cf" or c == "\u00ad":
+        if unicodedata.category(c) == "Cf" or c == "\u00ad" or is_variation_selector(c):
             continue
         if c.isspace() or c in "\u00a0\u202f\u2007":
             if out and out[-1] == " ":
@@ -178,37 +205,69 @@ def _short(sha: str) -> str:
     return sha[:12]
 
 
-def verify_cited(fact: dict[str, str], *, approved: bool, store: Store) -> Verdict:
-    """Verify one schema-valid cited fact (rules CL101–CL106).
+def distinct_prefixes(digests: Sequence[str], minimum: int = 12) -> dict[str, str]:
+    """The shortest prefix (at least ``minimum`` hex digits) of each digest
+    that no other digest in ``digests`` shares, so a hint listing several
+    revisions never shows two that look alike."""
+    length = minimum
+    unique = sorted(set(digests))
+    for a, b in zip(unique, unique[1:]):
+        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        length = max(length, common + 1)
+    return {d: d[:length] for d in unique}
+
+
+def count_overlapping(snippet: str, text: str) -> int:
+    """Occurrences of ``snippet`` in ``text``, overlapping ones included
+    (``"aa"`` occurs twice in ``"aaa"``): each is a passage it could mean."""
+    count, at = 0, text.find(snippet)
+    while at >= 0:
+        count += 1
+        at = text.find(snippet, at + 1)
+    return count
+
+
+def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Verdict:
+    """Verify one schema-valid cited fact (rules CL101–CL106, CL108).
 
     ``approved`` is whether ``fact["source"]`` is in the config's sources.
-    Returns a Verdict; the exactness rules stop at the first failure.
+    Returns a Verdict; the exactness rules stop at the first failure, except
+    that an invisible snippet (CL108) is reported beside a source or capture
+    problem, since it does not depend on the capture.
     """
     source, sha, snippet = fact["source"], fact["captureSha256"], fact["snippet"]
+    invisible = (Issue("CL108", "snippet", "snippet has no visible character (only whitespace, zero-width or "
+                                           "format characters); quote readable text from the capture"),) \
+        if is_invisible(snippet) else ()
     if not approved:
-        return Verdict((Issue("CL101", "source", f"source {source!r} is not in the approved `sources` of the "
-                                                  "config (exact match); cite an approved source"),))
+        return Verdict(invisible + (Issue("CL101", "source", f"source {source!r} is not in the approved `sources` "
+                                                             "of the config (exact match); cite an approved source"),))
     try:
         record = store.lookup(source, sha)
     except CaptureMissing:
         others = store.verified_revisions(source)
         if others:
-            listed = ", ".join(f"{_short(r.sha256)}… ({r.retrieved_at})" for r in others[-3:])
+            shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
+            listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
             hint = f"; this source has other revisions, never used in its place: {listed}"
         else:
+            shown = {sha: _short(sha)}
             hint = "; this source has no capture at all: run `citelint capture` for it"
-        return Verdict((Issue("CL102", "captureSha256",
-                              f"no capture of this source with captureSha256 {_short(sha)}…{hint}"),))
+        return Verdict(invisible + (Issue("CL102", "captureSha256",
+                                          f"no capture of this source with captureSha256 {shown[sha]}…{hint}"),))
     except CaptureCorrupt as exc:
-        return Verdict((Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore it "
-                                                        "from version control or capture again"),))
+        return Verdict(invisible + (Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore "
+                                                                    "it from version control or capture again"),))
+    if invisible:
+        return Verdict(invisible, resolved=True)
     text = record.text
     offset = text.find(snippet)
     if offset < 0:
         hint = explain_miss(snippet, text)
         elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
         if elsewhere:
-            hint += f"; it does occur in revision {_short(elsewhere[-1].sha256)}… of this source (cite that one)"
+            other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
+            hint += f"; it does occur in revision {other}… of this source (cite that one)"
         return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(sha)}…: {hint}"),),
                        resolved=True)
     issues = []
@@ -216,9 +275,8 @@ def verify_cited(fact: dict[str, str], *, approved: bool, store: Store) -> Verdi
         issues.append(Issue("CL105", "snippet", f"snippet is only {len(snippet)} characters (fewer than "
                                                 f"{MIN_SNIPPET_CHARS}); quote enough to identify the passage"))
     elif text.find(snippet, offset + 1) >= 0:
-        count = text.count(snippet)
-        issues.append(Issue("CL105", "snippet", f"snippet occurs {count} times in the capture; quote more "
-                                                "context so it identifies one passage"))
+        issues.append(Issue("CL105", "snippet", f"snippet occurs {count_overlapping(snippet, text)} times in the "
+                                                "capture; quote more context so it identifies one passage"))
     newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]
     if newer:
         issues.append(Issue("CL106", "captureSha256",
@@ -308,13 +366,16 @@ def check_facts(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mappi
     ``line_of(index)`` the 1-based line of a fact, used only in the CL004
     message naming the first occurrence.
 
-    Rules: CL004 (DESIGN §3: a label twice in one report), CL003 (label not
-    approved; the fact is not verified further), CL101–CL106 through
+    Rules: CL004 (DESIGN §3: a label twice in one report; neither fact of
+    the pair is accepted), CL003 (label not approved; the fact is not
+    verified further), CL101–CL106 and CL108 through
     :func:`verify_cited`, CL302 (the capture is not on the base revision)
     and CL901 (every accepted citation, for semantic review).
     """
     outcome = FactsOutcome([], [])
+    duplicated = set()
     for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
+        duplicated.add(label)
         outcome.issues.append(FactIssue(index, "CL004", "label", f"label {label!r} appears again (first at "
                                                                  f"line {line_of(first)}); keep one fact per label"))
     for index, fact in facts:
@@ -330,7 +391,8 @@ def check_facts(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mappi
             outcome.issues.append(FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}"))
             continue
         if not cited:
-            outcome.accepted.append(AcceptedEntry(index, fact))
+            if label not in duplicated:
+                outcome.accepted.append(AcceptedEntry(index, fact))
             continue
         verdict = verify_cited(fact, approved=approved(fact["source"]), store=store)
         outcome.issues.extend(FactIssue(index, i.rule, i.field, i.message) for i in verdict.issues)
@@ -341,7 +403,8 @@ def check_facts(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mappi
                 index, "CL302", "captureSha256",
                 f"capture {_short(fact['captureSha256'])}… is not on the base revision {base.commit[:12]} "
                 "(require_captures_on_base); merge the capture in its own change first, then the report"))
-        if not verdict.accepted:
+        if not verdict.accepted or label in duplicated:
+            # Either fact of a CL004 pair could be the one meant: neither is accepted.
             continue
         review = review_hints(labels.get(label), fact["snippet"])
         outcome.accepted.append(AcceptedEntry(index, fact, verdict.offset, review))

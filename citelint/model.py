@@ -115,6 +115,11 @@ RULES: dict[str, Rule] = {
              "run `citelint migrate`.",
              locked=True,
              bad="captures/<64 hex>.json", good="captures/<64 hex>/<64 hex>.json"),
+        Rule("CL108", "snippet-invisible", "error",
+             "The snippet has no visible character (only whitespace, zero-width characters, soft hyphens, "
+             "variation selectors or bidi controls), so it matches text nobody can read.",
+             locked=True,
+             bad='"snippet": "\\u200b\\u00ad "', good='"snippet": "Revenue rose 12% to $4.1 million"'),
         Rule("CL201", "ungrounded-link", "error",
              "A Markdown link points at a source that has no capture and is not in `links.allow`.",
              locked=True, fixable=True,
@@ -225,6 +230,8 @@ class CheckResult:
     ``notices`` are CL901 semantic-review entries: listed by every format,
     never counted as findings, never affecting the exit code.
     ``fixed`` lists what ``--fix`` removed, as findings with their old position.
+    Facts that fail the schema (CL002) count as ``facts_invalid``; the others
+    as cited or unavailable by their state.
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -233,6 +240,7 @@ class CheckResult:
     files: int = 0
     facts_cited: int = 0
     facts_unavailable: int = 0
+    facts_invalid: int = 0
     links: int = 0
     links_governed: int = 0
     links_grounded: int = 0

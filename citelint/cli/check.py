@@ -10,7 +10,8 @@ from typing import Callable, TextIO
 
 from citelint import __version__
 from citelint.check import UsageError, run_check
-from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
+from citelint.config import ConfigError, load_config
 from citelint.output import FORMATTERS, RenderOptions, renderer, summary_line
 
 NAME = "check"
@@ -64,20 +65,22 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     EXIT_USAGE (a named path missing, ``--base`` unusable, a side file that
     cannot be written).
     """
-    config = load_config(args, err)
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    try:
+        config = load_config(args.config, Path.cwd())
+    except ConfigError as exc:
+        return _did_not_run(f"config error: {exc}", fmt, args, out, err)
     color = args.color == "always" or (args.color == "auto" and fmt == "text" and isatty(out)
                                        and not os.environ.get("NO_COLOR"))
     progress = _progress(err) if isatty(err) else None
     try:
         result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base)
     except UsageError as exc:
-        err.write(f"citelint: {exc}\n")
-        return EXIT_USAGE
+        return _did_not_run(str(exc), fmt, args, out, err)
     finally:
         if progress:
             err.write("\r\x1b[K")
-    options = RenderOptions(color=color, quiet=args.quiet, version=__version__)
+    options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__)
     renderer(fmt)(result, out, options)
     if fmt in ("json", "sarif", "summary"):
         err.write(summary_line(result) + "\n")
@@ -97,6 +100,28 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if result.count("error") or (args.strict and result.count("warning")):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Report a usage or config error: one line on stderr and, so CI never
+    shows a red step without a reason, an annotation under ``--format
+    github`` and a "did not run" step summary with ``--summary-file``."""
+    err.write(f"citelint: {message}\n")
+    if fmt == "github":
+        from citelint.output.github import did_not_run as annotation
+
+        out.write(annotation(message) + "\n")
+    if args.summary_file:
+        from citelint.output.summary import did_not_run as summary
+
+        buffer = io.StringIO()
+        summary(message, buffer)
+        try:
+            with open(args.summary_file, "a", encoding="utf-8") as fh:
+                fh.write(buffer.getvalue())
+        except OSError as exc:
+            err.write(f"citelint: cannot write summary file {args.summary_file}: {exc.strerror}\n")
+    return EXIT_USAGE
 
 
 def _progress(err: TextIO) -> Callable[[int, int], None]:

@@ -27,10 +27,12 @@ FORMATTERS: dict[str, str] = {
 @dataclass(frozen=True)
 class RenderOptions:
     """What a formatter may be told: colour (text only), quiet (hide warnings
-    and notices), and the citelint version to embed."""
+    and notices), strict (warnings fail the run, so quiet still shows them),
+    and the citelint version to embed."""
 
     color: bool = False
     quiet: bool = False
+    strict: bool = False
     version: str = ""
 
 
@@ -43,18 +45,24 @@ def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:
     return importlib.import_module(FORMATTERS[name]).render  # type: ignore[no-any-return]
 
 
-def visible(findings: list[Finding], quiet: bool) -> list[Finding]:
-    """Findings a format shows: with ``quiet``, errors only."""
-    return [f for f in findings if f.severity == "error"] if quiet else findings
+def visible(findings: list[Finding], options: RenderOptions) -> list[Finding]:
+    """Findings a format shows: with ``quiet``, only those that fail the run
+    (errors, and warnings too under ``strict``)."""
+    if not options.quiet:
+        return findings
+    failing = ("error", "warning") if options.strict else ("error",)
+    return [f for f in findings if f.severity in failing]
 
 
 def summary_line(result: CheckResult) -> str:
     """The one-line summary every format prints (DESIGN §4)."""
     errors, warnings = result.count("error"), result.count("warning")
-    facts = result.facts_cited + result.facts_unavailable
+    facts = result.facts_cited + result.facts_unavailable + result.facts_invalid
+    invalid = f", {result.facts_invalid} invalid" if result.facts_invalid else ""
     parts = [
         f"{result.files} file{'s' * (result.files != 1)}",
-        f"{facts} fact{'s' * (facts != 1)} ({result.facts_cited} cited, {result.facts_unavailable} unavailable)",
+        f"{facts} fact{'s' * (facts != 1)} ({result.facts_cited} cited, {result.facts_unavailable} unavailable"
+        f"{invalid})",
         f"{result.links} link{'s' * (result.links != 1)} ({result.links_grounded} grounded)",
     ]
     verdict = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"

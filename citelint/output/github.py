@@ -40,7 +40,7 @@ def annotation(finding: Finding) -> str:
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     """Annotations most severe first, one notice counting the semantic-review
     list, then the full listing inside a stop-commands block."""
-    for finding in visible(result.ordered(), options.quiet):
+    for finding in visible(result.ordered(), options):
         out.write(annotation(finding) + "\n")
     if result.notices and not options.quiet:
         n = len(result.notices)
@@ -48,7 +48,7 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
                   f"{workflow_data(f'{n} accepted citation(s) need semantic review (listed in the step summary)')}\n")
     token = secrets.token_hex(16)
     out.write(f"::stop-commands::{token}\n")
-    for finding in visible(result.ordered(), options.quiet):
+    for finding in visible(result.ordered(), options):
         out.write(finding_line(finding) + "\n")
     if result.notices and not options.quiet:
         out.write("semantic review:\n")
@@ -58,3 +58,9 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
         out.write(f"warning: {warning}\n")
     out.write(f"::{token}::\n")
     out.write(workflow_data(summary_line(result)) + "\n")
+
+
+def did_not_run(message: str) -> str:
+    """The one ``::error`` annotation for a check that ended in a usage or
+    config error (exit 2), so a red step always says why."""
+    return f"::error title={workflow_property('citelint')}::{workflow_data(f'check did not run: {message}')}"

@@ -38,6 +38,7 @@ def counts(result: CheckResult) -> dict[str, int]:
         "files": result.files,
         "factsCited": result.facts_cited,
         "factsUnavailable": result.facts_unavailable,
+        "factsInvalid": result.facts_invalid,
         "links": result.links,
         "linksGrounded": result.links_grounded,
         "errors": result.count("error"),
@@ -60,7 +61,7 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
     return {
         "format": OUTPUT_FORMAT,
         "citelint": options.version,
-        "findings": [finding_to_dict(f) for f in visible(result.ordered(), options.quiet)],
+        "findings": [finding_to_dict(f) for f in visible(result.ordered(), options)],
         "accepted": accepted,
         "semanticReview": [finding_to_dict(f) for f in sorted(result.notices)],
         "fixed": [finding_to_dict(f) for f in result.fixed],

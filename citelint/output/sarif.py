@@ -79,7 +79,7 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
     """The SARIF log as a dict (one run)."""
     version = options.version or __version__
     rule_index = {rule_id: i for i, rule_id in enumerate(RULES)}
-    shown = visible(result.ordered(), options.quiet)
+    shown = visible(result.ordered(), options)
     if not options.quiet:
         shown = shown + sorted(result.notices)
     return {

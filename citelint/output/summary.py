@@ -41,3 +41,10 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
         for f in sorted(result.notices):
             out.write(f"- {location(f)}: {markdown_cell(f.message)}\n")
         out.write("\n")
+
+
+def did_not_run(message: str, out: TextIO) -> None:
+    """Append the summary of a check that ended in a usage or config error:
+    the check did not run, and why (escaped: it can quote a file's text)."""
+    out.write("## citelint\n\n**The check did not run** (exit 2): "
+              f"{markdown_cell(message)}\n\nFix the problem above and run the check again.\n\n")

@@ -25,7 +25,7 @@ def finding_line(finding: Finding, color: bool = False) -> str:
 
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     """Write findings (most severe first), removed links, semantic review and summary."""
-    for finding in visible(result.ordered(), options.quiet):
+    for finding in visible(result.ordered(), options):
         out.write(finding_line(finding, options.color) + "\n")
     for fixed in result.fixed:
         out.write(f"{terminal(fixed.path)}:{fixed.line}:{fixed.col}: fixed {fixed.rule} "
