@@ -97,9 +97,13 @@ def char_name(c: str) -> str:
 def _kind(a: str, b: str) -> str:
     """Name the kind of difference between two characters that fold alike.
 
-    Whitespace is decided first: folding collapses runs, so after a doubled
-    space the raw strings are offset and the other side may be any character.
+    Variation selectors are decided first (a missing one leaves the next
+    character, often a space, facing it), then whitespace: folding collapses
+    runs, so after a doubled space the raw strings are offset and the other
+    side may be any character.
     """
+    if is_variation_selector(a) or is_variation_selector(b):
+        return "variation selector (emoji or text presentation)"
     for c in (a, b):
         if c in "\u00a0\u202f\u2007":
             return "non-breaking space"
@@ -107,8 +111,6 @@ def _kind(a: str, b: str) -> str:
         return "whitespace (a different space character or a run of spaces)"
     if a == "\u00ad" or b == "\u00ad":
         return "soft hyphen"
-    if is_variation_selector(a) or is_variation_selector(b):
-        return "variation selector (emoji or text presentation)"
     if a in _QUOTES or b in _QUOTES:
         return "curly vs straight quotes"
     if a in _DASHES or b in _DASHES:

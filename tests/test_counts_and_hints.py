@@ -1,0 +1,101 @@
+"""Counts, lists and hints that tell the truth, and exit 2 that still speaks in CI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citelint.facts import count_overlapping, distinct_prefixes, explain_miss, is_invisible
+from conftest import SOURCE_A, Repo
+
+
+@pytest.mark.parametrize("snippet", ["\u200b", " \u00a0\u2007", "\u00ad\u200d", "\u202e\u2066\u2069",
+                                     "\ufe0f\U000e0101", "\u3164\u2800", "\U000e0041\n\t"])
+def test_invisible_snippets(snippet: str) -> None:
+    assert is_invisible(snippet)
+
+
+@pytest.mark.parametrize("snippet", ["a", "\u200bx", "😀", "١", "\u0301e"])
+def test_visible_snippets(snippet: str) -> None:
+    assert not is_invisible(snippet)
+
+
+def test_invisible_snippet_is_an_error_even_when_it_occurs(repo: Repo) -> None:
+    repo.capture(SOURCE_A, "Invisible\u200b\u200bmarks\u200b\u200b hide here, and the rest is plain text.")
+    repo.report(repo.cited(snippet="\u200b\u200b"))
+    run = repo.check()
+    assert run.code == 1
+    assert run.findings("CL108") == [
+        "reports/r.json:8:18: CL108 snippet has no visible character (only whitespace, zero-width or format "
+        "characters); quote readable text from the capture [snippet-invisible]"]
+    assert not run.findings("CL901")
+
+
+def test_cl108_cannot_be_lowered(repo: Repo) -> None:
+    repo.config(rules={"CL108": "warning"})
+    run = repo.check()
+    assert run.code == 2 and "CL108" in run.err
+
+
+def test_overlapping_occurrences_are_counted() -> None:
+    assert count_overlapping("aa", "aaaa") == 3
+    assert count_overlapping("abab", "ababab") == 2
+    assert count_overlapping("x", "yyy") == 0
+
+
+def test_distinct_prefixes_grow_until_digests_differ() -> None:
+    a = "0123456789abcdef" + "0" * 48
+    b = "0123456789abcdef" + "1" * 48
+    c = "f" * 64
+    shown = distinct_prefixes([a, b, c])
+    assert shown[a] == a[:17] and shown[b] == b[:17] and shown[c] == c[:17]
+    assert distinct_prefixes([c]) == {c: c[:12]}
+
+
+def test_missing_variation_selector_is_named() -> None:
+    hint = explain_miss("I love it \u2764 a lot, really", "Quote: I love it \u2764\ufe0f a lot, really.")
+    assert "variation selector" in hint and "U+FE0F VARIATION SELECTOR-16" in hint
+
+
+def test_schema_failures_count_as_invalid_facts(repo: Repo) -> None:
+    repo.report(repo.cited(), {"state": "cited", "label": "sales"}, {"state": "unavailable", "label": "x"})
+    run = repo.check("--format", "json")
+    counts = json.loads(run.out)["counts"]
+    assert (counts["factsCited"], counts["factsUnavailable"], counts["factsInvalid"]) == (1, 0, 2)
+    assert "3 facts (1 cited, 0 unavailable, 2 invalid)" in run.err
+
+
+def test_strict_quiet_prints_the_warnings_that_fail(repo: Repo) -> None:
+    repo.report(repo.cited(snippet="42 items"))  # CL105: short snippet, a warning
+    quiet = repo.check("--quiet")
+    assert quiet.code == 0 and not quiet.findings()
+    strict = repo.check("--strict", "--quiet")
+    assert strict.code == 1
+    assert [f.split(": ")[1].split()[0] for f in strict.findings()] == ["CL105"]
+    assert not [ln for ln in strict.lines if "CL901" in ln]
+
+
+def test_config_error_under_github_annotates_and_summarises(repo: Repo, tmp_path_factory) -> None:
+    (repo.root / "citelint.yaml").write_text("sources: [\n", encoding="utf-8")
+    summary = tmp_path_factory.mktemp("s") / "summary.md"
+    run = repo.check("--format", "github", "--summary-file", str(summary))
+    assert run.code == 2
+    [annotation] = run.lines
+    assert annotation.startswith("::error title=citelint::check did not run: config error: ")
+    assert run.err.startswith("citelint: config error: ")
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("## citelint\n\n**The check did not run** (exit 2): config error")
+    assert "Fix the problem above" in text
+
+
+def test_usage_error_under_github_annotates(repo: Repo) -> None:
+    run = repo.check("--format", "github", "reports/missing.json")
+    assert run.code == 2
+    assert run.out == "::error title=citelint::check did not run: reports/missing.json: no such file or directory\n"
+
+
+def test_usage_error_in_text_format_prints_only_stderr(repo: Repo) -> None:
+    run = repo.check("reports/missing.json")
+    assert (run.code, run.out) == (2, "")
+    assert run.err == "citelint: reports/missing.json: no such file or directory\n"
