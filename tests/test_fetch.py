@@ -40,7 +40,7 @@ from conftest import run_cli
 from citelint import __version__
 from citelint.captures import Store, capture_path, make_record, write_capture
 from citelint.cli import main
-from citelint.fetch import (
+from citelint.capture import (
     ALREADY_CAPTURED,
     CAPTURED,
     REFUSED,

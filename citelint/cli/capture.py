@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for conflicting options, an unreadable input or an unusable config.
     """
     # urllib3 is imported only by the capture stage, never by check.
-    from citelint.fetch import (
+    from citelint.capture import (
         REFUSED,
         CaptureRefused,
         FetchOptions,
