@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citelint.model import RULES, SEVERITY_ORDER
+from citelint.model import RULES, SEVERITY_ORDER, CaptureSettings
 
 CONFIG_NAME = "citelint.yaml"
 PYPROJECT = "pyproject.toml"
@@ -35,19 +35,6 @@ class LabelInfo:
     description: str | None = None
     unit: str | None = None
     period: str | None = None
-
-
-@dataclass(frozen=True)
-class CaptureSettings:
-    """Limits of the capture stage (DESIGN §5). Units: seconds, bytes."""
-
-    timeout_s: float = 30.0
-    max_bytes: int = 10 * 1024 * 1024
-    content_types: tuple[str, ...] = ("text/plain",)
-    allow_private_addresses: bool = False
-    ca_file: str | None = None
-    proxy: str | None = None
-    user_agent: str | None = None
 
 
 @dataclass(frozen=True)

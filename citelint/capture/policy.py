@@ -25,87 +25,35 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-import ada_url
-import urllib3.exceptions
-import urllib3.util
-
 from citelint.escape import quoted
-
-DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MAX_BYTES = 10_485_760
-DEFAULT_CONTENT_TYPES = ("text/plain",)
-
+from citelint.model import CaptureSettings
+from citelint.urls import components
 
 class CaptureRefused(Exception):
     """A source was not captured. ``str()`` is the reason, fit to print:
     any text that came from a server or a URL is escaped in it."""
 
 
-# --------------------------------------------------------------------------- options
+# --------------------------------------------------------------------------- settings
 
-@dataclass(frozen=True)
-class FetchOptions:
-    """Limits and trust settings for fetching (the ``capture`` config block).
+def check_settings(settings: CaptureSettings) -> None:
+    """Check the capture settings themselves (not the network).
 
-    ``timeout_s`` is the whole-fetch deadline in seconds (DNS through the last
-    body byte); ``max_bytes`` the largest body accepted, in bytes on the wire;
-    ``content_types`` the accepted media types (compared without case);
-    ``ca_file`` a PEM bundle replacing the system trust store; ``proxy`` an
-    ``http://host:port`` proxy to tunnel through with ``CONNECT`` (never taken
-    from the environment); ``user_agent`` overrides ``citelint/<version>``.
-    ``allow_http_loopback`` permits plain ``http`` to loopback addresses only;
-    it exists for tests and local development, never for real sources.
+    The config schema already bounds the limits; this also covers settings
+    built in Python, and the proxy, whose URL the schema cannot judge.
+
+    Raises:
+        CaptureRefused: a non-positive limit, no content type, or a ``proxy``
+            that is not an ``http://host:port`` URL.
     """
-
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    max_bytes: int = DEFAULT_MAX_BYTES
-    content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
-    allow_private_addresses: bool = False
-    ca_file: str | None = None
-    proxy: str | None = None
-    user_agent: str | None = None
-    allow_http_loopback: bool = False
-
-    @classmethod
-    def from_settings(cls, settings: object, *, ca_file: str | None = None,
-                      allow_http_loopback: bool = False) -> "FetchOptions":
-        """Options from a config ``capture`` block (any object with the
-        ``CaptureSettings`` attributes; missing ones take the defaults).
-
-        ``ca_file``, when given (``--ca-file``), replaces the configured one.
-        """
-        def get(name: str, default: object) -> object:
-            value = getattr(settings, name, None)
-            return default if value is None else value
-
-        return cls(
-            timeout_s=float(get("timeout_s", DEFAULT_TIMEOUT_S)),  # type: ignore[arg-type]
-            max_bytes=int(get("max_bytes", DEFAULT_MAX_BYTES)),  # type: ignore[arg-type]
-            content_types=tuple(get("content_types", DEFAULT_CONTENT_TYPES)),  # type: ignore[arg-type]
-            allow_private_addresses=bool(get("allow_private_addresses", False)),
-            ca_file=ca_file if ca_file is not None else get("ca_file", None),  # type: ignore[arg-type]
-            proxy=get("proxy", None),  # type: ignore[arg-type]
-            user_agent=get("user_agent", None),  # type: ignore[arg-type]
-            allow_http_loopback=allow_http_loopback,
-        )
-
-
-    def validate(self) -> None:
-        """Check the options themselves (not the network).
-
-        Raises:
-            CaptureRefused: a non-positive limit, or a ``proxy`` that is not
-                an ``http://host:port`` URL.
-        """
-        if not self.timeout_s > 0:
-            raise CaptureRefused(f"capture.timeout_s must be positive, got {self.timeout_s}")
-        if self.max_bytes <= 0:
-            raise CaptureRefused(f"capture.max_bytes must be positive, got {self.max_bytes}")
-        if not self.content_types:
-            raise CaptureRefused("capture.content_types is empty; nothing could be accepted")
-        if self.proxy:
-            parse_proxy(self.proxy)
-
+    if not settings.timeout_s > 0:
+        raise CaptureRefused(f"capture.timeout_s must be positive, got {settings.timeout_s}")
+    if settings.max_bytes <= 0:
+        raise CaptureRefused(f"capture.max_bytes must be positive, got {settings.max_bytes}")
+    if not settings.content_types:
+        raise CaptureRefused("capture.content_types is empty; nothing could be accepted")
+    if settings.proxy:
+        parse_proxy(settings.proxy)
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -213,11 +161,10 @@ def check_source(url: str, sources: Sequence[str], *, fetching: bool = True,
         # ends, so the URL fetched would not be the string approved.
         raise CaptureRefused("the URL contains control characters or surrounding spaces; "
                              "approve it without them")
-    try:
-        parsed = ada_url.URL(url)
-    except ValueError:
-        raise CaptureRefused("not a valid URL") from None
-    scheme = parsed.protocol.rstrip(":")
+    parsed = components(url)
+    if parsed is None:
+        raise CaptureRefused("not a valid URL")
+    scheme = parsed.scheme
     if scheme not in ("http", "https"):
         raise CaptureRefused(f"scheme {scheme!r} is not fetched; sources must be https URLs")
     if fetching and scheme == "http" and not allow_http_loopback:
@@ -236,14 +183,10 @@ def check_source(url: str, sources: Sequence[str], *, fetching: bool = True,
     if not hostname:
         raise CaptureRefused("the URL has no host")
     host = hostname[1:-1] if hostname.startswith("[") else hostname
-    port = int(parsed.port) if parsed.port else (443 if scheme == "https" else 80)
-    origin = f"{parsed.protocol}//{parsed.host}"
-    href = parsed.href
-    # Path and query exactly as the WHATWG serialiser wrote them (including
-    # an empty query "?", which the search attribute cannot show).
-    target = href[len(origin):] if href.startswith(origin) else parsed.pathname + parsed.search
-    return SourceTarget(source=url, scheme=scheme, host=host, port=port, target=target or "/",
-                        host_header=parsed.host, ip_literal=is_ip_literal(host))
+    port = parsed.port or (443 if scheme == "https" else 80)
+    return SourceTarget(source=url, scheme=scheme, host=host, port=port,
+                        target=parsed.target or "/", host_header=parsed.host,
+                        ip_literal=is_ip_literal(host))
 
 
 def is_ip_literal(host: str) -> bool:
@@ -337,14 +280,14 @@ def _is_loopback(address: str) -> bool:
 
 
 def check_addresses(target: SourceTarget, addresses: list[str],
-                    options: FetchOptions) -> list[str]:
+                    settings: CaptureSettings) -> list[str]:
     """Check every address ``target``'s host resolved to (strings, in the
     resolver's order) and return them unchanged.
 
     Raises:
         CaptureRefused: plain ``http`` to an address that is not loopback, or
             an address that is not globally routable while
-            ``options.allow_private_addresses`` is off.
+            ``settings.allow_private_addresses`` is off.
     """
     # Every answer must pass: a name that answers with one internal address
     # among public ones is refused whole, so no ordering trick can reach it.
@@ -357,7 +300,7 @@ def check_addresses(target: SourceTarget, addresses: list[str],
                                      f"resolves to {addr}")
             continue
         problem = address_problem(addr)
-        if problem and not options.allow_private_addresses:
+        if problem and not settings.allow_private_addresses:
             where = "is" if target.ip_literal else f"resolves to {addr},"
             raise CaptureRefused(f"host {quoted(target.host)} {where} {problem}; only globally "
                                  "routable addresses are fetched (set "
@@ -373,6 +316,11 @@ def parse_proxy(proxy: str) -> tuple[str, int, dict[str, str]]:
     Raises:
         CaptureRefused: not an ``http://`` URL with a host.
     """
+    # Imported here: only a configured proxy needs urllib3's parser, so the
+    # policy, ``record_text`` and ``--dry-run`` load no network library.
+    import urllib3.exceptions
+    import urllib3.util
+
     try:
         url = urllib3.util.parse_url(proxy)
     except urllib3.exceptions.LocationParseError:

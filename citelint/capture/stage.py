@@ -11,17 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Sequence
 
-from citelint.capture.policy import (
-    DEFAULT_CONTENT_TYPES,
-    DEFAULT_MAX_BYTES,
-    CaptureRefused,
-    FetchOptions,
-    check_content_type,
-    check_source,
-)
-from citelint.capture.transport import Fetcher
+from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
 from citelint.captures import (
     CaptureError,
     CaptureRecord,
@@ -31,6 +23,10 @@ from citelint.captures import (
     make_record,
     write_capture,
 )
+from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, CaptureSettings
+
+if TYPE_CHECKING:
+    from citelint.capture.transport import Fetcher
 
 #: Outcome statuses, as printed by the command line.
 CAPTURED = "captured"
@@ -164,17 +160,25 @@ def read_input(path: str, max_bytes: int, *, stdin: object = None) -> bytes:
     return data
 
 
+def _new_fetcher(settings: CaptureSettings) -> Fetcher:
+    """A :class:`~citelint.capture.transport.Fetcher`, importing urllib3 only
+    now: recording held text and dry runs never load a network library."""
+    from citelint.capture.transport import Fetcher
+
+    return Fetcher(settings)
+
+
 def capture_one(captures_dir: Path, source: str, sources: Sequence[str],
-                options: FetchOptions, *, fetcher: Fetcher | None = None) -> CaptureOutcome:
+                settings: CaptureSettings, *, fetcher: Fetcher | None = None) -> CaptureOutcome:
     """Fetch one source and write it. Never raises for a refusal: a refused
     source comes back as an outcome with ``status == "refused"``.
 
     ``fetcher`` reuses a :class:`Fetcher` (its TLS context) across calls.
     """
     try:
-        target = check_source(source, sources, allow_http_loopback=options.allow_http_loopback)
-        fetched = (fetcher or Fetcher(options)).fetch(target)
-        text = _decode(fetched.body, options.max_bytes, "body")
+        target = check_source(source, sources, allow_http_loopback=settings.allow_http_loopback)
+        fetched = (fetcher or _new_fetcher(settings)).fetch(target)
+        text = _decode(fetched.body, settings.max_bytes, "body")
         record = make_record(source, text, retrieved_at=fetched.retrieved_at,
                              content_type=fetched.content_type, wire_bytes=len(fetched.body))
         return _record_outcome(captures_dir, record)
@@ -200,7 +204,7 @@ def select_sources(captures_dir: Path, sources: Sequence[str], urls: Sequence[st
     return list(dict.fromkeys(chosen))
 
 
-def run_capture(captures_dir: Path, sources: Sequence[str], options: FetchOptions, *,
+def run_capture(captures_dir: Path, sources: Sequence[str], settings: CaptureSettings, *,
                 urls: Sequence[str] = (), refetch_all: bool = False, dry_run: bool = False,
                 progress: Callable[[int, int, str], None] | None = None) -> Iterator[CaptureOutcome]:
     """Capture sources one by one, yielding one outcome per source.
@@ -219,7 +223,7 @@ def run_capture(captures_dir: Path, sources: Sequence[str], options: FetchOption
             progress(index, len(chosen), source)
         if dry_run:
             try:
-                check_source(source, sources, allow_http_loopback=options.allow_http_loopback)
+                check_source(source, sources, allow_http_loopback=settings.allow_http_loopback)
             except CaptureRefused as exc:
                 yield CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
             else:
@@ -227,10 +231,10 @@ def run_capture(captures_dir: Path, sources: Sequence[str], options: FetchOption
             continue
         if fetcher is None:
             try:
-                options.validate()
-                fetcher = Fetcher(options)
+                check_settings(settings)
+                fetcher = _new_fetcher(settings)
             except CaptureRefused as exc:
                 # A bad setting refuses every source the same way.
                 yield CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
                 continue
-        yield capture_one(captures_dir, source, sources, options, fetcher=fetcher)
+        yield capture_one(captures_dir, source, sources, settings, fetcher=fetcher)

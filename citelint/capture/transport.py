@@ -38,7 +38,6 @@ import urllib3.exceptions
 from citelint import __version__
 from citelint.capture.policy import (
     CaptureRefused,
-    FetchOptions,
     SourceTarget,
     is_ip_literal,
     parse_proxy,
@@ -47,6 +46,7 @@ from citelint.capture.policy import (
 )
 from citelint.captures import utc_now
 from citelint.escape import quoted
+from citelint.model import CaptureSettings
 
 _READ_CHUNK = 64 * 1024
 
@@ -138,8 +138,9 @@ def _shutdown(sock: socket.socket) -> None:
         pass
 
 
-class _WatchedConnection:
-    """Mixin for urllib3 connections: the TCP socket is handed to the watchdog.
+class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
+    """A urllib3 connection whose TCP socket is handed to the watchdog
+    (plain HTTP, for loopback tests only).
 
     ``_new_conn`` is urllib3's hook for creating the socket; overriding it is
     the one place where the raw socket exists before TLS wraps it.
@@ -148,18 +149,14 @@ class _WatchedConnection:
     watchdog: _Watchdog | None = None
 
     def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()  # type: ignore[misc]
+        sock = super()._new_conn()
         if self.watchdog is not None:
             self.watchdog.watch(sock)
-        return sock  # type: ignore[no-any-return]
+        return sock
 
 
-class _WatchedHTTPConnection(_WatchedConnection, urllib3.connection.HTTPConnection):
-    """Plain HTTP (loopback tests only) with the watchdog."""
-
-
-class _WatchedHTTPSConnection(_WatchedConnection, urllib3.connection.HTTPSConnection):
-    """HTTPS with the watchdog."""
+class _WatchedHTTPSConnection(_WatchedHTTPConnection, urllib3.connection.HTTPSConnection):
+    """HTTPS with the watchdog (the ``_new_conn`` above, then urllib3's TLS)."""
 
 
 # --------------------------------------------------------------------------- resolution
@@ -169,14 +166,15 @@ def _resolve(host: str, port: int, deadline: _Deadline) -> list[str]:
     resolver's preference order, without duplicates."""
     if is_ip_literal(host):
         return [host]
-    box: dict[str, object] = {}
+    answers: list[tuple[int, int, int, str, tuple[object, ...]]] = []
+    errors: list[OSError | UnicodeError] = []
 
     def lookup() -> None:
         try:
-            box["ok"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                           proto=socket.IPPROTO_TCP)
+            answers.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                              proto=socket.IPPROTO_TCP))
         except (OSError, UnicodeError) as exc:
-            box["err"] = exc
+            errors.append(exc)
 
     # getaddrinfo cannot be interrupted; a daemon thread lets the deadline
     # win against a resolver that hangs (the thread is abandoned).
@@ -185,12 +183,12 @@ def _resolve(host: str, port: int, deadline: _Deadline) -> list[str]:
     worker.join(deadline.remaining("the DNS lookup"))
     if worker.is_alive():
         raise deadline.expired("the DNS lookup")
-    if "err" in box:
-        exc = box["err"]
+    if errors:
+        exc = errors[0]
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise CaptureRefused(f"cannot resolve host {quoted(host)}: {detail}")
     addresses: list[str] = []
-    for family, _type, _proto, _canon, sockaddr in box["ok"]:  # type: ignore[union-attr]
+    for family, _type, _proto, _canon, sockaddr in answers:
         if family not in (socket.AF_INET, socket.AF_INET6):
             continue
         addr = str(sockaddr[0])
@@ -213,7 +211,8 @@ def make_ssl_context(ca_file: str | None = None) -> ssl.SSLContext:
     """
     # ssl.create_default_context() and urllib3's own default context both
     # start writing TLS secrets to $SSLKEYLOGFILE when it is set. A plain
-    # SSLContext does not; keylog_filename is cleared anyway to state intent.
+    # SSLContext does not; keylog_filename is cleared anyway to state intent
+    # (None is the documented "off"; typeshed types the attribute as str).
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.keylog_filename = None  # type: ignore[assignment]
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -248,20 +247,23 @@ class Fetched:
 
 
 class Fetcher:
-    """Fetches approved sources under one set of :class:`FetchOptions`.
+    """Fetches approved sources under one :class:`~citelint.model.CaptureSettings`.
 
     The TLS context is built once per fetcher (loading a trust store costs
     tens of milliseconds) and reused for every source.
     """
 
-    def __init__(self, options: FetchOptions):
-        self.options = options
+    def __init__(self, settings: CaptureSettings):
+        """Raises:
+            CaptureRefused: ``settings.proxy`` is not an ``http://host:port`` URL.
+        """
+        self.settings = settings
         self._ssl: ssl.SSLContext | None = None
-        self._proxy = parse_proxy(options.proxy) if options.proxy else None
+        self._proxy = parse_proxy(settings.proxy) if settings.proxy else None
 
     def _ssl_context(self) -> ssl.SSLContext:
         if self._ssl is None:
-            self._ssl = make_ssl_context(self.options.ca_file)
+            self._ssl = make_ssl_context(self.settings.ca_file)
         return self._ssl
 
     def fetch(self, target: SourceTarget) -> Fetched:
@@ -274,7 +276,7 @@ class Fetcher:
             CaptureRefused: any policy, network, TLS, HTTP or limit failure,
                 including the deadline (``timeout_s``) passing.
         """
-        opts = self.options
+        opts = self.settings
         deadline = _Deadline(opts.timeout_s)
         addresses = check_addresses(target, _resolve(target.host, target.port, deadline), opts)
         ctx = self._ssl_context() if target.scheme == "https" else None
@@ -314,7 +316,7 @@ class Fetcher:
 
     def _fetch_from(self, target: SourceTarget, addresses: list[str], ctx: ssl.SSLContext | None,
                     deadline: _Deadline, watchdog: _Watchdog) -> Fetched:
-        opts = self.options
+        opts = self.settings
         conn = None
         errors = []
         for address in addresses:
@@ -407,7 +409,7 @@ def _check_header_syntax(resp: urllib3.response.BaseHTTPResponse) -> None:
         raise CaptureRefused(f"malformed response headers ({type(defects[0]).__name__})")
 
 
-def _check_response_headers(resp: urllib3.response.BaseHTTPResponse, opts: FetchOptions) -> str:
+def _check_response_headers(resp: urllib3.response.BaseHTTPResponse, opts: CaptureSettings) -> str:
     """Status, encodings, content type and declared length; returns the
     single Content-Type value."""
     if resp.status != 200:
