@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from citelint.captures import Store, legacy_unmigrated
 from citelint.config import Config, relpath
+from citelint.files import replace_atomically
 from citelint.loaders import Document, ParseFailure, kind_of, load_file, pointer_join, pointer_tokens
 from citelint.model import AcceptedFact, CheckResult, Finding, Position
 
@@ -243,22 +244,7 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: obj
 
 def _write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` via a temporary file and rename (for --fix only)."""
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=".citelint-fix-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    replace_atomically(path, data, tmp_prefix=".citelint-fix-")
 
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,

@@ -13,6 +13,8 @@ pass, with no network I/O here:
    ``allow_private_addresses``.
 3. A ``Content-Type`` must name an allowed media type, with a charset that
    is absent or ``utf-8``.
+4. The settings themselves must be usable: positive limits, some content
+   type, an ``http://host:port`` proxy if any.
 
 Every refusal is a :class:`CaptureRefused` whose message says why, in words.
 """

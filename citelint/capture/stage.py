@@ -23,6 +23,7 @@ from citelint.captures import (
     make_record,
     write_capture,
 )
+from citelint.files import FileTooLarge, read_regular
 from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, CaptureSettings
 
 if TYPE_CHECKING:
@@ -138,25 +139,28 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
     return _record_outcome(captures_dir, record)
 
 
-def read_input(path: str, max_bytes: int, *, stdin: object = None) -> bytes:
-    """Read at most ``max_bytes`` bytes from file ``path`` (``-``: ``stdin``,
-    a binary stream such as ``sys.stdin.buffer``).
+def read_input(path: str, max_bytes: int, *, stdin: BinaryIO | None = None) -> bytes:
+    """Read at most ``max_bytes`` bytes from the regular file ``path``
+    (``-``: ``stdin``, a binary stream such as ``sys.stdin.buffer``).
 
     Raises:
         CaptureRefused: the input is longer than ``max_bytes``.
-        OSError: the file cannot be opened or read (a usage error for the
-            command line, not a refused source).
+        OSError: the file cannot be opened or read, or is not a regular file
+            (a FIFO is refused, never waited on): a usage error for the
+            command line, not a refused source.
     """
-    if path == "-":
-        if stdin is None:
-            raise OSError("no standard input to read")
-        data = stdin.read(max_bytes + 1)  # type: ignore[attr-defined]
-    else:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+    over = CaptureRefused(f"{'standard input' if path == '-' else path} is over the "
+                          f"{max_bytes} byte limit (capture.max_bytes)")
+    if path != "-":
+        try:
+            return read_regular(path, max_bytes)
+        except FileTooLarge:
+            raise over from None
+    if stdin is None:
+        raise OSError("no standard input to read")
+    data = stdin.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise CaptureRefused(f"{'standard input' if path == '-' else path} is over the "
-                             f"{max_bytes} byte limit (capture.max_bytes)")
+        raise over
     return data
 
 
