@@ -44,8 +44,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SMALL_REPO = REPO_ROOT / "examples" / "expertqa"
 SMALL_REPORT = "reports/q2.json"
-#: Modules whose import means the fact-report path pulled in the capture or Markdown stack.
-FORBIDDEN = ("urllib3", "cmarkgfm", "ada_url")
+#: Modules whose import means the fact-report path pulled in the capture or Markdown stack
+#: (top-level packages, or a citelint sub-package by its two-part name).
+FORBIDDEN = ("urllib3", "cmarkgfm", "ada_url", "citelint.capture", "citelint.fetch")
 
 
 def tool(name: str) -> str:
@@ -83,11 +84,12 @@ def alternate(commands: dict[str, tuple[list[str], set[int]]], cwd: Path, runs: 
 # --------------------------------------------------------------------------- (a)
 
 def forbidden_imports(cwd: Path, report: str) -> list[str]:
-    """Top-level modules of FORBIDDEN that a fact-report check imports (run in a fresh process)."""
+    """Modules of FORBIDDEN that a fact-report check imports (run in a fresh process)."""
     probe = ("import io, json, sys\n"
              "from citelint.cli import main\n"
              f"code = main(['check', {report!r}], stdout=io.StringIO(), stderr=io.StringIO())\n"
-             f"print(json.dumps([code, sorted({{m.split('.')[0] for m in sys.modules}} & {set(FORBIDDEN)!r})]))\n")
+             f"names = {{p for m in sys.modules for p in (m.split('.')[0], '.'.join(m.split('.')[:2]))}}\n"
+             f"print(json.dumps([code, sorted(names & {set(FORBIDDEN)!r})]))\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=cwd, capture_output=True, text=True, check=True)
     code, loaded = json.loads(out.stdout)
     if code != 0:

@@ -15,12 +15,12 @@ import hashlib
 import json
 import os
 import re
-import secrets
-import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
+
+from citelint.files import FileTooLarge, NotRegularFile, decode_utf8, read_regular, write_exclusive
 
 CAPTURE_FORMAT = "citelint.capture/1"
 #: A capture file larger than this is refused unread (DESIGN §2.2).
@@ -30,7 +30,6 @@ LEGACY_KEYS = frozenset({"source", "text", "sha256", "accessedAt"})
 TMP_PREFIX = ".tmp-"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z")
-_BOM = "\ufeff"
 
 
 class CaptureError(Exception):
@@ -80,21 +79,18 @@ def time_key(stamp: str) -> tuple[str, str]:
 
 
 def decode_text(body: bytes) -> str:
-    """Decode a captured body: strict UTF-8, one leading BOM removed.
-
-    The BOM policy is fixed: a single U+FEFF at the start is an encoding
-    signature, not text, so it is dropped (its 3 bytes still count in the
-    record's ``bytes``); a second one, or one elsewhere, stays as text.
+    """Decode a captured body by :func:`citelint.files.decode_utf8`: strict
+    UTF-8, one leading BOM removed (its 3 bytes still count in the record's
+    ``bytes``).
 
     Raises:
         TextRejected: the body is not valid UTF-8 (the message gives the
             byte offset of the first bad byte).
     """
     try:
-        text = body.decode("utf-8")
+        return decode_utf8(body)
     except UnicodeDecodeError as exc:
         raise TextRejected(f"not valid UTF-8 at byte {exc.start} ({exc.reason})") from None
-    return text[1:] if text.startswith(_BOM) else text
 
 
 @dataclass(frozen=True)
@@ -148,7 +144,7 @@ def make_record(source: str, text: str, *, retrieved_at: str | None = None,
     when = retrieved_at or utc_now()
     if not _RFC3339_UTC.fullmatch(when):
         raise TextRejected(f"retrievedAt must be RFC 3339 UTC like 2026-01-31T12:00:00Z, got {when!r}")
-    return CaptureRecord(source=source, sha256=hashlib.sha256(encoded).hexdigest(), text=text,
+    return CaptureRecord(source=source, sha256=sha256_hex(encoded), text=text,
                          retrieved_at=when, content_type=content_type,
                          bytes=len(encoded) if wire_bytes is None else wire_bytes)
 
@@ -157,35 +153,35 @@ def make_record(source: str, text: str, *, retrieved_at: str | None = None,
 
 def _read_bounded(path: Path) -> bytes:
     """Read a regular file of at most MAX_CAPTURE_FILE_BYTES without following a final symlink."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        return read_regular(path, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
     except FileNotFoundError:
         raise CaptureMissing(f"no capture file {path.name}") from None
+    except NotRegularFile:
+        raise CaptureCorrupt("capture path is not a regular file") from None
+    except FileTooLarge as exc:
+        if exc.size is None:
+            raise CaptureCorrupt("capture file grew past the size limit while being read") from None
+        raise CaptureCorrupt(f"capture file is {exc.size} bytes, over the "
+                             f"{MAX_CAPTURE_FILE_BYTES} byte limit; refused unread") from None
     except OSError as exc:
         # ELOOP: the final component is a symlink.
         raise CaptureCorrupt(f"capture file cannot be opened safely: {exc.strerror}") from None
+
+
+def _check_digest(text: str, recorded: str, mismatch: str) -> None:
+    """Refuse a record whose ``text`` does not hash to its ``recorded``
+    digest, with ``mismatch`` as the message.
+
+    Raises:
+        CaptureCorrupt: lone surrogates in ``text``, or a digest mismatch.
+    """
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise CaptureCorrupt("capture path is not a regular file")
-        if st.st_size > MAX_CAPTURE_FILE_BYTES:
-            raise CaptureCorrupt(f"capture file is {st.st_size} bytes, over the "
-                                 f"{MAX_CAPTURE_FILE_BYTES} byte limit; refused unread")
-        chunks = []
-        remaining = MAX_CAPTURE_FILE_BYTES + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_CAPTURE_FILE_BYTES:
-            raise CaptureCorrupt("capture file grew past the size limit while being read")
-        return data
-    finally:
-        os.close(fd)
+        actual = sha256_hex(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise CaptureCorrupt("text contains lone surrogates") from None
+    if recorded != actual:
+        raise CaptureCorrupt(mismatch)
 
 
 def parse_record(data: bytes, *, source: str | None = None, sha256: str | None = None) -> CaptureRecord:
@@ -232,12 +228,8 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
         raise CaptureCorrupt("bytes is not a non-negative integer")
     if obj["format"] != CAPTURE_FORMAT:
         raise CaptureCorrupt(f"format is {obj['format']!r}, expected {CAPTURE_FORMAT!r}")
-    try:
-        actual = sha256_hex(obj["text"].encode("utf-8"))
-    except UnicodeEncodeError:
-        raise CaptureCorrupt("text contains lone surrogates") from None
-    if obj["sha256"] != actual:
-        raise CaptureCorrupt("text does not match its recorded sha256 (the capture was altered)")
+    _check_digest(obj["text"], obj["sha256"],
+                  "text does not match its recorded sha256 (the capture was altered)")
     if sha256 is not None and obj["sha256"] != sha256:
         raise CaptureCorrupt("recorded sha256 disagrees with the file name")
     if source is not None and obj["source"] != source:
@@ -418,62 +410,8 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
     final.parent.mkdir(parents=True, exist_ok=True)
     if final.exists():
         return WriteOutcome(False, final, record)
-    payload = record.to_json().encode("ascii")
-    tmp = final.parent / f"{TMP_PREFIX}{secrets.token_hex(8)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-    try:
-        try:
-            _write_all(fd, payload)
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, final)
-        except FileExistsError:
-            return WriteOutcome(False, final, record)
-        except OSError:
-            # No hard links on this filesystem: exclusive create, then fill.
-            # A reader may see the file while it fills; a failure removes it,
-            # so no partial capture stays behind to block a later write.
-            try:
-                fd2 = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-            except FileExistsError:
-                return WriteOutcome(False, final, record)
-            try:
-                try:
-                    _write_all(fd2, payload)
-                finally:
-                    os.close(fd2)
-            except BaseException:
-                os.unlink(final)
-                raise
-        _fsync_dir(final.parent)
-        return WriteOutcome(True, final, record)
-    finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-
-
-def _write_all(fd: int, payload: bytes) -> None:
-    """Write every byte of ``payload`` (looping over short writes), then fsync."""
-    view = memoryview(payload)
-    while view:
-        view = view[os.write(fd, view):]
-    os.fsync(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    created = write_exclusive(final, record.to_json().encode("ascii"), tmp_prefix=TMP_PREFIX)
+    return WriteOutcome(created, final, record)
 
 
 # --------------------------------------------------------------------------- legacy
@@ -498,12 +436,7 @@ def parse_legacy(path: Path) -> CaptureRecord:
         raise CaptureCorrupt("legacy record fields must be strings")
     if sha256_hex(obj["source"]) != path.stem:
         raise CaptureCorrupt("file name is not sha256 of the recorded source")
-    try:
-        digest = sha256_hex(obj["text"].encode("utf-8"))
-    except UnicodeEncodeError:
-        raise CaptureCorrupt("text contains lone surrogates") from None
-    if obj["sha256"] != digest:
-        raise CaptureCorrupt("text does not match its recorded sha256")
+    _check_digest(obj["text"], obj["sha256"], "text does not match its recorded sha256")
     try:
         when = datetime.fromisoformat(obj["accessedAt"].replace("Z", "+00:00"))
     except ValueError:

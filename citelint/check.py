@@ -18,7 +18,8 @@ from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import check_facts
-from citelint.loaders import ParseFailure, decode_utf8, kind_of, load_file
+from citelint.files import replace_atomically
+from citelint.loaders import ParseFailure, decode_utf8, kind_of, load_file, read_bounded
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
 
@@ -154,9 +155,13 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
 
     emit = _Emitter(config, result, display)
     try:
-        raw = target.path.read_bytes()
+        # The same bound as fact reports, and a FIFO or device is refused, never waited on.
+        raw = read_bounded(target.path)
     except OSError as exc:
         emit("CL001", Position(1, 1), f"cannot read the file: {exc.strerror}")
+        return
+    if isinstance(raw, ParseFailure):
+        emit("CL001", Position(raw.line, raw.col), raw.message)
         return
     text = decode_utf8(raw)
     if isinstance(text, ParseFailure):
@@ -175,7 +180,7 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
             new_text, removed = links.fix(text, fixable)
             if new_text != text:
                 bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
-                _write_atomically(target.path, bom + new_text.encode("utf-8"))
+                replace_atomically(target.path, bom + new_text.encode("utf-8"), tmp_prefix=".citelint-fix-")
             for i in removed:
                 result.fixed.append(Finding(display, i.line, i.col, i.rule, "error",
                                             f"removed link to {i.link.href}"))
@@ -183,26 +188,6 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
             issues = [i for i in issues if id(i) not in removed_ids]
     for issue in issues:
         emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` via a temporary file and rename (for --fix only)."""
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=".citelint-fix-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from citelint.loaders import ParseFailure, decode_utf8, load_yaml_text, read_bounded
-from citelint.model import RULES, SEVERITY_ORDER, LabelInfo
+from citelint.model import RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
 from citelint.pointers import join as pointer_join
 from citelint.schema import config_validator, quick_valid
 
@@ -28,19 +28,6 @@ DEFAULT_MARKDOWN = ["reports/**/*.md"]
 class ConfigError(Exception):
     """An unusable configuration (exit 2). ``str()`` is ``path:line:col: message``
     when a position is known."""
-
-
-@dataclass(frozen=True)
-class CaptureSettings:
-    """Limits of the capture stage (DESIGN §5). Units: seconds, bytes."""
-
-    timeout_s: float = 30.0
-    max_bytes: int = 10 * 1024 * 1024
-    content_types: tuple[str, ...] = ("text/plain",)
-    allow_private_addresses: bool = False
-    ca_file: str | None = None
-    proxy: str | None = None
-    user_agent: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from citelint import files
 from citelint.model import Position
 from citelint.pointers import join as pointer_join
 
@@ -102,32 +103,34 @@ class Document:
 # --------------------------------------------------------------------------- bytes
 
 def decode_utf8(raw: bytes) -> str | ParseFailure:
-    """Decode ``raw`` as strict UTF-8, dropping one leading BOM.
+    """Decode ``raw`` by :func:`citelint.files.decode_utf8` (strict UTF-8,
+    one leading BOM dropped).
 
     Returns the text, or a ParseFailure at the first invalid byte (its line
     and column counted in the valid prefix).
     """
     try:
-        text = raw.decode("utf-8")
+        return files.decode_utf8(raw)
     except UnicodeDecodeError as exc:
         prefix = raw[: exc.start].decode("utf-8", "replace")
         line, col = _LineIndex(prefix).position(len(prefix))
         return ParseFailure(line, col, f"file is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset "
                                        f"{exc.start} ({exc.reason}); save it as UTF-8")
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def read_bounded(path: Path, limit: int = MAX_REPORT_BYTES) -> bytes | ParseFailure:
-    """Read at most ``limit`` bytes of ``path``; a larger file is a ParseFailure.
+    """Read the regular file ``path`` (symlinks followed), at most ``limit``
+    bytes; a larger file is a ParseFailure.
 
     Raises:
-        OSError: the file cannot be opened or read.
+        OSError: the file cannot be opened or read, or is not a regular file
+            (:class:`citelint.files.NotRegularFile`, ``strerror`` "not a
+            regular file": a FIFO is refused, never waited on).
     """
-    with open(path, "rb") as fh:
-        raw = fh.read(limit + 1)
-    if len(raw) > limit:
+    try:
+        return files.read_regular(path, limit)
+    except files.FileTooLarge:
         return ParseFailure(1, 1, f"file is larger than {limit} bytes; split the report")
-    return raw
 
 
 # --------------------------------------------------------------------------- JSON
@@ -192,13 +195,29 @@ class _JsonParser:
         self.values[ptr] = (i, end)
         return v, end
 
-    def obj(self, i: int, ptr: str, depth: int) -> tuple[dict[str, Any], int]:
+    def enter(self, i: int, depth: int, close: str) -> tuple[int, bool]:
+        """Enter the object or array whose opening bracket is at ``i``:
+        the index of its first token, and whether ``close`` is that token."""
         if depth > MAX_DEPTH:
             raise _Fail(i, f"nesting deeper than {MAX_DEPTH} levels")
+        i = self.ws(i + 1)
+        return i, self.s.startswith(close, i)
+
+    def after_member(self, i: int, close: str) -> tuple[int, bool]:
+        """Past one member at ``i``: the index after ``close`` and True when
+        the container ends there, else the next member's index and False."""
+        i = self.ws(i)
+        if self.s.startswith(close, i):
+            return i + 1, True
+        if not self.s.startswith(",", i):
+            raise _Fail(i, f"expecting ',' or '{close}'")
+        return self.ws(i + 1), False
+
+    def obj(self, i: int, ptr: str, depth: int) -> tuple[dict[str, Any], int]:
         s = self.s
         out: dict[str, Any] = {}
-        i = self.ws(i + 1)
-        if i < len(s) and s[i] == "}":
+        i, empty = self.enter(i, depth, "}")
+        if empty:
             return out, i + 1
         while True:
             if i >= len(s) or s[i] != '"':
@@ -218,30 +237,21 @@ class _JsonParser:
                 raise _Fail(i, "expecting ':' after the property name")
             i = self.ws(i + 1)
             out[key], i = self.value(i, child, depth + 1)
-            i = self.ws(i)
-            if i < len(s) and s[i] == "}":
-                return out, i + 1
-            if i >= len(s) or s[i] != ",":
-                raise _Fail(i, "expecting ',' or '}'")
-            i = self.ws(i + 1)
+            i, done = self.after_member(i, "}")
+            if done:
+                return out, i
 
     def arr(self, i: int, ptr: str, depth: int) -> tuple[list[Any], int]:
-        if depth > MAX_DEPTH:
-            raise _Fail(i, f"nesting deeper than {MAX_DEPTH} levels")
-        s = self.s
         out: list[Any] = []
-        i = self.ws(i + 1)
-        if i < len(s) and s[i] == "]":
+        i, empty = self.enter(i, depth, "]")
+        if empty:
             return out, i + 1
         while True:
             v, i = self.value(i, pointer_join(ptr, len(out)), depth + 1)
             out.append(v)
-            i = self.ws(i)
-            if i < len(s) and s[i] == "]":
-                return out, i + 1
-            if i >= len(s) or s[i] != ",":
-                raise _Fail(i, "expecting ',' or ']'")
-            i = self.ws(i + 1)
+            i, done = self.after_member(i, "]")
+            if done:
+                return out, i
 
 
 def load_json_text(text: str) -> Document | ParseFailure:

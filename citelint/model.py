@@ -1,4 +1,5 @@
-"""Plain data shared by every part of citelint: rules, findings, facts, results.
+"""Plain data shared by every part of citelint: rules, findings, facts, results,
+settings.
 
 Nothing here reads files or imports a third-party library, so every other
 module may depend on this one (DESIGN §7: dependencies point towards model).
@@ -254,6 +255,43 @@ class CheckResult:
     def ordered(self) -> list[Finding]:
         """Findings most severe first, then by path, line, column, rule."""
         return sorted(self.findings, key=lambda f: (SEVERITY_ORDER[f.severity], f))
+
+
+#: Defaults of the ``capture`` config block (DESIGN §2.1, §5).
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_CONTENT_TYPES = ("text/plain",)
+
+
+@dataclass(frozen=True)
+class CaptureSettings:
+    """Limits and trust settings of the capture stage: the config's
+    ``capture`` block, plus the per-run flags of ``citelint capture``.
+
+    ``timeout_s`` is the whole-fetch deadline in seconds (DNS through the last
+    body byte); ``max_bytes`` the largest body accepted, in bytes on the wire;
+    ``content_types`` the accepted media types (compared without case);
+    ``allow_private_addresses`` lets a source resolve to an address that is
+    not globally routable; ``ca_file`` an absolute path to a PEM bundle
+    replacing the system trust store; ``proxy`` an ``http://host:port`` proxy
+    to tunnel through with ``CONNECT`` (never taken from the environment);
+    ``user_agent`` overrides ``citelint/<version>``. ``allow_http_loopback``
+    (``--allow-http-loopback``, never in the config) permits plain ``http``
+    to loopback addresses only; it exists for tests and local development.
+
+    Plain data: the config builds it, the command line derives a run's
+    variant with :func:`dataclasses.replace`, and
+    :func:`citelint.capture.policy.check_settings` checks it.
+    """
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_bytes: int = DEFAULT_MAX_BYTES
+    content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
+    allow_private_addresses: bool = False
+    ca_file: str | None = None
+    proxy: str | None = None
+    user_agent: str | None = None
+    allow_http_loopback: bool = False
 
 
 def rule_properties(rule: Rule) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from urllib.parse import quote
 
 import ada_url
@@ -35,6 +36,8 @@ import ada_url
 __all__ = [
     "href_escape",
     "parse",
+    "URLComponents",
+    "components",
     "analyse",
     "identity",
     "classify",
@@ -151,6 +154,51 @@ def parse(url: str, base: str | None = None) -> str | None:
         return ada_url.join_url(base, url)
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class URLComponents:
+    """The parts of a WHATWG-parsed URL that a request is built from.
+
+    ``scheme`` has no colon (``"https"``); ``username`` and ``password`` are
+    the userinfo (``""`` when absent; the parser drops an empty one, so look
+    at the string as written too); ``hostname`` is the serialised host,
+    brackets and all for IPv6 (``"[::1]"``, ``"127.0.0.1"`` for
+    ``0x7f.1``, punycode for a Unicode name; ``""`` for none); ``host`` is
+    ``hostname`` plus ``:port`` when a non-default port is written (the
+    ``Host`` header value); ``port`` is that port, or None for the scheme's
+    default; ``target`` is the path and query exactly as the serialiser
+    wrote them (an empty query ``?`` included), without the fragment.
+    """
+
+    scheme: str
+    username: str
+    password: str
+    hostname: str
+    host: str
+    port: int | None
+    target: str
+
+
+def components(url: str) -> URLComponents | None:
+    """WHATWG-parse the absolute ``url`` into its request parts.
+
+    Returns None when parsing fails (including text that is not encodable as
+    UTF-8). Unlike :func:`identity`, nothing is normalised beyond what the
+    WHATWG parser itself does.
+    """
+    try:
+        parsed = ada_url.URL(url)
+    except ValueError:
+        return None
+    origin = f"{parsed.protocol}//{parsed.host}"
+    href = parsed.href
+    # The search attribute cannot show an empty query ("?"), the href can.
+    target = (href[len(origin):] if href.startswith(origin)
+              else parsed.pathname + parsed.search).split("#", 1)[0]
+    return URLComponents(scheme=parsed.protocol.rstrip(":"), username=parsed.username,
+                         password=parsed.password, hostname=parsed.hostname, host=parsed.host,
+                         port=int(parsed.port) if parsed.port else None, target=target)
 
 
 def _identity_of_escaped(s: str) -> str | None:

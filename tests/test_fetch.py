@@ -40,13 +40,13 @@ from conftest import run_cli
 from citelint import __version__
 from citelint.captures import Store, capture_path, make_record, write_capture
 from citelint.cli import main
-from citelint.fetch import (
+from citelint.capture import (
     ALREADY_CAPTURED,
     CAPTURED,
     REFUSED,
     WOULD_FETCH,
     CaptureRefused,
-    FetchOptions,
+    CaptureSettings,
     address_problem,
     capture_one,
     check_content_type,
@@ -131,17 +131,17 @@ def no_env_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-def options(ca_file: str | None, **kw) -> FetchOptions:
+def options(ca_file: str | None, **kw) -> CaptureSettings:
     base = dict(timeout_s=DEADLINE, ca_file=ca_file, allow_private_addresses=True)
     base.update(kw)
-    return FetchOptions(**base)
+    return CaptureSettings(**base)
 
 
 def files_under(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
 
 
-def assert_refused(captures: Path, url: str, opts: FetchOptions, *words: str,
+def assert_refused(captures: Path, url: str, opts: CaptureSettings, *words: str,
                    sources: list[str] | None = None) -> str:
     """Capture ``url`` and assert: refused, reason mentions ``words``, deadline
     respected, nothing written. Returns the reason."""

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citelint.captures import TextRejected, make_record
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
 from citelint.escape import terminal
+
+if TYPE_CHECKING:
+    from citelint.capture import CaptureOutcome
 
 NAME = "capture"
 
@@ -80,10 +84,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for conflicting options, an unreadable input or an unusable config.
     """
     # urllib3 is imported only by the capture stage, never by check.
-    from citelint.fetch import (
+    from citelint.capture import (
         REFUSED,
         CaptureRefused,
-        FetchOptions,
+        check_settings,
         read_input,
         record_text,
         run_capture,
@@ -113,10 +117,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ca_file = str(ca_path.resolve())
 
     config = load_config(args, err)
-    options = FetchOptions.from_settings(config.capture, ca_file=ca_file,
-                                         allow_http_loopback=args.allow_http_loopback)
+    options = dataclasses.replace(config.capture, ca_file=ca_file or config.capture.ca_file,
+                                  allow_http_loopback=args.allow_http_loopback)
     try:
-        options.validate()
+        check_settings(options)
     except CaptureRefused as exc:
         err.write(f"citelint: config error: {config.path}: {exc}\n")
         return EXIT_USAGE
@@ -164,7 +168,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
 
 
-def _capture_line(outcome) -> str:  # type: ignore[no-untyped-def]
+def _capture_line(outcome: CaptureOutcome) -> str:
     """One line per source: what happened, the revision to cite, or why not."""
     source = terminal(outcome.source)
     if outcome.status == "refused":

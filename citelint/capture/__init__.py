@@ -1,0 +1,82 @@
+"""The trusted capture stage (DESIGN §5): fetch approved sources, or record
+text a pipeline already holds, and add them to the capture store.
+
+Modules, one job each:
+
+- :mod:`~citelint.capture.policy`: which sources may be fetched, and from
+  which addresses; the ``Content-Type`` check; the settings check.
+- :mod:`~citelint.capture.transport`: the bounded urllib3 fetcher (one
+  deadline, TLS, the byte-limited body reader).
+- :mod:`~citelint.capture.stage`: recording (``record_text``, ``run_capture``)
+  and the outcomes the command line prints.
+
+This is the public API. Importing it loads no network library: urllib3 is
+imported when a fetch is made (or a transport name below is first used).
+``citelint check`` never imports this package.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from citelint.capture.policy import (
+    CaptureRefused,
+    SourceTarget,
+    address_problem,
+    check_content_type,
+    check_settings,
+    check_source,
+)
+from citelint.capture.stage import (
+    ALREADY_CAPTURED,
+    CAPTURED,
+    REFUSED,
+    WOULD_FETCH,
+    CaptureOutcome,
+    capture_one,
+    read_input,
+    record_text,
+    run_capture,
+    select_sources,
+)
+from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
+
+if TYPE_CHECKING:
+    from citelint.capture.transport import Fetched, Fetcher, make_ssl_context
+
+#: Names served from :mod:`citelint.capture.transport` on first use (PEP 562).
+_TRANSPORT = frozenset({"Fetched", "Fetcher", "make_ssl_context"})
+
+__all__ = [
+    "ALREADY_CAPTURED",
+    "CAPTURED",
+    "DEFAULT_CONTENT_TYPES",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_TIMEOUT_S",
+    "REFUSED",
+    "WOULD_FETCH",
+    "CaptureOutcome",
+    "CaptureRefused",
+    "CaptureSettings",
+    "Fetched",
+    "Fetcher",
+    "SourceTarget",
+    "address_problem",
+    "capture_one",
+    "check_content_type",
+    "check_settings",
+    "check_source",
+    "make_ssl_context",
+    "read_input",
+    "record_text",
+    "run_capture",
+    "select_sources",
+]
+
+
+def __getattr__(name: str) -> object:
+    if name in _TRANSPORT:
+        from citelint.capture import transport
+
+        return getattr(transport, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,244 @@
+"""The capture stage's recording side: which sources a run handles, and how
+a fetched or held text becomes a capture (DESIGN §5).
+
+Everything here either ends in a capture written through the store's
+exclusive writer (:func:`citelint.captures.write_capture`) or in a
+:class:`~citelint.capture.policy.CaptureRefused` whose message says why.
+Nothing prints; the command line turns outcomes into lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Sequence
+
+from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
+from citelint.captures import (
+    CaptureError,
+    CaptureRecord,
+    Store,
+    TextRejected,
+    decode_text,
+    make_record,
+    write_capture,
+)
+from citelint.files import FileTooLarge, read_regular
+from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, CaptureSettings
+
+if TYPE_CHECKING:
+    from citelint.capture.transport import Fetcher
+
+#: Outcome statuses, as printed by the command line.
+CAPTURED = "captured"
+ALREADY_CAPTURED = "already captured"
+REFUSED = "refused"
+WOULD_FETCH = "would fetch"
+
+
+# --------------------------------------------------------------------------- outcomes
+
+@dataclass(frozen=True)
+class CaptureOutcome:
+    """What happened to one source.
+
+    ``status`` is one of ``captured``, ``already captured``, ``refused`` or
+    (dry run) ``would fetch``. ``reason`` explains a refusal. ``sha256``,
+    ``bytes`` (body length on the wire) and ``path`` describe the revision
+    for ``captured`` and ``already captured``.
+    """
+
+    source: str
+    status: str
+    reason: str = ""
+    sha256: str | None = None
+    bytes: int | None = None
+    path: Path | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True for a refusal (the command exits 1 if any source failed)."""
+        return self.status == REFUSED
+
+
+# --------------------------------------------------------------------------- recording
+
+def _record_outcome(captures_dir: Path, record: CaptureRecord) -> CaptureOutcome:
+    """Write ``record`` with the exclusive writer; verify an existing file."""
+    try:
+        result = write_capture(captures_dir, record)
+    except OSError as exc:
+        raise CaptureRefused(f"cannot write the capture: {exc.strerror or exc}") from None
+    if not result.created:
+        try:
+            Store(captures_dir).lookup(record.source, record.sha256)
+        except CaptureError as exc:
+            raise CaptureRefused(f"a capture file already occupies {result.path} but fails "
+                                 f"verification ({exc}); captures are never replaced, inspect "
+                                 "it by hand") from None
+    return CaptureOutcome(source=record.source,
+                          status=CAPTURED if result.created else ALREADY_CAPTURED,
+                          sha256=record.sha256, bytes=record.bytes, path=result.path)
+
+
+def _decode(body: bytes, max_bytes: int, what: str) -> str:
+    if len(body) > max_bytes:
+        raise CaptureRefused(f"the {what} is {len(body)} bytes, over the {max_bytes} byte limit "
+                             "(capture.max_bytes)")
+    try:
+        text = decode_text(body)
+    except TextRejected as exc:
+        raise CaptureRefused(f"the {what} is {exc}") from None
+    if not text:
+        raise CaptureRefused(f"the {what} is empty; there is nothing to cite")
+    return text
+
+
+def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: Sequence[str],
+                max_bytes: int = DEFAULT_MAX_BYTES, content_type: str = "text/plain",
+                content_types: Sequence[str] = DEFAULT_CONTENT_TYPES,
+                retrieved_at: str | None = None) -> CaptureOutcome:
+    """Record text a pipeline already holds as a capture of ``source``,
+    without fetching anything (``capture --source URL --from-file F``).
+
+    A retrieval-augmented system should record exactly the text the model
+    was given. ``data`` is the body as bytes (strict UTF-8, one leading BOM
+    removed; ``bytes`` in the record is its length) or as ``str`` (encoded as
+    UTF-8 first, so the same rules apply). The same checks as a fetch apply:
+    ``source`` must be in ``sources`` exactly (``http`` is accepted here,
+    since nothing is fetched), no userinfo or fragment; at most ``max_bytes``
+    bytes; ``content_type`` must pass :func:`check_content_type` against
+    ``content_types``; ``retrieved_at`` is RFC 3339 UTC
+    (``2026-01-31T12:00:00Z``; default now: a fixed value makes a generator
+    reproducible). The record goes through the same exclusive writer.
+
+    Returns:
+        A ``captured`` or ``already captured`` outcome with the revision's
+        ``sha256``, ``bytes`` and ``path``.
+
+    Raises:
+        CaptureRefused: any check fails, an existing file at the revision's
+            path fails verification, or the file cannot be written.
+    """
+    check_source(source, sources, fetching=False)
+    # text/plain is the documented default for held text, so it is always
+    # accepted; anything else must be a type the operator allows.
+    check_content_type(content_type, tuple(content_types) + DEFAULT_CONTENT_TYPES)
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CaptureRefused("the text contains lone surrogates and is not valid "
+                                 "Unicode") from None
+    text = _decode(data, max_bytes, "text")
+    try:
+        record = make_record(source, text, retrieved_at=retrieved_at, content_type=content_type,
+                             wire_bytes=len(data))
+    except TextRejected as exc:
+        raise CaptureRefused(str(exc)) from None
+    return _record_outcome(captures_dir, record)
+
+
+def read_input(path: str, max_bytes: int, *, stdin: BinaryIO | None = None) -> bytes:
+    """Read at most ``max_bytes`` bytes from the regular file ``path``
+    (``-``: ``stdin``, a binary stream such as ``sys.stdin.buffer``).
+
+    Raises:
+        CaptureRefused: the input is longer than ``max_bytes``.
+        OSError: the file cannot be opened or read, or is not a regular file
+            (a FIFO is refused, never waited on): a usage error for the
+            command line, not a refused source.
+    """
+    over = CaptureRefused(f"{'standard input' if path == '-' else path} is over the "
+                          f"{max_bytes} byte limit (capture.max_bytes)")
+    if path != "-":
+        try:
+            return read_regular(path, max_bytes)
+        except FileTooLarge:
+            raise over from None
+    if stdin is None:
+        raise OSError("no standard input to read")
+    data = stdin.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise over
+    return data
+
+
+def _new_fetcher(settings: CaptureSettings) -> Fetcher:
+    """A :class:`~citelint.capture.transport.Fetcher`, importing urllib3 only
+    now: recording held text and dry runs never load a network library."""
+    from citelint.capture.transport import Fetcher
+
+    return Fetcher(settings)
+
+
+def capture_one(captures_dir: Path, source: str, sources: Sequence[str],
+                settings: CaptureSettings, *, fetcher: Fetcher | None = None) -> CaptureOutcome:
+    """Fetch one source and write it. Never raises for a refusal: a refused
+    source comes back as an outcome with ``status == "refused"``.
+
+    ``fetcher`` reuses a :class:`Fetcher` (its TLS context) across calls.
+    """
+    try:
+        target = check_source(source, sources, allow_http_loopback=settings.allow_http_loopback)
+        fetched = (fetcher or _new_fetcher(settings)).fetch(target)
+        text = _decode(fetched.body, settings.max_bytes, "body")
+        record = make_record(source, text, retrieved_at=fetched.retrieved_at,
+                             content_type=fetched.content_type, wire_bytes=len(fetched.body))
+        return _record_outcome(captures_dir, record)
+    except (CaptureRefused, TextRejected) as exc:
+        return CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
+
+
+def select_sources(captures_dir: Path, sources: Sequence[str], urls: Sequence[str] = (), *,
+                   refetch_all: bool = False) -> list[str]:
+    """Which sources a capture run handles, in order, without duplicates.
+
+    Named ``urls`` are taken as given (unapproved ones are refused later,
+    with a reason); otherwise ``refetch_all`` takes every approved source,
+    and the default is every approved source with no capture file yet.
+    """
+    if urls:
+        chosen = list(urls)
+    elif refetch_all:
+        chosen = list(sources)
+    else:
+        store = Store(captures_dir)
+        chosen = [s for s in sources if not store.has_source(s)]
+    return list(dict.fromkeys(chosen))
+
+
+def run_capture(captures_dir: Path, sources: Sequence[str], settings: CaptureSettings, *,
+                urls: Sequence[str] = (), refetch_all: bool = False, dry_run: bool = False,
+                progress: Callable[[int, int, str], None] | None = None) -> Iterator[CaptureOutcome]:
+    """Capture sources one by one, yielding one outcome per source.
+
+    ``captures_dir`` is the store root; ``sources`` the approved list; the
+    selection is :func:`select_sources`. ``dry_run`` checks each URL against
+    the approved list and URL policy (no network, no write) and yields
+    ``would fetch`` or ``refused``. ``progress(index, total, source)`` is
+    called before each source (index from 1), for a TTY progress display.
+    Refusals are outcomes, never exceptions.
+    """
+    chosen = select_sources(captures_dir, sources, urls, refetch_all=refetch_all)
+    fetcher: Fetcher | None = None
+    for index, source in enumerate(chosen, start=1):
+        if progress is not None:
+            progress(index, len(chosen), source)
+        if dry_run:
+            try:
+                check_source(source, sources, allow_http_loopback=settings.allow_http_loopback)
+            except CaptureRefused as exc:
+                yield CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
+            else:
+                yield CaptureOutcome(source=source, status=WOULD_FETCH)
+            continue
+        if fetcher is None:
+            try:
+                check_settings(settings)
+                fetcher = _new_fetcher(settings)
+            except CaptureRefused as exc:
+                # A bad setting refuses every source the same way.
+                yield CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
+                continue
+        yield capture_one(captures_dir, source, sources, settings, fetcher=fetcher)
