@@ -8,14 +8,16 @@ problem is a :class:`ConfigError` naming the file, the key and the line.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from citelint.loaders import ParseFailure, decode_utf8, load_yaml_text, read_bounded
 from citelint.model import RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
+from citelint import pointers
 from citelint.pointers import join as pointer_join
 from citelint.schema import config_validator, quick_valid
 
@@ -207,6 +209,11 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
                 lines = text.splitlines() or [""]
                 where = f"{len(lines)}:{len(lines[-1]) + 1}"
             raise ConfigError(f"{path}:{where}: invalid TOML: {exc}") from None
+        except ValueError:
+            # tomllib's int() refuses more than 4300 digits (CVE-2020-10735).
+            m = re.search(r"^\s*([^=\n]+?)\s*=\s*[-+]?[0-9_]{4301,}", text, re.M)
+            where = f"{text.count(chr(10), 0, m.start(1)) + 1}:1: {m.group(1)}: " if m else ""
+            raise ConfigError(f"{path}:{where}a number has too many digits to be a sensible value") from None
         tool = data.get("tool", {})
         table = tool.get("citelint", {}) if isinstance(tool, dict) else None
         if not isinstance(table, dict):
@@ -235,6 +242,18 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
         return pos.line, pos.col
 
     return ({} if doc.data is None else doc.data), yaml_locate
+
+
+def _leaves(node: Any, pointer: str) -> Iterator[tuple[str, Any]]:
+    """(pointer, value) for every scalar in a loaded config."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, pointers.join(pointer, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _leaves(value, pointers.join(pointer, index))
+    else:
+        yield pointer, node
 
 
 def _schema_error_message(error: Any) -> tuple[str, str]:
@@ -272,6 +291,10 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
 
     if not isinstance(data, dict):
         raise error("", "the configuration must be a mapping of keys")
+    for pointer, value in _leaves(data, ""):
+        if isinstance(value, float) and not math.isfinite(value):
+            key = ".".join(pointers.tokens(pointer))
+            raise error(pointer, f"{key}: {value} is not a number a setting can hold; write a finite number")
 
     errors = [] if quick_valid("config.schema.json", data) else \
         sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))

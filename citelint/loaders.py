@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from citelint import files
 from citelint.model import Position
-from citelint.pointers import join as pointer_join
+from citelint.pointers import join as pointer_join, tokens as pointer_tokens
 
 MAX_REPORT_BYTES = 10 * 1024 * 1024
 MAX_DEPTH = 64
@@ -34,6 +34,9 @@ MAX_DEPTH = 64
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = json.scanner.NUMBER_RE
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_MESSAGE = ("the string holds a lone surrogate (an escape such as \\ud800 with no pair), which is not "
+                      "Unicode text; remove it or write the character itself")
 
 
 @dataclass(frozen=True)
@@ -161,10 +164,7 @@ class _JsonParser:
             raise _Fail(i, "expecting a value, found end of file")
         c = s[i]
         if c == '"':
-            try:
-                v, end = json.decoder.scanstring(s, i + 1, True)
-            except json.JSONDecodeError as exc:
-                raise _Fail(exc.pos, exc.msg.lower()) from None
+            v, end = self.string(i)
         elif c == "{":
             v, end = self.obj(i, ptr, depth)
         elif c == "[":
@@ -195,6 +195,18 @@ class _JsonParser:
         self.values[ptr] = (i, end)
         return v, end
 
+    def string(self, i: int) -> tuple[str, int]:
+        """The JSON string whose opening quote is at ``i``, and the index after it."""
+        try:
+            v, end = json.decoder.scanstring(self.s, i + 1, True)
+        except json.JSONDecodeError as exc:
+            raise _Fail(exc.pos, exc.msg.lower()) from None
+        if _SURROGATE.search(v):
+            # "\ud800" escapes decode to a lone surrogate: not Unicode text, and
+            # no output format could carry it.
+            raise _Fail(i, _SURROGATE_MESSAGE)
+        return v, end
+
     def enter(self, i: int, depth: int, close: str) -> tuple[int, bool]:
         """Enter the object or array whose opening bracket is at ``i``:
         the index of its first token, and whether ``close`` is that token."""
@@ -223,10 +235,7 @@ class _JsonParser:
             if i >= len(s) or s[i] != '"':
                 raise _Fail(i, "expecting a property name in double quotes")
             key_at = i
-            try:
-                key, i = json.decoder.scanstring(s, i + 1, True)
-            except json.JSONDecodeError as exc:
-                raise _Fail(exc.pos, exc.msg.lower()) from None
+            key, i = self.string(i)
             if key in out:
                 first = self.keys[pointer_join(ptr, key)]
                 raise _Fail(key_at, f"duplicate key {key!r} (first at offset {first}); keep one")
@@ -343,10 +352,18 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
         if depth > MAX_DEPTH:
             fail(event.start_mark, f"nesting deeper than {MAX_DEPTH} levels")
         if isinstance(event, yaml.ScalarEvent):
+            if _SURROGATE.search(event.value):
+                fail(event.start_mark, _SURROGATE_MESSAGE)
             loader.get_event()
             values[ptr] = (event.start_mark, event.end_mark)
             plain = event.style is None and event.implicit[0]
-            return _core_scalar(event.value) if (typed and plain) else event.value
+            if not (typed and plain):
+                return event.value
+            try:
+                return _core_scalar(event.value)
+            except ValueError:  # more digits than int() converts (CVE-2020-10735 limit)
+                fail(event.start_mark, f"{'.'.join(pointer_tokens(ptr))}: the number {event.value[:20]}… has "
+                                       f"{len(event.value)} digits, too many to be a sensible value")
         if isinstance(event, yaml.SequenceStartEvent):
             loader.get_event()
             out: list[Any] = []

@@ -99,3 +99,59 @@ def test_usage_error_in_text_format_prints_only_stderr(repo: Repo) -> None:
     run = repo.check("reports/missing.json")
     assert (run.code, run.out) == (2, "")
     assert run.err == "citelint: reports/missing.json: no such file or directory\n"
+
+
+# ---------------------------------------------------------------- values Python can't hold sensibly
+
+@pytest.mark.parametrize("name, content", [
+    ("r.json", '{"facts": [{"state": "unavailable", "label": "sales", "reason": "\\ud800 x"}]}'),
+    ("r.yaml", 'facts:\n  - state: unavailable\n    label: sales\n    reason: "\\ud800 x"\n'),
+])
+def test_lone_surrogate_in_a_report_is_cl001(repo: Repo, name: str, content: str) -> None:
+    repo.write(f"reports/{name}", content)
+    for fmt in ("text", "json", "sarif", "github"):
+        run = repo.check("--format", fmt)
+        assert run.code == 1, run.err
+        if fmt == "json":
+            [finding] = json.loads(run.out)["findings"]
+            assert (finding["rule"], finding["line"] > 0) == ("CL001", True)
+        else:
+            assert "lone surrogate" in run.out
+    [line] = repo.check().findings("CL001")
+    assert line.startswith(f"reports/{name}:{'1:65' if name.endswith('json') else '4:13'}: CL001 the string "
+                           "holds a lone surrogate"), line
+
+
+def test_surrogate_pair_escape_is_text(repo: Repo) -> None:
+    repo.write("reports/r.json", '{"facts": [{"state": "unavailable", "label": "sales", "reason": "\\ud83d\\ude00"}]}')
+    assert repo.check().code == 0
+
+
+@pytest.mark.parametrize("value, words", [
+    ("9" * 5000, "capture.timeout_s: the number 99999999999999999999… has 5000 digits"),
+    (".nan", "capture.timeout_s: nan is not a number a setting can hold"),
+    ("-.inf", "capture.timeout_s: -inf is not a number a setting can hold"),
+])
+def test_config_numbers_python_cannot_hold_sensibly(repo: Repo, value: str, words: str) -> None:
+    (repo.root / "citelint.yaml").write_text(f"sources: [https://example.org/a.txt]\ncapture:\n  timeout_s: {value}\n",
+                                             encoding="utf-8")
+    run = repo.check()
+    assert run.code == 2 and words in run.err, run.err
+    assert "internal error" not in run.err
+
+
+def test_config_surrogate_in_sources_names_its_place(repo: Repo) -> None:
+    (repo.root / "citelint.yaml").write_text('sources: ["https://example.org/\\ud800"]\n', encoding="utf-8")
+    run = repo.check()
+    assert run.code == 2
+    assert run.err.startswith(f"citelint: config error: {repo.root / 'citelint.yaml'}:1:11: the string holds "
+                              "a lone surrogate"), run.err
+
+
+def test_pyproject_numbers_python_cannot_hold_sensibly(repo: Repo) -> None:
+    (repo.root / "citelint.yaml").unlink()
+    (repo.root / "pyproject.toml").write_text(
+        '[tool.citelint]\nsources = ["https://example.org/a"]\n[tool.citelint.capture]\nmax_bytes = '
+        + "9" * 5000 + "\n", encoding="utf-8")
+    run = repo.check()
+    assert run.code == 2 and "pyproject.toml:4:1: max_bytes: a number has too many digits" in run.err, run.err
