@@ -155,3 +155,32 @@ def test_pyproject_numbers_python_cannot_hold_sensibly(repo: Repo) -> None:
         + "9" * 5000 + "\n", encoding="utf-8")
     run = repo.check()
     assert run.code == 2 and "pyproject.toml:4:1: max_bytes: a number has too many digits" in run.err, run.err
+
+
+# ---------------------------------------------------------------- output streams
+
+def _console(*args: str, cwd, **kwargs):  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    code = "import sys; from citelint.cli import main_exit; sys.argv = ['citelint', *sys.argv[1:]]; main_exit()"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, **kwargs)
+
+
+def test_closed_stdout_is_exit_2_with_one_line(repo: Repo) -> None:
+    import os
+
+    repo.report(repo.cited())
+    done = _console("check", cwd=repo.root, stdout=None, pass_fds=(), preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2
+    assert done.stderr == "citelint: standard output is closed; nothing could be reported\n"
+
+
+def test_non_utf8_stdout_is_exit_2_with_one_line(repo: Repo) -> None:
+    import os
+
+    repo.report(repo.cited())
+    done = _console("check", cwd=repo.root, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("citelint: standard output uses the ascii encoding") and \
+        done.stderr.count("\n") == 1

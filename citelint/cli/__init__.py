@@ -15,6 +15,7 @@ pre-commit hook pays that start-up on every commit.
 from __future__ import annotations
 
 import argparse
+import codecs
 import os
 import sys
 from typing import Sequence, TextIO
@@ -51,7 +52,11 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     in one line as an internal error (EXIT_USAGE) unless ``CITELINT_DEBUG`` is set.
     """
     out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    err = stderr or sys.stderr or open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    problem = _stream_problem(out)
+    if problem:
+        err.write(f"citelint: {problem}\n")
+        return EXIT_USAGE
     try:
         parser = build_parser(out, err)
         args = parser.parse_args(argv)
@@ -75,11 +80,27 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         return EXIT_USAGE
 
 
+def _stream_problem(out: TextIO | None) -> str | None:
+    """Why ``out`` cannot carry citelint's output, or None.
+
+    Output repeats untrusted text in any script, so a stream that cannot
+    encode all of Unicode would fail halfway through a report.
+    """
+    if out is None or getattr(out, "closed", False):
+        return "standard output is closed; nothing could be reported"
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    if codecs.lookup(encoding).name != "utf-8":
+        return (f"standard output uses the {encoding} encoding, which cannot carry every character of a "
+                "report; set PYTHONIOENCODING=utf-8 or use a UTF-8 locale")
+    return None
+
+
 def main_exit() -> None:
     """Console-script entry point: :func:`main`, then ``sys.exit`` with its status."""
     try:
         status = main()
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (`citelint check | head`): not an error of ours.
         devnull = os.open(os.devnull, os.O_WRONLY)
