@@ -69,16 +69,28 @@ class Allowlist:
         """Identity of a governed ``href`` (``www.``/``//`` spellings resolved), or None."""
         return urls.analyse(href)[1]
 
+    def decide(self, href: str) -> tuple[str, bool]:
+        """How ``href`` is governed and whether it is grounded: the one grounding decision.
+
+        ``href`` is a destination as the renderer resolved it. Returns
+        ``(category, grounded)``: ``category`` as :func:`citelint.urls.classify`
+        gives it; ``grounded`` is True when the href is governed and its
+        identity is captured or allowed, False otherwise (always for an
+        unvouchable href). Never raises.
+        """
+        if href in self._exact:
+            # analyse() is a pure function of the string: the same string as a
+            # captured source has that source's (allowed) identity, so the usual
+            # link, copied exactly, is decided without parsing it.
+            return "governed", True
+        category, ident = urls.analyse(href)
+        if ident is None:
+            return category, False
+        return category, ident in self._ids or any(ident.startswith(p) for p in self._prefixes)
+
     def grounded(self, href: str) -> bool:
         """True when ``href``'s identity is captured or allowed; False if unvouchable."""
-        return self._grounded_identity(urls.analyse(href)[1])
-
-    def _grounded_identity(self, ident: str | None) -> bool:
-        if ident is None:
-            return False
-        if ident in self._ids:
-            return True
-        return any(ident.startswith(p) for p in self._prefixes)
+        return self.decide(href)[1]
 
     def near_miss(self, href: str) -> str | None:
         """The captured source an ungrounded ``href`` most resembles, or None.

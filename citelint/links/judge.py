@@ -34,16 +34,15 @@ def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass"
     CL202; a bare URL running on past CJK punctuation is CL203 in addition.
     """
     issues: list[LinkIssue] = []
-    analyse = urls.analyse
-    ids = allowlist._ids
-    grounded = allowlist._grounded_identity
+    decide = allowlist.decide
     for link in links:
         cat = link.category
-        if cat == "governed" and link.form != "bare" and analyse(link.cited)[1] in ids:
+        grounded = cat == "governed" and decide(link.cited)[1]
+        if grounded and link.form != "bare":
             continue  # the common case, decided without building anything
         at = (link.line, link.col, link.end_line, link.end_col)
         if cat == "governed":
-            if not grounded(analyse(link.cited)[1]):
+            if not grounded:
                 near = allowlist.near_miss(link.cited)
                 msg = (f"ungrounded link {_show(urls.governed_href(link.cited))}: no captured source has "
                        "this identity; capture the source (list it in `sources` and run `citelint "
@@ -124,10 +123,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     # link has to be located (the anchors come out identical and in order).
     out = _render(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
     tags = _scan(out, images)
-    analyse = urls.analyse
-    ids = allowlist._ids
-    exact = allowlist._exact
-    grounded_identity = allowlist._grounded_identity
+    decide = allowlist.decide
     unescape = html.unescape
     cjk = _CJK_SEARCH.search
     relative_passes = relative == "pass"
@@ -140,21 +136,13 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             continue
         if "&" in href:
             href = unescape(href)
-        if href in exact:
-            # analyse() is a pure function of the string: the same string as an
-            # allowed source has that source's (allowed) identity.
+        category, ok = decide(href)
+        if ok:
             links += 1
             governed += 1
             grounded += 1
             continue
-        category, ident = analyse(href)
-        if category == "governed":
-            if ident in ids or grounded_identity(ident):
-                links += 1
-                governed += 1
-                grounded += 1
-                continue
-        elif category == "pass" or (category == "relative" and relative_passes):
+        if category == "pass" or (category == "relative" and relative_passes):
             links += 1
             continue
         need.append(i)
