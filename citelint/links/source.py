@@ -229,18 +229,8 @@ class _Document:
             while i < n and src[i] in " \t>":
                 i += 1
         if i < n and src[i] == "<":
-            j = i + 1
-            while j < n:
-                c = src[j]
-                if c == "\\":
-                    j += 2
-                    continue
-                if c == ">":
-                    return i + 1, j, src[i + 1:j], j + 1
-                if c in "<\r\n":
-                    return None
-                j += 1
-            return None
+            j = self._delimited_end(i + 1, n, ">", "<", False)
+            return None if j is None else (i + 1, j, src[i + 1:j], j + 1)
         j = i
         depth = 0
         while j < n:
@@ -385,22 +375,35 @@ class _Document:
     def _title_end(self, k: int) -> int | None:
         """Offset after the title opening at ``k`` (no blank line inside), or None."""
         src = self.src
-        n = len(src)
         close = ")" if src[k] == "(" else src[k]
-        j = k + 1
+        j = self._delimited_end(k + 1, len(src), close, "(" if close == ")" else "", True)
+        return None if j is None else j + 1
+
+    def _delimited_end(self, j: int, n: int, close: str, stop: str, multiline: bool) -> int | None:
+        """Offset of the first unescaped ``close`` in ``src[j:n]``, or None when there is none.
+
+        An ``<...>`` destination and a link title are both read this way: a
+        backslash escapes the character after it, and the scan gives up at
+        any character of ``stop``, at a blank line, and at any line ending
+        unless ``multiline``.
+        """
+        src = self.src
         while j < n:
             c = src[j]
             if c == "\\":
                 j += 2
                 continue
             if c == close:
-                return j + 1
-            if c == "(" and close == ")":
+                return j
+            if c in stop:
                 return None
-            if c == "\n" or (c == "\r" and not src.startswith("\r\n", j)):
-                nxt = self._eol(j + 1)
-                if src[j + 1:nxt].strip(" \t>") == "":
-                    return None  # a blank line ends the title
+            if c == "\n" or c == "\r":
+                if not multiline:
+                    return None
+                if c == "\n" or not src.startswith("\r\n", j):
+                    nxt = self._eol(j + 1)
+                    if src[j + 1:nxt].strip(" \t>") == "":
+                        return None  # a blank line ends the title
             j += 1
         return None
 
