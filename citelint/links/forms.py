@@ -40,11 +40,8 @@ def _find_inline(doc: _Document, href: str, text: str, lo: int, hi: int, image: 
     """An inline link (or image) from ``lo`` whose destination resolves to cmark's ``href``."""
     src = doc.src
     fast = "&" not in href
-    p = lo
-    while True:
-        p = src.find("](", p, hi)
-        if p < 0:
-            return None
+    p = src.find("](", lo, hi)
+    while p >= 0:
         q = p + 2
         cand = None
         if fast and src.startswith(href, q) and (q + len(href) >= len(src) or src[q + len(href)] in ") \t\r\n"):
@@ -67,7 +64,8 @@ def _find_inline(doc: _Document, href: str, text: str, lo: int, hi: int, image: 
                     if start >= lo:
                         return _Candidate(start, end, cand[0], cand[1], "image" if image else "inline",
                                           cand[2], (opening + 1, p))
-        p += 2
+        p = src.find("](", p + 2, hi)
+    return None
 
 
 def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool,
