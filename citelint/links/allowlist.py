@@ -20,7 +20,7 @@ class Allowlist:
     each a URL (compared by identity) or a prefix ending in ``*`` (compared
     with the identity of the link; ``https://x.org/*`` allows every page of
     that host, never ``x.org.evil``). Entries that are not http(s) URLs are
-    ignored; :attr:`rejected` lists them.
+    ignored; :attr:`rejected` lists them. Building one never raises.
     """
 
     def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = ()) -> None:
@@ -66,7 +66,7 @@ class Allowlist:
         return len(self._ids) + len(self._prefixes)
 
     def identity_of(self, href: str) -> str | None:
-        """Identity of a governed ``href`` (``www.``/``//`` spellings resolved), or None."""
+        """Identity of a governed ``href`` (``www.``/``//`` spellings resolved), or None. Never raises."""
         return urls.analyse(href)[1]
 
     def decide(self, href: str) -> tuple[str, bool]:
@@ -89,7 +89,7 @@ class Allowlist:
         return category, ident in self._ids or any(ident.startswith(p) for p in self._prefixes)
 
     def grounded(self, href: str) -> bool:
-        """True when ``href``'s identity is captured or allowed; False if unvouchable."""
+        """True when ``href``'s identity is captured or allowed; False if unvouchable. Never raises."""
         return self.decide(href)[1]
 
     def near_miss(self, href: str) -> str | None:
@@ -98,7 +98,7 @@ class Allowlist:
         A near miss has the same host and path but for a leading ``www.``; or
         the same host and path with another query; or the same host and a
         path within two edits (DESIGN §2.4). The captured source string is
-        returned as written in the config.
+        returned as written in the config. Never raises.
         """
         ident = self.identity_of(href)
         if ident is None or ident in self._ids:

@@ -85,6 +85,7 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
     is degraded too, and an edit that would change any other link is not
     made. Returns (new text, the issues whose links were removed, in order).
     Running ``fix`` again on the result with its own issues changes nothing.
+    Raises nothing.
     """
     wanted: dict[tuple[int, int], LinkIssue] = {}
     for issue in issues:

@@ -28,10 +28,12 @@ def _show(value: str, limit: int = 200) -> str:
 def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass") -> list[LinkIssue]:
     """Decide each link against ``allowlist`` and return the issues, in link order.
 
-    ``relative`` is ``"pass"`` (site-relative links are fine) or ``"error"``
-    (they are CL202). Governed links not grounded are CL201 (naming a near
-    miss when there is one); disallowed schemes and malformed destinations are
-    CL202; a bare URL running on past CJK punctuation is CL203 in addition.
+    ``links`` are links as :func:`extract` gives them. ``relative`` is
+    ``"pass"`` (site-relative links are fine) or ``"error"`` (they are
+    CL202). Governed links not grounded are CL201 (naming a near miss when
+    there is one); disallowed schemes and malformed destinations are CL202;
+    a bare URL running on past CJK punctuation is CL203 in addition. Raises
+    nothing.
     """
     issues: list[LinkIssue] = []
     decide = allowlist.decide

@@ -45,7 +45,7 @@ def resolve_destination(written: str) -> str:
 
     Backslash escapes of ASCII punctuation are removed and entity references
     decoded (``\\_`` → ``_``, ``&amp;`` → ``&``). The result is what the
-    renderer hands to the browser before its href escaping.
+    renderer hands to the browser before its href escaping. Never raises.
     """
     if "\\" in written:
         written = _BACKSLASH_ESCAPE.sub(r"\1", written)
