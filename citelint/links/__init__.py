@@ -1,0 +1,49 @@
+"""Markdown link governance: every followable link must be grounded (DESIGN §2.4).
+
+Which links exist, and where they point, is decided by GitHub's own parser,
+cmark-gfm, never by a Markdown parser of our own. The document is rendered
+once with source positions, footnotes and raw HTML kept; every ``<a href>``
+(and ``<img src>`` when images are governed) of that HTML is a link, then
+located in the source and judged against an :class:`Allowlist`.
+
+Modules, one job each:
+
+- :mod:`~citelint.links.render`: cmark-gfm rendering and the anchors of its HTML;
+- :mod:`~citelint.links.source`: the Markdown source (positions, syntax scanners, definitions);
+- :mod:`~citelint.links.forms`: finding one written form of a link in a span of the source;
+- :mod:`~citelint.links.locate`: mapping each anchor back to the source (:func:`extract`);
+- :mod:`~citelint.links.link`: the values handed on, :class:`Link` and :class:`LinkIssue`;
+- :mod:`~citelint.links.allowlist`: what a link may point at, and near misses;
+- :mod:`~citelint.links.judge`: the rules CL201/CL202/CL203 (:func:`judge`, :func:`govern`, :func:`check`);
+- :mod:`~citelint.links.fix`: ``--fix``.
+
+Entry points: :func:`check` (what ``citelint check`` runs: every link judged,
+only the blocks with a finding located), :func:`govern` (every link judged
+and located), :func:`extract`, :func:`judge` and :func:`fix`.
+
+Positions are 1-based lines and Unicode code-point columns; offsets are
+code-point indices into the ``str`` given.
+"""
+
+from __future__ import annotations
+
+from citelint.links.allowlist import Allowlist, _edit_distance_at_most
+from citelint.links.fix import fix
+from citelint.links.judge import LinkReport, check, govern, judge
+from citelint.links.link import Link, LinkIssue, _new_link
+from citelint.links.locate import extract
+from citelint.links.render import GITHUB_EXTENSIONS, _cmarkgfm_to_html, _render, _to_html
+from citelint.links.source import resolve_destination
+
+__all__ = [
+    "Link",
+    "LinkIssue",
+    "LinkReport",
+    "check",
+    "Allowlist",
+    "extract",
+    "judge",
+    "govern",
+    "fix",
+    "GITHUB_EXTENSIONS",
+]

@@ -1,0 +1,181 @@
+"""What a link may point at: :class:`Allowlist` (captured and allowed identities, near misses).
+
+Canonical identity comes from :mod:`citelint.urls`; allow prefixes keep
+their trailing slash, and near misses are found by host, query and a
+bounded edit distance of the path (DESIGN §2.4).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from citelint import urls
+
+
+class Allowlist:
+    """The identities a link may point at (DESIGN §2.4).
+
+    ``captured_sources``: approved source URLs that have at least one capture,
+    as written in the config. ``allow``: the config's ``links.allow`` entries,
+    each a URL (compared by identity) or a prefix ending in ``*`` (compared
+    with the identity of the link; ``https://x.org/*`` allows every page of
+    that host, never ``x.org.evil``). Entries that are not http(s) URLs are
+    ignored; :attr:`rejected` lists them. Building one never raises.
+    """
+
+    def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = ()) -> None:
+        self._ids: set[str] = set()
+        # Strings whose identity is known to be allowed: a link written exactly
+        # as a source was (the usual case) is decided without parsing it.
+        self._exact: set[str] = set()
+        self._prefixes: list[str] = []
+        self._sources: list[tuple[str, str]] = []  # (identity, source as written)
+        # near-miss index, built on the first near miss asked for: host
+        # without a leading "www." -> [(authority, path, query, source)]
+        self._by_host: dict[str, dict[int, list[tuple[str, str, str | None, str]]]] | None = None
+        self.rejected: list[str] = []
+        analyse, ids, sources = urls.analyse, self._ids, self._sources
+        for source in captured_sources:
+            category, ident = analyse(source)
+            decoded = urls.source_identity(source)
+            if ident is None and decoded is None:
+                self.rejected.append(source)
+                continue
+            if category == "governed":
+                self._exact.add(source)
+            # The source as written, and as its HTML escapes read (seed 002).
+            for each in {ident, decoded} - {None}:
+                if each not in ids:
+                    ids.add(each)
+                    sources.append((each, source))
+        for entry in allow:
+            if entry.endswith("*"):
+                prefix = _canonical_prefix(entry[:-1])
+                if prefix is None:
+                    self.rejected.append(entry)
+                else:
+                    self._prefixes.append(prefix)
+            else:
+                found = {urls.identity(entry), urls.source_identity(entry)} - {None}
+                if not found:
+                    self.rejected.append(entry)
+                self._ids.update(found)  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        """Number of distinct identities plus prefixes."""
+        return len(self._ids) + len(self._prefixes)
+
+    def identity_of(self, href: str) -> str | None:
+        """Identity of a governed ``href`` (``www.``/``//`` spellings resolved), or None. Never raises."""
+        return urls.analyse(href)[1]
+
+    def decide(self, href: str) -> tuple[str, bool]:
+        """How ``href`` is governed and whether it is grounded: the one grounding decision.
+
+        ``href`` is a destination as the renderer resolved it. Returns
+        ``(category, grounded)``: ``category`` as :func:`citelint.urls.classify`
+        gives it; ``grounded`` is True when the href is governed and its
+        identity is captured or allowed, False otherwise (always for an
+        unvouchable href). Never raises.
+        """
+        if href in self._exact:
+            # analyse() is a pure function of the string: the same string as a
+            # captured source has that source's (allowed) identity, so the usual
+            # link, copied exactly, is decided without parsing it.
+            return "governed", True
+        category, ident = urls.analyse(href)
+        if ident is None:
+            return category, False
+        return category, ident in self._ids or any(ident.startswith(p) for p in self._prefixes)
+
+    def grounded(self, href: str) -> bool:
+        """True when ``href``'s identity is captured or allowed; False if unvouchable. Never raises."""
+        return self.decide(href)[1]
+
+    def near_miss(self, href: str) -> str | None:
+        """The captured source an ungrounded ``href`` most resembles, or None.
+
+        A near miss has the same host and path but for a leading ``www.``; or
+        the same host and path with another query; or the same host and a
+        path within two edits (DESIGN §2.4). The captured source string is
+        returned as written in the config. Never raises.
+        """
+        ident = self.identity_of(href)
+        if ident is None or ident in self._ids:
+            return None
+        if self._by_host is None:
+            # host without "www." -> path length -> sources: every kind of near
+            # miss has a path within two edits, so within two characters' length.
+            self._by_host = {}
+            for c_ident, source in self._sources:
+                c_auth, c_path, c_query = _split_identity(c_ident)
+                by_length = self._by_host.setdefault(_strip_www(c_auth), {})
+                by_length.setdefault(len(c_path), []).append((c_auth, c_path, c_query, source))
+        authority, path, query = _split_identity(ident)
+        best: tuple[int, str] | None = None
+        by_length = self._by_host.get(_strip_www(authority), {})
+        candidates = [c for n in range(len(path) - 2, len(path) + 3) for c in by_length.get(n, ())]
+        for c_auth, c_path, c_query, source in candidates:
+            if c_auth != authority:
+                rank = 0 if c_path == path else None
+            elif c_path == path:
+                rank = 1  # only the query differs
+            else:
+                dist = _edit_distance_at_most(c_path, path, 2)
+                rank = None if dist is None else 1 + dist
+            if rank is not None and (best is None or rank < best[0]):
+                best = (rank, source)
+        return None if best is None else best[1]
+
+
+def _split_identity(ident: str) -> tuple[str, str, str | None]:
+    rest = ident[len("https://"):]
+    slash = rest.find("/")
+    authority, rest = rest[:slash], rest[slash:]
+    path, qmark, query = rest.partition("?")
+    return authority, path, (query if qmark else None)
+
+
+def _strip_www(authority: str) -> str:
+    return authority[4:] if authority.startswith("www.") else authority
+
+
+def _canonical_prefix(prefix: str) -> str | None:
+    """Identity-normalise an allow prefix but keep its trailing slash.
+
+    Dropping it (as identity does) would let ``https://x.org/docs/*`` allow
+    ``https://x.org/docs-old``.
+    """
+    ident = urls.identity(prefix)
+    if ident is None:
+        return None
+    path = _split_identity(ident)[1]
+    if prefix.endswith("/") and not ident.endswith("/") and path != "/":
+        ident += "/"
+    return ident
+
+
+def _edit_distance_at_most(a: str, b: str, limit: int) -> int | None:
+    """Levenshtein distance of ``a`` and ``b`` if it is ``<= limit``, else None.
+
+    For the small limits near misses use (two edits), branching on the first
+    difference (substitute, delete or insert, each costing one edit) visits
+    at most 3**limit pairs, and a common prefix is skipped without cost; a
+    link checked against thousands of captured paths on one host stays cheap.
+    """
+    if abs(len(a) - len(b)) > limit:
+        return None
+    if a == b:
+        return 0
+    if limit == 0:
+        return None
+    i, n = 0, min(len(a), len(b))
+    while i < n and a[i] == b[i]:
+        i += 1
+    a, b = a[i:], b[i:]
+    best = None
+    for x, y in ((a[1:], b[1:]), (a[1:], b), (a, b[1:])):
+        d = _edit_distance_at_most(x, y, limit - 1 if best is None else min(limit, best) - 1)
+        if d is not None and (best is None or d + 1 < best):
+            best = d + 1
+    return best

@@ -1,0 +1,196 @@
+"""Judging links: the rules CL201, CL202 and CL203 (:func:`judge`, :func:`govern`, :func:`check`).
+
+:func:`check` is what ``citelint check`` runs: every link judged from
+cmark's output, only the blocks with a finding located.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from citelint import urls
+from citelint.links.allowlist import Allowlist
+from citelint.links.link import Link, LinkIssue, _cjk_cut
+from citelint.links.locate import _locate_all, extract
+from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan
+from citelint.links.source import _Document
+
+
+def _show(value: str, limit: int = 200) -> str:
+    """A URL or text safe to put in a message: escapes controls, bounds length."""
+    shown = value if len(value) <= limit else value[:limit] + "…"
+    return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in shown)
+
+
+def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass") -> list[LinkIssue]:
+    """Decide each link against ``allowlist`` and return the issues, in link order.
+
+    ``links`` are links as :func:`extract` gives them. ``relative`` is
+    ``"pass"`` (site-relative links are fine) or ``"error"`` (they are
+    CL202). Governed links not grounded are CL201 (naming a near miss when
+    there is one); disallowed schemes and malformed destinations are CL202;
+    a bare URL running on past CJK punctuation is CL203 in addition. Raises
+    nothing.
+    """
+    issues: list[LinkIssue] = []
+    decide = allowlist.decide
+    for link in links:
+        cat = link.category
+        grounded = cat == "governed" and decide(link.cited)[1]
+        if grounded and link.form != "bare":
+            continue  # the common case, decided without building anything
+        at = (link.line, link.col, link.end_line, link.end_col)
+        if cat == "governed":
+            if not grounded:
+                near = allowlist.near_miss(link.cited)
+                msg = (f"ungrounded link {_show(urls.governed_href(link.cited))}: no captured source has "
+                       "this identity; capture the source (list it in `sources` and run `citelint "
+                       "capture`), add it to `links.allow`, or remove the link (`--fix`)")
+                if near is not None:
+                    msg += (f"; near miss: the captured source {_show(near)} differs only slightly, "
+                            "so this URL looks reconstructed: link the captured URL exactly")
+                issues.append(LinkIssue("CL201", link, msg, *at, near_miss=near))
+        elif cat in ("disallowed", "malformed"):
+            reason = urls.unvouchable_reason(link.cited) or "not a vouchable destination"
+            issues.append(LinkIssue(
+                "CL202", link,
+                f"unvouchable link {_show(link.cited)}: {reason}; link a captured http(s) source "
+                "or remove the link (`--fix`)", *at))
+        elif cat == "relative" and relative == "error":
+            issues.append(LinkIssue(
+                "CL202", link,
+                f"site-relative link {_show(link.cited)} is not allowed (`links.relative: error`); "
+                "link a captured absolute http(s) source or remove the link (`--fix`)", *at))
+        if link.form == "bare" and link.cited != link.href:
+            cut = _cjk_cut(link.text) or 0
+            swallowed = link.text[cut:]
+            line, col = link.line, link.col + cut
+            issues.append(LinkIssue(
+                "CL203", link,
+                f"the bare URL {_show(link.cited)} runs on past {swallowed[:1]!r}: GitHub renders "
+                f"{_show(swallowed)!r} as part of the link; put a space after the URL or write it as "
+                f"<{_show(link.cited)}>", line, col, line, col + 1))
+    return issues
+
+
+def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
+           images: bool = False) -> tuple[list[Link], list[LinkIssue]]:
+    """Extract every followable link of ``markdown`` and judge it (DESIGN §2.4).
+
+    Returns (links in document order, issues). See :func:`extract` and
+    :func:`judge` for the arguments. Raises nothing for any ``str`` input.
+    """
+    links = extract(markdown, images=images)
+    return links, judge(links, allowlist, relative=relative)
+
+
+@dataclass(frozen=True)
+class LinkReport:
+    """What :func:`check` found in one Markdown document.
+
+    ``issues``: CL201/CL202/CL203 findings in document order, each with its
+    located link. ``links``: followable links of every form; ``governed``:
+    those that must be grounded; ``grounded``: governed links that are.
+    ``located``: the links whose positions were computed (those in a block
+    that has a finding), in document order.
+    """
+
+    issues: list[LinkIssue]
+    links: int
+    governed: int
+    grounded: int
+    located: list[Link]
+
+
+_CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
+
+
+def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
+          images: bool = False) -> LinkReport:
+    """Judge every followable link of ``markdown``; locate only what has a finding.
+
+    Gives the same issues as :func:`govern` (same rules, positions and
+    messages) but decides most links from cmark's output alone: a link whose
+    href is grounded, ``mailto:``/``tel:``/fragment, or relative under
+    ``relative="pass"`` needs no position. The blocks holding anything else
+    (and every raw HTML tag, and any bare URL that may run on past CJK
+    punctuation) are located exactly as :func:`extract` does. This is what
+    ``citelint check`` runs. Raises nothing for any ``str`` input.
+    """
+    # Source positions cost cmark a quarter of its time and most documents
+    # need none: render without them first, and again with them only when a
+    # link has to be located (the anchors come out identical and in order).
+    out = _render(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
+    tags = _scan(out, images)
+    decide = allowlist.decide
+    unescape = html.unescape
+    cjk = _CJK_SEARCH.search
+    relative_passes = relative == "pass"
+    links = governed = grounded = 0
+    need: list[int] = []
+    for i, m in enumerate(tags):
+        href, text = m.group(1, 2)
+        if href is None or (text is not None and cjk(text)):
+            need.append(i)  # raw HTML (or an image) or a possible CL203: locate it
+            continue
+        if "&" in href:
+            href = unescape(href)
+        category, ok = decide(href)
+        if ok:
+            links += 1
+            governed += 1
+            grounded += 1
+            continue
+        if category == "pass" or (category == "relative" and relative_passes):
+            links += 1
+            continue
+        need.append(i)
+    located: list[Link] = []
+    if need:
+        out = _render(markdown, GITHUB_EXTENSIONS, True)
+        positioned = _scan(out, images)
+        if len(positioned) != len(tags):
+            # Source positions change no anchor, so this does not happen; if
+            # it ever did, the safe answer is to locate every link.
+            links = governed = grounded = 0
+            need = list(range(len(positioned)))
+        tags = positioned
+        doc = _Document(markdown)
+        footnote_from = _footnotes_start(out, True)
+        wanted = set(need)
+        keys: dict[int, int] = {}
+
+        def block_key(j: int) -> int:
+            key = keys.get(j)
+            if key is None:
+                key = keys[j] = out.rfind(_SOURCEPOS_KEY, 0, tags[j].start())
+            return key
+
+        done = -1
+        for i in need:
+            if i <= done:
+                continue
+            # the run of tags sharing this block, so the search cursor is exact
+            key = block_key(i)
+            first = i
+            while first > done + 1 and block_key(first - 1) == key:
+                first -= 1
+            last = i
+            while last + 1 < len(tags) and block_key(last + 1) == key:
+                last += 1
+            for j, link in _locate_all(out, doc, tags[first:last + 1], images, footnote_from):
+                if first + j in wanted:
+                    located.append(link)
+            done = last
+    issues = judge(located, allowlist, relative=relative)
+    bad = {id(issue.link) for issue in issues if issue.rule != "CL203"}
+    for link in located:
+        links += 1
+        if link.category == "governed":
+            governed += 1
+            if id(link) not in bad:
+                grounded += 1
+    return LinkReport(issues, links, governed, grounded, located)
