@@ -19,7 +19,7 @@ from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import check_facts
 from citelint.files import replace_atomically
-from citelint.loaders import ParseFailure, decode_utf8, kind_of, load_file, read_bounded
+from citelint.loaders import ParseFailure, kind_of, load_file, read_source
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
 
@@ -103,11 +103,7 @@ class _Emitter:
 def _check_report(target: Target, display: str, config: Config, store: Store, result: CheckResult,
                   base: BaseCaptures | None = None) -> None:
     emit = _Emitter(config, result, display)
-    try:
-        doc = load_file(target.path)
-    except OSError as exc:
-        emit("CL001", Position(1, 1), f"cannot read the file: {exc.strerror}")
-        return
+    doc = load_file(target.path)
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
         return
@@ -154,19 +150,12 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
     from citelint import links
 
     emit = _Emitter(config, result, display)
-    try:
-        # The same bound as fact reports, and a FIFO or device is refused, never waited on.
-        raw = read_bounded(target.path)
-    except OSError as exc:
-        emit("CL001", Position(1, 1), f"cannot read the file: {exc.strerror}")
+    # The same bound as fact reports, and a FIFO or device is refused, never waited on.
+    source = read_source(target.path)
+    if isinstance(source, ParseFailure):
+        emit("CL001", Position(source.line, source.col), source.message)
         return
-    if isinstance(raw, ParseFailure):
-        emit("CL001", Position(raw.line, raw.col), raw.message)
-        return
-    text = decode_utf8(raw)
-    if isinstance(text, ParseFailure):
-        emit("CL001", Position(text.line, text.col), text.message)
-        return
+    raw, text = source
     report = links.check(text, allowlist, relative=config.links.relative,
                          images=config.links.images)
     result.links += report.links

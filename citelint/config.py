@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from citelint.loaders import ParseFailure, decode_utf8, load_yaml_text, read_bounded
+from citelint.loaders import ParseFailure, load_yaml_text, read_source
 from citelint.model import RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
 from citelint import pointers
 from citelint.pointers import join as pointer_join
@@ -227,13 +227,10 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
 
         return table, toml_locate
 
-    raw = read_bounded(path)
-    if isinstance(raw, ParseFailure):
-        raise ConfigError(f"{path}:{raw.line}:{raw.col}: {raw.message}")
-    text = decode_utf8(raw)
-    if isinstance(text, ParseFailure):
-        raise ConfigError(f"{path}:{text.line}:{text.col}: {text.message}")
-    doc = load_yaml_text(text, typed=True)
+    source = read_source(path)
+    if isinstance(source, ParseFailure):
+        raise ConfigError(f"{path}:{source.line}:{source.col}: {source.message}")
+    doc = load_yaml_text(source[1], typed=True)
     if isinstance(doc, ParseFailure):
         raise ConfigError(f"{path}:{doc.line}:{doc.col}: {doc.message}")
 

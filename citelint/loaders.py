@@ -452,16 +452,29 @@ def kind_of(path: Path | str) -> str | None:
             ".md": "markdown", ".markdown": "markdown"}.get(suffix)
 
 
-def load_file(path: Path, *, typed: bool = False) -> Document | ParseFailure:
-    """Read, bound, decode and parse a JSON or YAML file.
+def read_source(path: Path, limit: int = MAX_REPORT_BYTES) -> tuple[bytes, str] | ParseFailure:
+    """Read a report (fact or Markdown) or config: the raw bytes and their
+    strict UTF-8 text (one leading BOM dropped), at most ``limit`` bytes.
 
-    Raises:
-        OSError: the file cannot be read.
+    Returns a ParseFailure, never raises, when the file cannot be read, is
+    not a regular file (a FIFO is refused, never waited on), is too large or
+    is not UTF-8.
     """
-    raw = read_bounded(path)
+    try:
+        raw = read_bounded(path, limit)
+    except OSError as exc:
+        return ParseFailure(1, 1, f"cannot read the file: {exc.strerror or exc}")
     if isinstance(raw, ParseFailure):
         return raw
     text = decode_utf8(raw)
     if isinstance(text, ParseFailure):
         return text
-    return load_text(text, kind_of(path) or "json", typed=typed)
+    return raw, text
+
+
+def load_file(path: Path, *, typed: bool = False) -> Document | ParseFailure:
+    """Read, bound, decode and parse a JSON or YAML file (never raises)."""
+    source = read_source(path)
+    if isinstance(source, ParseFailure):
+        return source
+    return load_text(source[1], kind_of(path) or "json", typed=typed)

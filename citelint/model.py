@@ -7,7 +7,9 @@ module may depend on this one (DESIGN §7: dependencies point towards model).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 Severity = Literal["error", "warning", "notice"]
@@ -54,102 +56,19 @@ class Rule:
         return f"{DOCS_URL}#{self.id.lower()}-{self.name}"
 
 
-_CITED = '{"state": "cited", "label": "revenue", "source": "https://example.org/q3.txt", "captureSha256": "9f2c…", "snippet": "Revenue rose 12% to $4.1 million"}'
+def _load_catalog() -> dict[str, Rule]:
+    """The rule catalog from ``citelint/rules.json``, shipped in the package.
 
-#: The rule catalog, keyed by id (DESIGN §3). The README table mirrors it.
-RULES: dict[str, Rule] = {
-    r.id: r
-    for r in (
-        Rule("CL001", "report-unreadable", "error",
-             "The report is not UTF-8, does not parse, has a duplicate key, NaN/Infinity, "
-             "is too large or too deep, or uses a YAML anchor, alias or tag.",
-             locked=True,
-             bad='{"facts": [], "facts": []}', good='{"facts": []}'),
-        Rule("CL002", "schema", "error",
-             "The report violates schemas/report.schema.json.",
-             locked=True,
-             bad='{"state": "cited", "label": "revenue", "source": "https://example.org/q3.txt", "captureSha256": "9f2c…"}',
-             good=_CITED),
-        Rule("CL003", "unknown-label", "error",
-             "The fact's label is not in the config's approved `labels`.",
-             locked=True,
-             bad='{"state": "unavailable", "label": "revenu", "reason": "not published"}',
-             good='{"state": "unavailable", "label": "revenue", "reason": "not published"}'),
-        Rule("CL004", "duplicate-label", "error",
-             "The same label appears twice in one report; downstream code could not tell which to use.",
-             locked=True,
-             bad='two facts labelled "revenue" in one report',
-             good="one fact per label"),
-        Rule("CL101", "unapproved-source", "error",
-             "The cited source is not in the config's approved `sources` (exact string match).",
-             locked=True,
-             bad='"source": "https://example.org/q3.txt?utm=1"',
-             good='"source": "https://example.org/q3.txt" (listed in sources)'),
-        Rule("CL102", "capture-missing", "error",
-             "No capture exists for this exact (source, captureSha256); other revisions are listed "
-             "in the hint but never used.",
-             locked=True,
-             bad='"captureSha256" naming a revision that was never captured',
-             good='"captureSha256" copied from `citelint ls`'),
-        Rule("CL103", "capture-corrupt", "error",
-             "The capture record fails its exact keys, or its path, source and digest disagree.",
-             locked=True,
-             bad="a capture whose text was edited after it was written",
-             good="a capture written by `citelint capture`, untouched"),
-        Rule("CL104", "snippet-not-found", "error",
-             "The snippet is not a verbatim substring of the captured text; the hint explains near "
-             "misses (Unicode form, quotes, whitespace, invisible characters) without accepting them.",
-             locked=True,
-             bad='"snippet": "Revenue rose 12% to $4.1 million" when the capture says "rose 12 % to"',
-             good="the snippet copied character for character from the capture"),
-        Rule("CL105", "snippet-ambiguous", "warning",
-             "The snippet occurs more than once in the capture, or is shorter than 20 characters.",
-             blocking=False,
-             bad='"snippet": "12%"', good='"snippet": "Revenue rose 12% to $4.1 million"'),
-        Rule("CL106", "capture-stale", "warning",
-             "A newer capture (strictly later retrievedAt) of the same source exists.",
-             blocking=False,
-             bad="citing the 2026-01 revision when a 2026-06 revision is captured",
-             good="citing the newest revision"),
-        Rule("CL107", "legacy-capture", "error",
-             "Legacy captures (captures/<sha256(source)>.json) are present without a migrated copy; "
-             "run `citelint migrate`.",
-             locked=True,
-             bad="captures/<64 hex>.json", good="captures/<64 hex>/<64 hex>.json"),
-        Rule("CL108", "snippet-invisible", "error",
-             "The snippet has no visible character (only whitespace, zero-width characters, soft hyphens, "
-             "variation selectors or bidi controls), so it matches text nobody can read.",
-             locked=True,
-             bad='"snippet": "\\u200b\\u00ad "', good='"snippet": "Revenue rose 12% to $4.1 million"'),
-        Rule("CL201", "ungrounded-link", "error",
-             "A Markdown link points at a source that has no capture and is not in `links.allow`.",
-             locked=True, fixable=True,
-             bad="[study](https://example.org/invented)",
-             good="[study](https://example.org/q3.txt) (captured)"),
-        Rule("CL202", "unvouchable-link", "error",
-             "A link destination is malformed, or uses a scheme other than http(s), mailto or tel.",
-             locked=True, fixable=True,
-             bad="[x](javascript:alert(1))", good="[x](https://example.org/q3.txt)"),
-        Rule("CL203", "link-swallows-text", "warning",
-             "A bare URL runs on past CJK punctuation, so the rendered link swallows the text after it.",
-             blocking=False,
-             bad="見る https://example.org/q3.txt。次の文", good="見る <https://example.org/q3.txt>。次の文"),
-        Rule("CL301", "capture-modified", "error",
-             "With --base: an existing capture was changed or deleted (captures are append-only).",
-             locked=True, needs_base=True,
-             bad="editing a committed capture file", good="adding a new capture file"),
-        Rule("CL302", "capture-not-on-base", "error",
-             "With --base and require_captures_on_base: a cited capture was added in the same change.",
-             needs_base=True, enabled_by="require_captures_on_base",
-             bad="a capture and the report citing it in one pull request",
-             good="the capture merged first, the report in a later change"),
-        Rule("CL901", "semantic-review", "notice",
-             "An accepted citation whose meaning (metric, unit, period) is not verified by citelint; "
-             "listed for human review, never counted as a finding.",
-             blocking=False,
-             bad="(notice only)", good="(notice only)"),
-    )
-}
+    The catalog is data (ids, names, severities, properties, prose), so it
+    lives in one JSON file that the README table, ``docs/rules.md``, SARIF
+    and ``citelint rule`` are all generated from or tested against.
+    """
+    entries = json.loads(Path(__file__).with_name("rules.json").read_text(encoding="utf-8"))
+    return {entry["id"]: Rule(**entry) for entry in entries}
+
+
+#: The rule catalog, keyed by id (DESIGN §3), in catalog order.
+RULES: dict[str, Rule] = _load_catalog()
 
 
 @dataclass(frozen=True, order=True)

@@ -1,9 +1,9 @@
 """Command line: parse arguments, call the rest, map outcomes to exit codes.
 
 One module per subcommand (``check``, ``capture``, ``ls``, ``show``,
-``migrate``, ``rule``, ``init``), each exposing ``NAME``,
-``add_parser(sub, stdout, stderr)`` and ``run(args, out, err) -> int``;
-:data:`COMMANDS` lists them. This package is the only place that prints.
+``migrate``, ``rule``, ``init``), each exposing ``NAME``, ``EPILOG``, a
+docstring whose first line is its ``--help`` line, ``add_options(parser)``
+and ``run(args, out, err) -> int``; :data:`COMMANDS` lists them. This package is the only place that prints.
 ``main`` takes its streams as arguments and returns a status, so tests run
 the whole CLI in-process; nothing below it calls ``sys.exit``.
 
@@ -22,7 +22,7 @@ from typing import Sequence, TextIO
 
 from citelint import __version__
 from citelint.cli import capture, check, init, ls, migrate, rule, show
-from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Exit, Parser
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Exit, Parser, add_command
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "main_exit"]
 
@@ -40,7 +40,7 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"citelint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
-        command.add_parser(sub, stdout, stderr)
+        command.add_options(add_command(sub, command, stdout, stderr))
     return parser
 
 

@@ -1,4 +1,9 @@
-"""``citelint capture``: the trusted stage that fetches or records sources."""
+"""``citelint capture``: fetch approved sources and add captures (trusted stage).
+
+Fetch approved sources with a bounded HTTPS client and add their text to the
+capture store, or record text already retrieved (--from-file). Existing
+captures are never replaced.
+"""
 
 from __future__ import annotations
 
@@ -36,14 +41,8 @@ refused, 2 usage or config error
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``capture`` subcommand (the trusted stage that writes captures) on ``sub``."""
-    capture = sub.add_parser("capture", help="fetch approved sources and add captures (trusted stage)",
-                             description="Fetch approved sources with a bounded HTTPS client and add "
-                                         "their text to the capture store, or record text already "
-                                         "retrieved (--from-file). Existing captures are never replaced.",
-                             epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                             stdout=stdout, stderr=stderr)
+def add_options(capture: argparse.ArgumentParser) -> None:
+    """Add the ``capture`` options and arguments to its parser."""
     capture.add_argument("urls", nargs="*", metavar="URL",
                          help="approved sources to fetch (default: every approved source with no capture)")
     add_config_option(capture)

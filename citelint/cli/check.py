@@ -1,4 +1,9 @@
-"""``citelint check``: verify reports against the committed captures (read-only)."""
+"""``citelint check``: verify reports against committed captures (read-only).
+
+Verify fact reports and Markdown reports against the capture store. Reads
+only: no file is written (except by --fix and the --*-file options) and no
+network connection is made.
+"""
 
 from __future__ import annotations
 
@@ -29,14 +34,8 @@ exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``check`` subcommand and its options on ``sub``."""
-    check = sub.add_parser("check", help="verify reports against committed captures (read-only)",
-                           description="Verify fact reports and Markdown reports against the capture store. "
-                                       "Reads only: no file is written (except by --fix and the --*-file "
-                                       "options) and no network connection is made.",
-                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                           stdout=stdout, stderr=stderr)
+def add_options(check: argparse.ArgumentParser) -> None:
+    """Add the ``check`` options and arguments to its parser."""
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files or directories; files outside the config's report globs are skipped")
     add_config_option(check)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TextIO
 
 from citelint.config import Config, ConfigError, load_config as _load_config
@@ -59,6 +60,20 @@ class Parser(argparse.ArgumentParser):
         if message:
             (self._stderr or sys.stderr).write(message)
         raise Exit(status)
+
+
+def add_command(sub: argparse._SubParsersAction, command: ModuleType, stdout: TextIO,
+                stderr: TextIO) -> argparse.ArgumentParser:
+    """Add the subcommand a command module declares to ``sub``; returns its
+    parser. The module's docstring gives the one-line help (after
+    ``citelint NAME``: on its first line) and the description (the rest);
+    ``NAME`` and ``EPILOG`` (examples, kept as written) are its constants."""
+    head, _, body = (command.__doc__ or "").partition("\n\n")
+    parser: argparse.ArgumentParser = sub.add_parser(
+        command.NAME, help=head.split(": ", 1)[-1].rstrip("."), description=" ".join(body.split()),
+        epilog=command.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter, stdout=stdout, stderr=stderr)
+    return parser
 
 
 def add_config_option(p: argparse.ArgumentParser) -> None:

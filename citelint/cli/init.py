@@ -1,4 +1,9 @@
-"""``citelint init``: write starter files and print integration snippets."""
+"""``citelint init``: create a starter citelint.yaml and captures/.gitattributes.
+
+Write a starter citelint.yaml and captures/.gitattributes (* -text) in the
+current directory, then print pre-commit and GitHub Actions snippets. An
+existing file is never overwritten: it is reported and left alone.
+"""
 
 from __future__ import annotations
 
@@ -18,14 +23,9 @@ examples:
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``init`` subcommand on ``sub``."""
-    sub.add_parser("init", help="create a starter citelint.yaml and captures/.gitattributes",
-                   description="Write a starter citelint.yaml and captures/.gitattributes (* -text) in the "
-                               "current directory, then print pre-commit and GitHub Actions snippets. "
-                               "An existing file is never overwritten: it is reported and left alone.",
-                   epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                   stdout=stdout, stderr=stderr)
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Add the ``init`` options and arguments to its parser."""
+    del parser  # no options beyond --help
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -1,4 +1,7 @@
-"""``citelint ls``: list every capture in the store (read-only)."""
+"""``citelint ls``: list captures (source, revision, date, size).
+
+List every capture in the store. Read-only.
+"""
 
 from __future__ import annotations
 
@@ -20,11 +23,8 @@ examples:
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``ls`` subcommand on ``sub``."""
-    ls = sub.add_parser("ls", help="list captures (source, revision, date, size)",
-                        description="List every capture in the store. Read-only.", epilog=EPILOG,
-                        formatter_class=argparse.RawDescriptionHelpFormatter, stdout=stdout, stderr=stderr)
+def add_options(ls: argparse.ArgumentParser) -> None:
+    """Add the ``ls`` options and arguments to its parser."""
     add_config_option(ls)
 
 

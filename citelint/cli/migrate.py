@@ -1,4 +1,8 @@
-"""``citelint migrate``: copy verified legacy captures into the current layout."""
+"""``citelint migrate``: convert legacy captures to the current layout.
+
+Verify each legacy capture (captures/<sha256(source)>.json) and write it in
+the current layout. Corrupt records are refused; nothing is deleted.
+"""
 
 from __future__ import annotations
 
@@ -22,13 +26,8 @@ exit codes: 0 every legacy record migrated, 1 a record was refused, 2 usage or c
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``migrate`` subcommand on ``sub``."""
-    p = sub.add_parser("migrate", help="convert legacy captures to the current layout",
-                       description="Verify each legacy capture (captures/<sha256(source)>.json) and "
-                                   "write it in the current layout. Corrupt records are refused; "
-                                   "nothing is deleted.", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter, stdout=stdout, stderr=stderr)
+def add_options(p: argparse.ArgumentParser) -> None:
+    """Add the ``migrate`` options and arguments to its parser."""
     add_config_option(p)
 
 

@@ -1,4 +1,7 @@
-"""``citelint rule``: explain a rule from the catalog."""
+"""``citelint rule``: explain a rule.
+
+Explain a rule with a failing and a passing example.
+"""
 
 from __future__ import annotations
 
@@ -18,11 +21,8 @@ examples:
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``rule`` subcommand on ``sub``."""
-    rule = sub.add_parser("rule", help="explain a rule", stdout=stdout, stderr=stderr, epilog=EPILOG,
-                          formatter_class=argparse.RawDescriptionHelpFormatter,
-                          description="Explain a rule with a failing and a passing example.")
+def add_options(rule: argparse.ArgumentParser) -> None:
+    """Add the ``rule`` options and arguments to its parser."""
     rule.add_argument("rule_id", nargs="?", metavar="CLxxx", help="rule id or name")
     rule.add_argument("--list", action="store_true", help="list every rule")
     rule.add_argument("--markdown", action="store_true", help="print every rule as Markdown (docs/rules.md)")
@@ -42,7 +42,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if rule is None:
         err.write(f"citelint: unknown rule {wanted!r}; `citelint rule --list` shows them all\n")
         return EXIT_USAGE
-    out.write(f"{rule.id} {rule.name} (default severity: {rule.severity}"
-              f"{'; cannot be lowered' if rule.locked else ''})\n\n{rule.summary}\n\n"
-              f"fails:  {rule.bad}\npasses: {rule.good}\n\nmore: {rule.help_uri}\n")
+    lock = "; cannot be lowered" if rule.locked else ""
+    parts = [f"{rule.id} {rule.name} (default severity: {rule.severity}{lock})", "", rule.summary, "",
+             f"fails:  {rule.bad}", f"passes: {rule.good}", "", f"more: {rule.help_uri}", ""]
+    out.write("\n".join(parts))
     return EXIT_OK

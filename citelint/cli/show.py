@@ -1,4 +1,8 @@
-"""``citelint show SOURCE``: print one captured revision (read-only)."""
+"""``citelint show``: print one captured revision of a source.
+
+Print a capture's metadata and text (newest revision unless --revision). Read-
+only; control characters are shown escaped.
+"""
 
 from __future__ import annotations
 
@@ -18,13 +22,8 @@ examples:
 """
 
 
-def add_parser(sub: argparse._SubParsersAction, stdout: TextIO, stderr: TextIO) -> None:
-    """Register the ``show`` subcommand on ``sub``."""
-    show = sub.add_parser("show", help="print one captured revision of a source",
-                          description="Print a capture's metadata and text (newest revision unless "
-                                      "--revision). Read-only; control characters are shown escaped.",
-                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-                          stdout=stdout, stderr=stderr)
+def add_options(show: argparse.ArgumentParser) -> None:
+    """Add the ``show`` options and arguments to its parser."""
     show.add_argument("source", metavar="SOURCE", help="the exact source URL")
     show.add_argument("--revision", metavar="SHA", help="captureSha256 (a unique prefix is enough)")
     add_config_option(show)

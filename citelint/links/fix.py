@@ -14,6 +14,7 @@ from citelint.links.judge import _show
 from citelint.links.link import Link, LinkIssue, _cjk_cut
 from citelint.links.locate import extract
 from citelint.links.render import GITHUB_EXTENSIONS, _to_html
+from citelint.model import RULES
 
 _CLOSE_A = re.compile(r"</[aA]\s*>")
 _OPEN_A = re.compile(r"<[aA][\s>]")
@@ -89,7 +90,7 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
     """
     wanted: dict[tuple[int, int], LinkIssue] = {}
     for issue in issues:
-        if issue.rule in ("CL201", "CL202") and issue.link.located:
+        if RULES[issue.rule].fixable and issue.link.located:
             wanted.setdefault((issue.link.start, issue.link.end), issue)
     if not wanted:
         return markdown, []

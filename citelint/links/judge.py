@@ -17,6 +17,7 @@ from citelint.links.link import Link, LinkIssue, _cjk_cut
 from citelint.links.locate import _locate_all, extract
 from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan
 from citelint.links.source import _Document
+from citelint.model import RULES
 
 
 def _show(value: str, limit: int = 200) -> str:
@@ -186,7 +187,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
                     located.append(link)
             done = last
     issues = judge(located, allowlist, relative=relative)
-    bad = {id(issue.link) for issue in issues if issue.rule != "CL203"}
+    bad = {id(issue.link) for issue in issues if RULES[issue.rule].blocking}
     for link in located:
         links += 1
         if link.category == "governed":

@@ -33,18 +33,16 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
 
 
 def counts(result: CheckResult) -> dict[str, int]:
-    """The counts shared by every machine-readable format."""
-    return {
-        "files": result.files,
-        "factsCited": result.facts_cited,
-        "factsUnavailable": result.facts_unavailable,
-        "factsInvalid": result.facts_invalid,
-        "links": result.links,
-        "linksGrounded": result.links_grounded,
-        "errors": result.count("error"),
-        "warnings": result.count("warning"),
-        "semanticReview": len(result.notices),
-    }
+    """The counts shared by every machine-readable format (keys in camelCase)."""
+    fields = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_grounded")
+    out = {_camel(name): getattr(result, name) for name in fields}
+    out.update(errors=result.count("error"), warnings=result.count("warning"), semanticReview=len(result.notices))
+    return out
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
