@@ -231,7 +231,7 @@ def rule_properties(rule: Rule) -> str:
 def rules_markdown() -> str:
     """docs/rules.md, rendered from the catalog: one section per rule."""
     parts = ["# citelint rules\n\n",
-             "Generated from `citelint/model.py` by `citelint rule --markdown`; do not edit by hand.\n"]
+             "Generated from `citelint/rules.json` by `citelint rule --markdown`; do not edit by hand.\n"]
     for r in RULES.values():
         lock = " It is part of citelint's guarantee and cannot be lowered or turned off." if r.locked else ""
         props = rule_properties(r)
