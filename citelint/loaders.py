@@ -263,6 +263,168 @@ class _JsonParser:
                 return out, i
 
 
+class _NotFast(Exception):
+    """The fast JSON path does not vouch for this input; use the full parser."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _NotFast  # a duplicate key: the full parser says where
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotFast
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _NotFast
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite_float)
+#: A \uD800-\uDFFF escape: possibly a lone surrogate, which the full parser refuses.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a decoded JSON value (a string or number is 0)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def _flat(value: Any) -> bool:
+    """True for an object of strings: a fact as the schema allows it."""
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+@dataclass
+class LazyDocument:
+    """A JSON report parsed by the C ``json`` module, with positions on demand.
+
+    The spans of the top-level ``facts`` array's elements are known from the
+    fast parse, so locating a fact costs a line-index lookup; any other
+    pointer runs the position-tracking parser once (a file with a finding
+    pays for positions, a clean one does not). Same interface as
+    :class:`Document`.
+    """
+
+    data: Any
+    text: str
+    spans: dict[str, tuple[int, int]]
+    _full: Document | None = None
+    _lines: _LineIndex | None = None
+
+    def _position(self, span: tuple[int, int]) -> Position:
+        if self._lines is None:
+            self._lines = _LineIndex(self.text)
+        line, col = self._lines.position(span[0])
+        end_line, end_col = self._lines.position(span[1])
+        return Position(line, col, end_line, end_col)
+
+    def full(self) -> Document:
+        """The fully positioned document (parsed on first use)."""
+        if self._full is None:
+            doc = load_json_text(self.text)
+            # fast_json accepts only what the full parser accepts.
+            assert isinstance(doc, Document), doc
+            self._full = doc
+        return self._full
+
+    def locate(self, pointer: str) -> Position:
+        """Position of the value at ``pointer``."""
+        span = self.spans.get(pointer)
+        return self._position(span) if span is not None else self.full().locate(pointer)
+
+    def locate_key(self, pointer: str) -> Position:
+        """Position of the key whose value is at ``pointer`` (or of the value)."""
+        return self.full().locate_key(pointer)
+
+
+def fast_json(text: str) -> LazyDocument | None:
+    """Parse a JSON report with the standard library's C decoder.
+
+    Returns None, and the caller uses :func:`load_json_text`, whenever the
+    input is anything the full parser would refuse or word differently:
+    a syntax error, a duplicate key, NaN or Infinity, a number that
+    overflows or has too many digits, a possible lone surrogate, nesting
+    deeper than ``MAX_DEPTH``, or a top level that is not an object. The
+    spans of ``/facts/<i>`` (start and end offsets, code points) are kept.
+    """
+    if _SURROGATE_ESCAPE.search(text):
+        return None
+    s = text
+    try:
+        i = _WS.match(s, 0).end()  # type: ignore[union-attr]
+        if not s.startswith("{", i):
+            return None
+        out: dict[str, Any] = {}
+        spans: dict[str, tuple[int, int]] = {}
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        closed = s.startswith("}", i)
+        if closed:
+            i += 1
+        while not closed:
+            if not s.startswith('"', i):
+                return None
+            key, i = json.decoder.scanstring(s, i + 1, True)
+            i = _WS.match(s, i).end()  # type: ignore[union-attr]
+            if key in out or not s.startswith(":", i):
+                return None
+            i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+            if key == "facts" and s.startswith("[", i):
+                value, i = _fast_facts(s, i, spans)
+            else:
+                value, i = _DECODER.raw_decode(s, i)
+                if _depth(value) > MAX_DEPTH - 1:
+                    return None
+            out[key] = value
+            i = _WS.match(s, i).end()  # type: ignore[union-attr]
+            if s.startswith("}", i):
+                i, closed = i + 1, True
+            elif s.startswith(",", i):
+                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+            else:
+                return None
+        if _WS.match(s, i).end() != len(s):  # type: ignore[union-attr]
+            return None
+    except (_NotFast, ValueError, RecursionError):
+        return None
+    return LazyDocument(out, text, spans)
+
+
+def _fast_facts(s: str, i: int, spans: dict[str, tuple[int, int]]) -> tuple[list[Any], int]:
+    """Decode the facts array starting at ``s[i] == "["``, recording each element's span.
+
+    Raises:
+        _NotFast: anything the full parser must judge.
+        ValueError: a syntax error.
+    """
+    facts: list[Any] = []
+    i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+    if s.startswith("]", i):
+        return facts, i + 1
+    while True:
+        start = i
+        value, i = _DECODER.raw_decode(s, i)
+        if not _flat(value) and _depth(value) > MAX_DEPTH - 2:
+            raise _NotFast
+        spans[f"/facts/{len(facts)}"] = (start, i)
+        facts.append(value)
+        i = _WS.match(s, i).end()  # type: ignore[union-attr]
+        if s.startswith("]", i):
+            return facts, i + 1
+        if not s.startswith(",", i):
+            raise _NotFast
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+
+
 def load_json_text(text: str) -> Document | ParseFailure:
     """Parse JSON ``text`` strictly, recording positions for every pointer."""
     parser = _JsonParser(text)
@@ -438,10 +600,15 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
     return Document(data, values, keys, to_pos)
 
 
-def load_text(text: str, kind: str, *, typed: bool = False) -> Document | ParseFailure:
-    """Parse ``text`` as ``kind`` (``"json"`` or ``"yaml"``)."""
+def load_text(text: str, kind: str, *, typed: bool = False) -> Document | LazyDocument | ParseFailure:
+    """Parse ``text`` as ``kind`` (``"json"`` or ``"yaml"``).
+
+    JSON goes through :func:`fast_json` first, so a report whose findings
+    need no position costs about one ``json`` C-parse; anything it does not
+    vouch for goes to the position-tracking parser, which words the failure.
+    """
     if kind == "json":
-        return load_json_text(text)
+        return fast_json(text) or load_json_text(text)
     return load_yaml_text(text, typed=typed)
 
 
@@ -472,7 +639,7 @@ def read_source(path: Path, limit: int = MAX_REPORT_BYTES) -> tuple[bytes, str] 
     return raw, text
 
 
-def load_file(path: Path, *, typed: bool = False) -> Document | ParseFailure:
+def load_file(path: Path, *, typed: bool = False) -> Document | LazyDocument | ParseFailure:
     """Read, bound, decode and parse a JSON or YAML file (never raises)."""
     source = read_source(path)
     if isinstance(source, ParseFailure):
