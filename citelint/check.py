@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence, cast
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
-from citelint.facts import check_facts
+from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, verify_citations
 from citelint.files import replace_atomically
-from citelint.loaders import ParseFailure, kind_of, load_file, read_source
+from citelint.loaders import Document, LazyDocument, ParseFailure, kind_of, load_file, read_source
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
 
@@ -43,9 +43,14 @@ class Target:
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
 
 
-def _walk(top: Path) -> Iterable[Path]:
+def _walk(top: Path, captures_dir: Path) -> Iterable[Path]:
+    """Files under ``top`` in a stable order, never descending into version
+    control or tool directories, nor into the capture store (its files are
+    never reports, and a large store would dominate the walk)."""
+    skip = os.path.abspath(captures_dir)
     for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        dirnames[:] = sorted(d for d in dirnames
+                             if d not in _SKIP_DIRS and os.path.join(dirpath, d) != skip)
         for name in sorted(filenames):
             yield Path(dirpath, name)
 
@@ -61,11 +66,11 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> list[Targ
     """
     candidates: list[Path] = []
     if not paths:
-        candidates = list(_walk(config.root))
+        candidates = list(_walk(config.root, config.captures_dir))
     for p in paths:
         path = Path(p) if os.path.isabs(p) else cwd / p
         if path.is_dir():
-            candidates.extend(_walk(path))
+            candidates.extend(_walk(path, config.captures_dir))
         elif path.exists():
             candidates.append(path)
         else:
@@ -100,13 +105,50 @@ class _Emitter:
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
 
 
-def _check_report(target: Target, display: str, config: Config, store: Store, result: CheckResult,
-                  base: BaseCaptures | None = None) -> None:
+@dataclass
+class _Report:
+    """A fact report after its first phase: kept until its citations are verified."""
+
+    order: int
+    display: str
+    doc: Document | LazyDocument
+    facts_ptr: str
+    emit: _Emitter
+
+    def pointer(self, index: int, field: str = "") -> str:
+        """The JSON Pointer of fact ``index`` (or of its key ``field``)."""
+        where = pointers.join(self.facts_ptr, index)
+        return pointers.join(where, field) if field else where
+
+    def emit_issues(self, issues: Iterable[FactIssue]) -> None:
+        """Emit each issue at the fact, or the key, it names."""
+        for issue in issues:
+            self.emit(issue.rule, self.doc.locate(self.pointer(issue.index, issue.field)), issue.message)
+
+    def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
+        """The accepted fact as the result lists it, with its sort key (report, fact index)."""
+        pos = self.doc.locate(self.pointer(entry.index))
+        fact = entry.fact
+        if fact["state"] == "unavailable":
+            accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],
+                                    reason=fact["reason"])
+        else:
+            accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
+                                    capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
+                                    offset=entry.offset, review=entry.review)
+        return (self.order, entry.index), accepted
+
+
+def _load_report(target: Target, order: int, display: str, config: Config,
+                 result: CheckResult) -> tuple[_Report, list[Citation], list[AcceptedEntry]] | None:
+    """First phase of a fact report: load, schema (CL001, CL002) and labels
+    (CL003, CL004). Returns the report with its citations left to verify and
+    its accepted unavailable facts, or None when nothing is left to check."""
     emit = _Emitter(config, result, display)
     doc = load_file(target.path)
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
-        return
+        return None
 
     facts, facts_ptr, problems = check_document(doc.data, config.facts_pointer)
     bad_facts: set[str] = set()
@@ -116,32 +158,32 @@ def _check_report(target: Target, display: str, config: Config, store: Store, re
         emit("CL002", pos, message)
         bad_facts.add(pointers.enclosing_item(pointer, facts_ptr))
     if not isinstance(facts, list):
-        return
-
-    def fact_ptr(index: int) -> str:
-        return pointers.join(facts_ptr, index)
-
-    valid = [(i, f) for i, f in enumerate(facts) if fact_ptr(i) not in bad_facts]
+        return None
+    report = _Report(order, display, doc, facts_ptr, emit)
+    valid = [(i, f) for i, f in enumerate(facts) if report.pointer(i) not in bad_facts]
     result.facts_invalid += len(facts) - len(valid)
-    outcome = check_facts(valid, labels=config.labels, approved=config.is_approved, store=store,
-                          base=base if config.severity("CL302") != "off" else None,
-                          line_of=lambda index: doc.locate(fact_ptr(index)).line)
+    outcome = check_labels(valid, labels=config.labels, line_of=lambda index: doc.locate(report.pointer(index)).line)
     result.facts_cited += outcome.cited
     result.facts_unavailable += outcome.unavailable
-    for issue in outcome.issues:
-        where = fact_ptr(issue.index)
-        emit(issue.rule, doc.locate(pointers.join(where, issue.field) if issue.field else where), issue.message)
-    for entry in outcome.accepted:
-        pos = doc.locate(fact_ptr(entry.index))
-        fact = entry.fact
-        if fact["state"] == "unavailable":
-            result.accepted.append(AcceptedFact(display, pos.line, pos.col, "unavailable", fact["label"],
-                                                reason=fact["reason"]))
-        else:
-            result.accepted.append(AcceptedFact(display, pos.line, pos.col, "cited", fact["label"],
-                                                source=fact["source"], capture_sha256=fact["captureSha256"],
-                                                snippet=fact["snippet"], offset=entry.offset,
-                                                review=entry.review))
+    report.emit_issues(outcome.issues)
+    return report, outcome.citations, outcome.accepted
+
+
+def _verify_citations(pending: dict[tuple[str, str], list[tuple[_Report, Citation]]], config: Config,
+                      store: Store, base: BaseCaptures | None,
+                      accepted: list[tuple[tuple[int, int], AcceptedFact]]) -> None:
+    """Second phase: each cited capture read once for all the facts citing it,
+    in a fixed order (by source, then digest), then released, so memory holds
+    one capture at a time and output never depends on file order."""
+    cl302_base = base if config.severity("CL302") != "off" else None
+    for key in sorted(pending):
+        group = pending[key]
+        outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
+                                    store=store, base=cl302_base)
+        for (report, _), (_, issues, entry) in zip(group, outcomes):
+            report.emit_issues(issues)
+            if entry is not None:
+                accepted.append(report.accepted(entry))
 
 
 def _check_markdown(target: Target, display: str, config: Config, allowlist: Allowlist,
@@ -202,17 +244,28 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
         emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
     allowlist: Allowlist | None = None
+    pending: dict[tuple[str, str], list[tuple[_Report, Citation]]] = {}
+    accepted: list[tuple[tuple[int, int], AcceptedFact]] = []
     for n, target in enumerate(targets, 1):
         display = relpath(target.path, cwd)
         result.files += 1
         if target.kind == "report":
-            _check_report(target, display, config, store, result, base_captures)
+            loaded = _load_report(target, n, display, config, result)
+            if loaded is not None:
+                report, citations, unavailable = loaded
+                accepted.extend(report.accepted(entry) for entry in unavailable)
+                for citation in citations:
+                    key = (citation.fact["source"], citation.fact["captureSha256"])
+                    pending.setdefault(key, []).append((report, citation))
         else:
             if allowlist is None:
                 allowlist = build_allowlist(config, store)
             _check_markdown(target, display, config, allowlist, result, fix)
         if progress:
             progress(n, len(targets))
+    _verify_citations(pending, config, store, base_captures, accepted)
+    accepted.sort(key=lambda item: item[0])
+    result.accepted = [fact for _, fact in accepted]
     if allowlist is not None and len(allowlist) == 0 and result.links_governed:
         result.warnings_text.append(
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "

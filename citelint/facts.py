@@ -1,4 +1,4 @@
-"""Every fact rule: CL003–CL004, CL101–CL106, CL302 and CL901, logic and messages.
+"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302 and CL901, logic and messages.
 
 A cited fact is accepted only when its source is approved (exact string),
 the capture of exactly (source, captureSha256) exists and verifies, and the
@@ -14,8 +14,9 @@ from functools import lru_cache
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
-from citelint.captures import CaptureCorrupt, CaptureMissing, Store, time_key
+from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store, time_key
 from citelint.model import RULES, LabelInfo
+from citelint.nearmiss import explain_miss, is_variation_selector
 
 #: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20
@@ -47,28 +48,6 @@ class Verdict:
         return not any(RULES[i.rule].blocking for i in self.issues)
 
 
-# --------------------------------------------------------------------------- near misses
-
-_QUOTES = {
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "`": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
-}
-_DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"}
-_INVISIBLE_NAMES = {
-    "\u00ad": "SOFT HYPHEN",
-    "\u200b": "ZERO WIDTH SPACE",
-    "\u200c": "ZERO WIDTH NON-JOINER",
-    "\u200d": "ZERO WIDTH JOINER",
-    "\u2060": "WORD JOINER",
-    "\ufeff": "ZERO WIDTH NO-BREAK SPACE",
-}
-
-
-def is_variation_selector(c: str) -> bool:
-    """True for U+FE00–U+FE0F and U+E0100–U+E01EF (Unicode §23.4 variation selectors)."""
-    return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
-
-
 #: Characters that render as nothing or as blank space although they are not
 #: whitespace or format controls (Hangul fillers, Braille blank, combining
 #: grapheme joiner, Mongolian vowel separator).
@@ -86,119 +65,6 @@ def is_invisible(text: str) -> bool:
     """
     return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
                is_variation_selector(c) or c in _BLANK for c in text)
-
-
-def char_name(c: str) -> str:
-    """``U+2019 RIGHT SINGLE QUOTATION MARK`` style description of one character."""
-    name = unicodedata.name(c, None) or _INVISIBLE_NAMES.get(c) or unicodedata.category(c)
-    return f"U+{ord(c):04X} {name}"
-
-
-def _kind(a: str, b: str) -> str:
-    """Name the kind of difference between two characters that fold alike.
-
-    Variation selectors are decided first (a missing one leaves the next
-    character, often a space, facing it), then whitespace: folding collapses
-    runs, so after a doubled space the raw strings are offset and the other
-    side may be any character.
-    """
-    if is_variation_selector(a) or is_variation_selector(b):
-        return "variation selector (emoji or text presentation)"
-    for c in (a, b):
-        if c in "\u00a0\u202f\u2007":
-            return "non-breaking space"
-    if a.isspace() or b.isspace():
-        return "whitespace (a different space character or a run of spaces)"
-    if a == "\u00ad" or b == "\u00ad":
-        return "soft hyphen"
-    if a in _QUOTES or b in _QUOTES:
-        return "curly vs straight quotes"
-    if a in _DASHES or b in _DASHES:
-        return "dash vs hyphen"
-    if unicodedata.category(a) == "Cf" or unicodedata.category(b) == "Cf":
-        return "invisible character (zero-width or format control)"
-    # 'e' + U+0301 against U+00E9: the same base letter, composed differently.
-    if unicodedata.normalize("NFD", a)[:1] == unicodedata.normalize("NFD", b)[:1] or \
-            unicodedata.category(a) == "Mn" or unicodedata.category(b) == "Mn":
-        return "Unicode normalization (NFC vs NFD)"
-    return "a different character"
-
-
-@lru_cache(maxsize=16)
-def _fold(text: str) -> tuple[str, list[int]]:
-    """Fold text for near-miss search, keeping a map from folded index to source index.
-
-    Folding: canonical decomposition per character, quotes and dashes to
-    ASCII, every whitespace run (incl. no-break spaces) to one space, and
-    format controls (zero-width characters, soft hyphen) and variation
-    selectors removed. Used only
-    to explain a miss; never to accept a snippet.
-    """
-    out: list[str] = []
-    where: list[int] = []
-    for i, c in enumerate(text):
-        if unicodedata.category(c) == "Cf" or c == "\u00ad" or is_variation_selector(c):
-            continue
-        if c.isspace() or c in "\u00a0\u202f\u2007":
-            if out and out[-1] == " ":
-                continue
-            out.append(" ")
-            where.append(i)
-            continue
-        c = _QUOTES.get(c) or _DASHES.get(c) or c
-        for d in unicodedata.normalize("NFD", c):
-            out.append(d)
-            where.append(i)
-    return "".join(out), where
-
-
-def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None:
-    for i, (a, b) in enumerate(zip(snippet, passage)):
-        if a != b:
-            return i, a, b
-    if len(snippet) != len(passage):
-        i = min(len(snippet), len(passage))
-        return i, snippet[i:i + 1], passage[i:i + 1]
-    return None
-
-
-def explain_miss(snippet: str, text: str) -> str:
-    """A hint for a snippet that is not a substring of ``text`` (CL104).
-
-    When the snippet occurs after folding (Unicode form, quotes, dashes,
-    whitespace runs, no-break or invisible characters), names the first
-    differing character of snippet and capture by code point. Otherwise
-    says how much of the snippet's start does occur.
-    """
-    fs, _ = _fold(snippet)
-    ft, where = _fold(text)
-    hit = ft.find(fs) if fs.strip() else -1
-    if hit >= 0:
-        start = where[hit]
-        end_folded = hit + len(fs)
-        end = where[end_folded] if end_folded < len(where) else len(text)
-        # Include trailing characters removed by folding, up to the next kept one.
-        passage = text[start:end]
-        diff = _first_difference(snippet, passage)
-        if diff is not None:
-            i, a, b = diff
-            kind = _kind(a or " ", b or " ")
-            have = char_name(a) if a else "its end"
-            want = char_name(b) if b else "the end of the passage"
-            return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
-                    f"capture has {want}; copy the text exactly from the capture, never edit the capture")
-    lo, hi = 0, len(snippet)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if snippet[:mid] in text:
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo < 5:  # a few letters occur anywhere; that says nothing
-        return "no part of the snippet's start occurs in the capture; quote the capture verbatim"
-    nxt = snippet[lo]
-    return (f"the first {lo} characters occur in the capture, then snippet character {lo + 1} "
-            f"({char_name(nxt)}) does not follow them; quote the capture verbatim")
 
 
 # --------------------------------------------------------------------------- verification
@@ -229,48 +95,46 @@ def count_overlapping(snippet: str, text: str) -> int:
     return count
 
 
-def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Verdict:
-    """Verify one schema-valid cited fact (rules CL101–CL106, CL108).
+def _missing_hint(store: Store, source: str, sha: str) -> str:
+    """CL102's message: no capture of (source, sha); other revisions are listed, never used."""
+    others = store.verified_revisions(source)
+    if others:
+        shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
+        listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
+        hint = f"; this source has other revisions, never used in its place: {listed}"
+    else:
+        shown = {sha: _short(sha)}
+        hint = "; this source has no capture at all: run `citelint capture` for it"
+    return f"no capture of this source with captureSha256 {shown[sha]}…{hint}"
 
-    ``approved`` is whether ``fact["source"]`` is in the config's sources.
-    Returns a Verdict; the exactness rules stop at the first failure, except
-    that an invisible snippet (CL108) is reported beside a source or capture
-    problem, since it does not depend on the capture.
-    """
-    source, sha, snippet = fact["source"], fact["captureSha256"], fact["snippet"]
-    invisible = (Issue("CL108", "snippet", "snippet has no visible character (only whitespace, zero-width or "
-                                           "format characters); quote readable text from the capture"),) \
-        if is_invisible(snippet) else ()
-    if not approved:
-        return Verdict(invisible + (Issue("CL101", "source", f"source {source!r} is not in the approved `sources` "
-                                                             "of the config (exact match); cite an approved source"),))
-    try:
-        record = store.lookup(source, sha)
-    except CaptureMissing:
-        others = store.verified_revisions(source)
-        if others:
-            shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
-            listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
-            hint = f"; this source has other revisions, never used in its place: {listed}"
-        else:
-            shown = {sha: _short(sha)}
-            hint = "; this source has no capture at all: run `citelint capture` for it"
-        return Verdict(invisible + (Issue("CL102", "captureSha256",
-                                          f"no capture of this source with captureSha256 {shown[sha]}…{hint}"),))
-    except CaptureCorrupt as exc:
-        return Verdict(invisible + (Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore "
-                                                                    "it from version control or capture again"),))
-    if invisible:
-        return Verdict(invisible, resolved=True)
+
+def _elsewhere_hint(store: Store, source: str, sha: str, snippet: str) -> str:
+    """The end of CL104's hint naming another revision that does hold the snippet ('' if none)."""
+    elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
+    if not elsewhere:
+        return ""
+    other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
+    return f"; it does occur in revision {other}… of this source (cite that one)"
+
+
+def _newer(store: Store, source: str, record: CaptureRecord) -> CaptureRecord | None:
+    """The newest verified revision strictly later than ``record`` (what CL106 names), or None."""
+    newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]
+    return newer[-1] if newer else None
+
+
+_INVISIBLE = Issue("CL108", "snippet", "snippet has no visible character (only whitespace, zero-width or format "
+                                       "characters); quote readable text from the capture")
+
+
+def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None) -> Verdict:
+    """Verify one visible snippet against the verified capture ``record`` it cites
+    (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the record."""
     text = record.text
     offset = text.find(snippet)
     if offset < 0:
-        hint = explain_miss(snippet, text)
-        elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
-        if elsewhere:
-            other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
-            hint += f"; it does occur in revision {other}… of this source (cite that one)"
-        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(sha)}…: {hint}"),),
+        hint = explain_miss(snippet, text) + _elsewhere_hint(store, record.source, record.sha256, snippet)
+        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}"),),
                        resolved=True)
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:
@@ -279,12 +143,45 @@ def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Ve
     elif text.find(snippet, offset + 1) >= 0:
         issues.append(Issue("CL105", "snippet", f"snippet occurs {count_overlapping(snippet, text)} times in the "
                                                 "capture; quote more context so it identifies one passage"))
-    newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]
-    if newer:
+    if newer is not None:
         issues.append(Issue("CL106", "captureSha256",
-                             f"a newer capture of this source exists ({_short(newer[-1].sha256)}…, "
-                             f"{newer[-1].retrieved_at}); check the snippet against it and cite it"))
+                             f"a newer capture of this source exists ({_short(newer.sha256)}…, "
+                             f"{newer.retrieved_at}); check the snippet against it and cite it"))
     return Verdict(tuple(issues), offset=offset, resolved=True)
+
+
+def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bool,
+                 store: Store) -> list[Verdict]:
+    """Verify every snippet citing one capture (source, sha), reading the capture once.
+
+    Returns one Verdict per snippet, in order (rules CL101–CL106, CL108).
+    The exactness rules stop at the first failure, except that an invisible
+    snippet (CL108) is reported beside a source or capture problem, since it
+    does not depend on the capture. The capture record is not kept: memory
+    holds one capture at a time.
+    """
+    invisible = [(_INVISIBLE,) if is_invisible(s) else () for s in snippets]
+    if not approved:
+        unapproved = Issue("CL101", "source", f"source {source!r} is not in the approved `sources` of the config "
+                                              "(exact match); cite an approved source")
+        return [Verdict(inv + (unapproved,)) for inv in invisible]
+    try:
+        record = store.lookup(source, sha)
+    except CaptureMissing:
+        missing = Issue("CL102", "captureSha256", _missing_hint(store, source, sha))
+        return [Verdict(inv + (missing,)) for inv in invisible]
+    except CaptureCorrupt as exc:
+        corrupt = Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore it from version "
+                                                  "control or capture again")
+        return [Verdict(inv + (corrupt,)) for inv in invisible]
+    newer = _newer(store, source, record)
+    return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer)
+            for s, inv in zip(snippets, invisible)]
+
+
+def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Verdict:
+    """Verify one schema-valid cited fact: :func:`verify_group` for a group of one."""
+    return verify_group(fact["source"], fact["captureSha256"], [fact["snippet"]], approved=approved, store=store)[0]
 
 
 def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:
@@ -346,35 +243,42 @@ class AcceptedEntry:
     review: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Citation:
+    """A cited fact whose label passed, waiting for its capture: ``index`` in
+    its report's facts array; ``duplicated`` when its label is in a CL004 pair
+    (it is verified, but never accepted)."""
+
+    index: int
+    fact: Mapping[str, str]
+    duplicated: bool = False
+
+
 @dataclass
-class FactsOutcome:
-    """What :func:`check_facts` found: issues in fact order, accepted facts,
-    and the number of cited and unavailable facts checked."""
+class LabelOutcome:
+    """What :func:`check_labels` found in one report: issues, accepted
+    unavailable facts, the cited facts left to verify, and the counts."""
 
     issues: list[FactIssue]
     accepted: list[AcceptedEntry]
+    citations: list[Citation]
     cited: int = 0
     unavailable: int = 0
 
 
-def check_facts(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
-                approved: Callable[[str], bool], store: Store, base: BaseLookup | None = None,
-                line_of: Callable[[int], int] = lambda index: 0) -> FactsOutcome:
-    """Run every fact rule over the schema-valid ``facts`` of one report.
+def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
+                 line_of: Callable[[int], int] = lambda index: 0) -> LabelOutcome:
+    """The rules of one report that need no capture, over its schema-valid ``facts``
+    ((index, fact) pairs).
 
-    ``facts`` are (index, fact) pairs; ``labels`` the approved labels;
-    ``approved(source)`` the exact-match test of ``sources``; ``base`` the
-    base revision when CL302 is on (None: CL302 is not checked);
-    ``line_of(index)`` the 1-based line of a fact, used only in the CL004
-    message naming the first occurrence.
-
-    Rules: CL004 (DESIGN §3: a label twice in one report; neither fact of
-    the pair is accepted), CL003 (label not approved; the fact is not
-    verified further), CL101–CL106 and CL108 through
-    :func:`verify_cited`, CL302 (the capture is not on the base revision)
-    and CL901 (every accepted citation, for semantic review).
+    CL004 (DESIGN §3: a label twice in one report; neither fact of the pair is
+    accepted) and CL003 (label not approved; the fact is not verified
+    further). Unavailable facts that pass are accepted here; cited ones are
+    returned as citations for :func:`verify_citations`, which groups them by
+    capture. ``line_of(index)`` is a fact's 1-based line, used only in the
+    CL004 message naming the first occurrence.
     """
-    outcome = FactsOutcome([], [])
+    outcome = LabelOutcome([], [], [])
     duplicated = set()
     for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
         duplicated.add(label)
@@ -391,26 +295,48 @@ def check_facts(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mappi
             hint = ("no labels are approved in the config" if not labels
                     else "approve it in the config's `labels` or use an approved label")
             outcome.issues.append(FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}"))
-            continue
-        if not cited:
-            if label not in duplicated:
-                outcome.accepted.append(AcceptedEntry(index, fact))
-            continue
-        verdict = verify_cited(fact, approved=approved(fact["source"]), store=store)
-        outcome.issues.extend(FactIssue(index, i.rule, i.field, i.message) for i in verdict.issues)
-        if base is not None and verdict.resolved and not base.has_capture(fact["source"], fact["captureSha256"]):
+        elif cited:
+            outcome.citations.append(Citation(index, fact, label in duplicated))
+        elif label not in duplicated:
+            outcome.accepted.append(AcceptedEntry(index, fact))
+    return outcome
+
+
+def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, LabelInfo],
+                     approved: Callable[[str], bool], store: Store,
+                     base: BaseLookup | None = None) -> Iterator[tuple[Citation, list[FactIssue], AcceptedEntry | None]]:
+    """Verify cited facts that all cite one capture (same source and captureSha256).
+
+    Yields, per citation in order, its issues and its accepted entry (None
+    when a blocking rule rejected it or its label is in a CL004 pair).
+    Rules: CL101–CL106 and CL108 through :func:`verify_group` (one capture
+    read for the group), CL302 (``base`` given: the capture is not on the
+    base revision) and CL901 (every accepted citation, for semantic review).
+    """
+    if not citations:
+        return
+    source, sha = citations[0].fact["source"], citations[0].fact["captureSha256"]
+    verdicts = verify_group(source, sha, [c.fact["snippet"] for c in citations], approved=approved(source),
+                            store=store)
+    not_on_base = base is not None and verdicts[0].resolved and not base.has_capture(source, sha)
+    for citation, verdict in zip(citations, verdicts):
+        index, fact = citation.index, citation.fact
+        issues = [FactIssue(index, i.rule, i.field, i.message) for i in verdict.issues]
+        if not_on_base and verdict.resolved:
             # The capture exists in the working tree but not on the base: the
             # evidence arrives in the same change as the claim leaning on it.
-            outcome.issues.append(FactIssue(
+            assert base is not None
+            issues.append(FactIssue(
                 index, "CL302", "captureSha256",
-                f"capture {_short(fact['captureSha256'])}… is not on the base revision {base.commit[:12]} "
+                f"capture {_short(sha)}… is not on the base revision {base.commit[:12]} "
                 "(require_captures_on_base); merge the capture in its own change first, then the report"))
-        if not verdict.accepted or label in duplicated:
+        if not verdict.accepted or citation.duplicated:
             # Either fact of a CL004 pair could be the one meant: neither is accepted.
+            yield citation, issues, None
             continue
+        label = fact["label"]
         review = review_hints(labels.get(label), fact["snippet"])
-        outcome.accepted.append(AcceptedEntry(index, fact, verdict.offset, review))
         detail = "; ".join(review) if review else "check that the snippet supports this label"
-        outcome.issues.append(FactIssue(index, "CL901", "",
-                                        f"label {label!r} is not verified by citelint, only the excerpt: {detail}"))
-    return outcome
+        issues.append(FactIssue(index, "CL901", "",
+                                f"label {label!r} is not verified by citelint, only the excerpt: {detail}"))
+        yield citation, issues, AcceptedEntry(index, fact, verdict.offset, review)

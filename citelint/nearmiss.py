@@ -1,0 +1,146 @@
+"""Explaining a snippet that is not found: the near misses that look alike.
+
+A snippet is accepted only when it occurs verbatim. When it does not, the
+message should say why it looked right: curly vs straight quotes, Unicode
+normalization, whitespace runs, no-break spaces, zero-width characters,
+soft hyphens, dashes, variation selectors. This module folds both sides to
+find the passage meant and names the first differing character by code
+point. It only ever explains; nothing here accepts a snippet.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+_QUOTES = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "`": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+}
+_DASHES = {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"}
+_INVISIBLE_NAMES = {
+    "\u00ad": "SOFT HYPHEN",
+    "\u200b": "ZERO WIDTH SPACE",
+    "\u200c": "ZERO WIDTH NON-JOINER",
+    "\u200d": "ZERO WIDTH JOINER",
+    "\u2060": "WORD JOINER",
+    "\ufeff": "ZERO WIDTH NO-BREAK SPACE",
+}
+
+
+def is_variation_selector(c: str) -> bool:
+    """True for U+FE00–U+FE0F and U+E0100–U+E01EF (Unicode §23.4 variation selectors)."""
+    return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
+
+
+def char_name(c: str) -> str:
+    """``U+2019 RIGHT SINGLE QUOTATION MARK`` style description of one character."""
+    name = unicodedata.name(c, None) or _INVISIBLE_NAMES.get(c) or unicodedata.category(c)
+    return f"U+{ord(c):04X} {name}"
+
+
+def _kind(a: str, b: str) -> str:
+    """Name the kind of difference between two characters that fold alike.
+
+    Variation selectors are decided first (a missing one leaves the next
+    character, often a space, facing it), then whitespace: folding collapses
+    runs, so after a doubled space the raw strings are offset and the other
+    side may be any character.
+    """
+    if is_variation_selector(a) or is_variation_selector(b):
+        return "variation selector (emoji or text presentation)"
+    for c in (a, b):
+        if c in "\u00a0\u202f\u2007":
+            return "non-breaking space"
+    if a.isspace() or b.isspace():
+        return "whitespace (a different space character or a run of spaces)"
+    if a == "\u00ad" or b == "\u00ad":
+        return "soft hyphen"
+    if a in _QUOTES or b in _QUOTES:
+        return "curly vs straight quotes"
+    if a in _DASHES or b in _DASHES:
+        return "dash vs hyphen"
+    if unicodedata.category(a) == "Cf" or unicodedata.category(b) == "Cf":
+        return "invisible character (zero-width or format control)"
+    # 'e' + U+0301 against U+00E9: the same base letter, composed differently.
+    if unicodedata.normalize("NFD", a)[:1] == unicodedata.normalize("NFD", b)[:1] or \
+            unicodedata.category(a) == "Mn" or unicodedata.category(b) == "Mn":
+        return "Unicode normalization (NFC vs NFD)"
+    return "a different character"
+
+
+@lru_cache(maxsize=16)
+def _fold(text: str) -> tuple[str, list[int]]:
+    """Fold text for near-miss search, keeping a map from folded index to source index.
+
+    Folding: canonical decomposition per character, quotes and dashes to
+    ASCII, every whitespace run (incl. no-break spaces) to one space, and
+    format controls (zero-width characters, soft hyphen) and variation
+    selectors removed. Used only
+    to explain a miss; never to accept a snippet.
+    """
+    out: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(text):
+        if unicodedata.category(c) == "Cf" or c == "\u00ad" or is_variation_selector(c):
+            continue
+        if c.isspace() or c in "\u00a0\u202f\u2007":
+            if out and out[-1] == " ":
+                continue
+            out.append(" ")
+            where.append(i)
+            continue
+        c = _QUOTES.get(c) or _DASHES.get(c) or c
+        for d in unicodedata.normalize("NFD", c):
+            out.append(d)
+            where.append(i)
+    return "".join(out), where
+
+
+def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None:
+    for i, (a, b) in enumerate(zip(snippet, passage)):
+        if a != b:
+            return i, a, b
+    if len(snippet) != len(passage):
+        i = min(len(snippet), len(passage))
+        return i, snippet[i:i + 1], passage[i:i + 1]
+    return None
+
+
+def explain_miss(snippet: str, text: str) -> str:
+    """A hint for a snippet that is not a substring of ``text`` (CL104).
+
+    When the snippet occurs after folding (Unicode form, quotes, dashes,
+    whitespace runs, no-break or invisible characters), names the first
+    differing character of snippet and capture by code point. Otherwise
+    says how much of the snippet's start does occur.
+    """
+    fs, _ = _fold(snippet)
+    ft, where = _fold(text)
+    hit = ft.find(fs) if fs.strip() else -1
+    if hit >= 0:
+        start = where[hit]
+        end_folded = hit + len(fs)
+        end = where[end_folded] if end_folded < len(where) else len(text)
+        # Include trailing characters removed by folding, up to the next kept one.
+        passage = text[start:end]
+        diff = _first_difference(snippet, passage)
+        if diff is not None:
+            i, a, b = diff
+            kind = _kind(a or " ", b or " ")
+            have = char_name(a) if a else "its end"
+            want = char_name(b) if b else "the end of the passage"
+            return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+                    f"capture has {want}; copy the text exactly from the capture, never edit the capture")
+    lo, hi = 0, len(snippet)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if snippet[:mid] in text:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo < 5:  # a few letters occur anywhere; that says nothing
+        return "no part of the snippet's start occurs in the capture; quote the capture verbatim"
+    nxt = snippet[lo]
+    return (f"the first {lo} characters occur in the capture, then snippet character {lo + 1} "
+            f"({char_name(nxt)}) does not follow them; quote the capture verbatim")
