@@ -10,84 +10,29 @@ opens a socket.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
 
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, verify_citations
 from citelint.files import replace_atomically
-from citelint.loaders import Document, LazyDocument, ParseFailure, kind_of, load_file, read_source
+from citelint.loaders import Document, LazyDocument, ParseFailure, kind_of, load_text, read_source
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
+from citelint.targets import Target, UsageError, select_targets
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from citelint.gitbase import BaseCaptures
     from citelint.links import Allowlist
 
+T = TypeVar("T")
 
-class UsageError(Exception):
-    """A command-line problem (exit 2): a named path does not exist, etc."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """One file to check: absolute ``path``, ``kind`` ("report" or "markdown")."""
-
-    path: Path
-    kind: str
-
-
-_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
-
-
-def _walk(top: Path, captures_dir: Path) -> Iterable[Path]:
-    """Files under ``top`` in a stable order, never descending into version
-    control or tool directories, nor into the capture store (its files are
-    never reports, and a large store would dominate the walk)."""
-    skip = os.path.abspath(captures_dir)
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames
-                             if d not in _SKIP_DIRS and os.path.join(dirpath, d) != skip)
-        for name in sorted(filenames):
-            yield Path(dirpath, name)
-
-
-def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> list[Target]:
-    """Files to check. With no ``paths``, every file under the config root that
-    matches a report or Markdown glob; otherwise the given files (and files
-    under given directories) that match one. Others are skipped silently, as
-    a pre-commit hook passes every changed file.
-
-    Raises:
-        UsageError: a given path does not exist.
-    """
-    candidates: list[Path] = []
-    if not paths:
-        candidates = list(_walk(config.root, config.captures_dir))
-    for p in paths:
-        path = Path(p) if os.path.isabs(p) else cwd / p
-        if path.is_dir():
-            candidates.extend(_walk(path, config.captures_dir))
-        elif path.exists():
-            candidates.append(path)
-        else:
-            raise UsageError(f"{p}: no such file or directory")
-    seen: set[Path] = set()
-    out = []
-    for c in candidates:
-        absolute = Path(os.path.abspath(c))
-        if absolute in seen:
-            continue
-        seen.add(absolute)
-        kind = config.classify(absolute)
-        if kind == "report" and kind_of(absolute) not in ("json", "yaml"):
-            kind = None
-        if kind:
-            out.append(Target(absolute, kind))
-    return out
+__all__ = ["AUTO_JOBS_MIN_FILES", "UsageError", "build_allowlist", "job_count", "run_check"]
 
 
 class _Emitter:
@@ -107,27 +52,51 @@ class _Emitter:
 
 @dataclass
 class _Report:
-    """A fact report after its first phase: kept until its citations are verified."""
+    """A fact report after the first phase, kept until its citations are verified.
+
+    Picklable, so a worker process can hand it back: the text is kept and the
+    document re-derived from it on demand (``doc``); for a JSON report that
+    took the fast path, the facts' spans are enough to locate a fact without
+    parsing again.
+    """
 
     order: int
     display: str
-    doc: Document | LazyDocument
+    kind: str
+    text: str
+    spans: dict[str, tuple[int, int]]
     facts_ptr: str
-    emit: _Emitter
+    _doc: Document | LazyDocument | None = field(default=None, compare=False)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_doc"] = None  # re-derived from the text in the parent
+        return state
+
+    def doc(self) -> Document | LazyDocument:
+        """The loaded document (loaded again from the text after a process hop)."""
+        if self._doc is None:
+            if self.kind == "json":
+                self._doc = LazyDocument(None, self.text, self.spans)
+            else:
+                doc = load_text(self.text, self.kind)
+                assert not isinstance(doc, ParseFailure)  # it loaded in the first phase
+                self._doc = doc
+        return self._doc
 
     def pointer(self, index: int, field: str = "") -> str:
         """The JSON Pointer of fact ``index`` (or of its key ``field``)."""
         where = pointers.join(self.facts_ptr, index)
         return pointers.join(where, field) if field else where
 
-    def emit_issues(self, issues: Iterable[FactIssue]) -> None:
+    def emit_issues(self, emit: _Emitter, issues: Iterable[FactIssue]) -> None:
         """Emit each issue at the fact, or the key, it names."""
         for issue in issues:
-            self.emit(issue.rule, self.doc.locate(self.pointer(issue.index, issue.field)), issue.message)
+            emit(issue.rule, self.doc().locate(self.pointer(issue.index, issue.field)), issue.message)
 
     def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
         """The accepted fact as the result lists it, with its sort key (report, fact index)."""
-        pos = self.doc.locate(self.pointer(entry.index))
+        pos = self.doc().locate(self.pointer(entry.index))
         fact = entry.fact
         if fact["state"] == "unavailable":
             accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],
@@ -145,7 +114,8 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     (CL003, CL004). Returns the report with its citations left to verify and
     its accepted unavailable facts, or None when nothing is left to check."""
     emit = _Emitter(config, result, display)
-    doc = load_file(target.path)
+    source = read_source(target.path)
+    doc = source if isinstance(source, ParseFailure) else load_text(source[1], kind_of(target.path) or "json")
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
         return None
@@ -159,31 +129,74 @@ def _load_report(target: Target, order: int, display: str, config: Config,
         bad_facts.add(pointers.enclosing_item(pointer, facts_ptr))
     if not isinstance(facts, list):
         return None
-    report = _Report(order, display, doc, facts_ptr, emit)
+    report = _Report(order, display, kind_of(target.path) or "json", source[1],
+                     doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc)
     valid = [(i, f) for i, f in enumerate(facts) if report.pointer(i) not in bad_facts]
     result.facts_invalid += len(facts) - len(valid)
     outcome = check_labels(valid, labels=config.labels, line_of=lambda index: doc.locate(report.pointer(index)).line)
     result.facts_cited += outcome.cited
     result.facts_unavailable += outcome.unavailable
-    report.emit_issues(outcome.issues)
+    report.emit_issues(emit, outcome.issues)
     return report, outcome.citations, outcome.accepted
 
 
-def _verify_citations(pending: dict[tuple[str, str], list[tuple[_Report, Citation]]], config: Config,
-                      store: Store, base: BaseCaptures | None,
-                      accepted: list[tuple[tuple[int, int], AcceptedFact]]) -> None:
-    """Second phase: each cited capture read once for all the facts citing it,
-    in a fixed order (by source, then digest), then released, so memory holds
-    one capture at a time and output never depends on file order."""
+@dataclass
+class _PhaseOne:
+    """What the first phase found in a run of targets (picklable)."""
+
+    result: CheckResult
+    reports: list[_Report]
+    citations: list[tuple[int, Citation]]
+    accepted: list[tuple[tuple[int, int], AcceptedFact]]
+    allowlist_empty: bool = False
+
+
+def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
+               progress: Callable[[int, int], None] | None = None, total: int = 0) -> _PhaseOne:
+    """Load and label-check fact reports, and check Markdown reports whole.
+
+    ``targets`` are (order, target) pairs; order is the target's 1-based
+    place in the run, which fixes the order of the output.
+    """
+    one = _PhaseOne(CheckResult(), [], [], [])
+    store = Store(config.captures_dir)
+    allowlist: Allowlist | None = None
+    for order, target in targets:
+        display = relpath(target.path, cwd)
+        one.result.files += 1
+        if target.kind == "report":
+            loaded = _load_report(target, order, display, config, one.result)
+            if loaded is not None:
+                report, citations, unavailable = loaded
+                one.reports.append(report)
+                one.accepted.extend(report.accepted(entry) for entry in unavailable)
+                one.citations.extend((order, citation) for citation in citations)
+        else:
+            if allowlist is None:
+                allowlist = build_allowlist(config, store)
+            _check_markdown(target, display, config, allowlist, one.result, fix)
+        if progress:
+            progress(order, total)
+    one.allowlist_empty = allowlist is not None and len(allowlist) == 0
+    return one
+
+
+#: One verified citation: (report order, citation, its issues, its accepted entry or None).
+_Verified = tuple[int, Citation, list[FactIssue], "AcceptedEntry | None"]
+
+
+def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]]]], config: Config,
+               base: BaseCaptures | None) -> list[_Verified]:
+    """Verify cited facts grouped by capture: each capture read once for all
+    the facts citing it, then released, so memory holds one capture at a time."""
+    store = Store(config.captures_dir)
     cl302_base = base if config.severity("CL302") != "off" else None
-    for key in sorted(pending):
-        group = pending[key]
+    out: list[_Verified] = []
+    for _, group in groups:
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
                                     store=store, base=cl302_base)
-        for (report, _), (_, issues, entry) in zip(group, outcomes):
-            report.emit_issues(issues)
-            if entry is not None:
-                accepted.append(report.accepted(entry))
+        out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
+    return out
 
 
 def _check_markdown(target: Target, display: str, config: Config, allowlist: Allowlist,
@@ -221,15 +234,46 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
         emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message)
 
 
+#: Below this many files a check runs in one process: forking costs more than it saves,
+#: and the pre-commit hook's start-up must not grow.
+AUTO_JOBS_MIN_FILES = 200
+
+
+def job_count(requested: int | None, files: int) -> int:
+    """Processes to use: ``requested`` when given (at least 1), else all
+    available cores for a run of at least AUTO_JOBS_MIN_FILES files, else 1."""
+    if requested is not None:
+        return max(1, requested)
+    if files < AUTO_JOBS_MIN_FILES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 8))
+
+
+def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
+    """``items`` cut into at most ``n`` contiguous slices of near-equal length."""
+    size = -(-len(items) // n) if items else 1
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
-              progress: Callable[[int, int], None] | None = None, base: str | None = None) -> CheckResult:
+              progress: Callable[[int, int], None] | None = None, base: str | None = None,
+              jobs: int | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
-    ``progress(done, total)`` is called after each file when given.
+    ``progress(done, total)`` is called after each file when given (in one
+    process; with several, after each slice of files).
     ``base`` (a git revision) turns on the diff-aware rules (DESIGN §6):
     CL301 for every capture changed since the base, whatever ``paths`` are,
     and CL302 for cited captures the base lacks (``require_captures_on_base``).
+    ``jobs`` is the number of processes (None: :func:`job_count` decides).
+    The result is the same for any number of processes: work is cut into
+    contiguous slices in a fixed order and merged in that order.
+
+    Two phases: every report is loaded and label-checked first; then the
+    cited facts are grouped by capture, so each capture is read, verified and
+    searched once for all its snippets, in order of (source, digest).
 
     Raises:
         UsageError: a named path does not exist, or ``base`` cannot be used
@@ -243,34 +287,70 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     if legacy and config.severity("CL107") != "off":
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
         emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
-    allowlist: Allowlist | None = None
-    pending: dict[tuple[str, str], list[tuple[_Report, Citation]]] = {}
-    accepted: list[tuple[tuple[int, int], AcceptedFact]] = []
-    for n, target in enumerate(targets, 1):
-        display = relpath(target.path, cwd)
-        result.files += 1
-        if target.kind == "report":
-            loaded = _load_report(target, n, display, config, result)
-            if loaded is not None:
-                report, citations, unavailable = loaded
-                accepted.extend(report.accepted(entry) for entry in unavailable)
-                for citation in citations:
-                    key = (citation.fact["source"], citation.fact["captureSha256"])
-                    pending.setdefault(key, []).append((report, citation))
+    n = job_count(jobs, len(targets))
+    numbered = list(enumerate(targets, 1))
+    pool = _pool(n) if n > 1 else None
+    try:
+        if pool is None:
+            firsts = [_phase_one(numbered, config, cwd, fix, progress, len(targets))]
         else:
-            if allowlist is None:
-                allowlist = build_allowlist(config, store)
-            _check_markdown(target, display, config, allowlist, result, fix)
-        if progress:
-            progress(n, len(targets))
-    _verify_citations(pending, config, store, base_captures, accepted)
+            futures = [pool.submit(_phase_one, part, config, cwd, fix) for part in _slices(numbered, n)]
+            firsts = []
+            for future in futures:
+                firsts.append(future.result())
+                if progress:
+                    progress(sum(f.result.files for f in firsts), len(targets))
+        reports = {r.order: r for one in firsts for r in one.reports}
+        accepted = [item for one in firsts for item in one.accepted]
+        grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
+        for one in firsts:
+            _merge(result, one.result)
+            for order, citation in one.citations:
+                grouped.setdefault((citation.fact["source"], citation.fact["captureSha256"]), []).append(
+                    (order, citation))
+        groups = sorted(grouped.items(), key=lambda item: item[0])
+        if pool is None:
+            verified = _phase_two(groups, config, base_captures)
+        else:
+            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures)
+                                         for part in _slices(groups, n)] for v in future.result()]
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    emitters: dict[int, _Emitter] = {}
+    for order, _, issues, entry in verified:
+        report = reports[order]
+        emit = emitters.get(order) or emitters.setdefault(order, _Emitter(config, result, report.display))
+        report.emit_issues(emit, issues)
+        if entry is not None:
+            accepted.append(report.accepted(entry))
     accepted.sort(key=lambda item: item[0])
     result.accepted = [fact for _, fact in accepted]
-    if allowlist is not None and len(allowlist) == 0 and result.links_governed:
+    if any(one.allowlist_empty for one in firsts) and result.links_governed:
         result.warnings_text.append(
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
             "every governed link is ungrounded; capture the sources first")
     return result
+
+
+def _pool(n: int) -> Executor:
+    """A pool of ``n`` forked worker processes (fork: the config, the targets
+    and the base need not be re-imported or re-read, and start-up is fast)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"))
+
+
+def _merge(into: CheckResult, part: CheckResult) -> None:
+    """Add one slice's findings, notices, counts and fixes to the run's result."""
+    into.findings.extend(part.findings)
+    into.notices.extend(part.notices)
+    into.fixed.extend(part.fixed)
+    into.warnings_text.extend(part.warnings_text)
+    for name in ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_governed",
+                 "links_grounded"):
+        setattr(into, name, getattr(into, name) + getattr(part, name))
 
 
 def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> BaseCaptures:

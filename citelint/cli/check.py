@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from citelint import __version__
-from citelint.check import UsageError, run_check
+from citelint.check import AUTO_JOBS_MIN_FILES, UsageError, run_check
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
 from citelint.config import ConfigError, load_config
 from citelint.output import FORMATTERS, RenderOptions, renderer, summary_line
@@ -29,6 +29,7 @@ examples:
   citelint check --strict --quiet        warnings fail too; print errors only
   citelint check --base origin/main      also: captures changed since main (CL301, CL302)
   citelint check --sarif-file out.sarif  text on stdout, SARIF for code scanning in out.sarif
+  citelint check --jobs 2                two processes (the default uses every core for large runs)
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 """
@@ -53,6 +54,9 @@ def add_options(check: argparse.ArgumentParser) -> None:
                        help="diff-aware rules: compare captures/ with git REF (its merge base with HEAD); "
                             "a changed capture is CL301, a cited capture not on REF is CL302 when "
                             "require_captures_on_base is set")
+    check.add_argument("--jobs", "-j", type=_jobs, metavar="N",
+                       help=f"processes to use (default: every core from {AUTO_JOBS_MIN_FILES} files up, else 1); "
+                            "the output is the same for any N")
     check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                        help="colour text output (auto: only on a terminal, never with NO_COLOR)")
 
@@ -73,7 +77,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                        and not os.environ.get("NO_COLOR"))
     progress = _progress(err) if isatty(err) else None
     try:
-        result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base)
+        result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base,
+                           jobs=args.jobs)
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, out, err)
     finally:
@@ -99,6 +104,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if result.count("error") or (args.strict and result.count("warning")):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _jobs(value: str) -> int:
+    """argparse type for --jobs: a whole number from 1."""
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number from 1, got {value!r}")
+    return int(value)
 
 
 def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
