@@ -171,7 +171,7 @@ def _compile(schema: Any, defs: dict[str, Any]) -> Check:
         checks.append((lambda v, t=test: isinstance(v, t)) if isinstance(test, type) else test)
     if "const" in schema:
         c = schema["const"]
-        checks.append(lambda v, c=c: v == c and type(v) is type(c))
+        checks.append(lambda v, c=c: type(v) is type(c) and v == c)
     if "enum" in schema:
         options = schema["enum"]
         checks.append(lambda v, o=options: any(v == e and type(v) is type(e) for e in o))
@@ -216,8 +216,9 @@ def _compile(schema: Any, defs: dict[str, Any]) -> Check:
         def obj(v: Any) -> bool:
             if not isinstance(v, dict):
                 return True
-            if any(k not in v for k in required):
-                return False
+            for k in required:
+                if k not in v:
+                    return False
             for key, sub in v.items():
                 if names is not None and not names(key):
                     return False
@@ -227,9 +228,64 @@ def _compile(schema: Any, defs: dict[str, Any]) -> Check:
             return True
         checks.append(obj)
     if "oneOf" in schema:
-        branches = [_compile(sub, defs) for sub in schema["oneOf"]]
-        checks.append(lambda v, b=branches: sum(1 for f in b if f(v)) == 1)
-    return lambda v, cs=tuple(checks): all(c(v) for c in cs)
+        checks.append(_one_of(schema["oneOf"], defs))
+    return _all_of(checks)
+
+
+def _all_of(checks: list[Check]) -> Check:
+    """One predicate true when every check is (a plain loop: this runs per fact)."""
+    if len(checks) == 1:
+        return checks[0]
+    cs = tuple(checks)
+
+    def every(v: Any) -> bool:
+        for c in cs:
+            if not c(v):
+                return False
+        return True
+    return every
+
+
+def _resolve(schema: Any, defs: dict[str, Any]) -> Any:
+    while isinstance(schema, dict) and set(schema) == {"$ref"} and schema["$ref"].startswith("#/$defs/"):
+        schema = defs[schema["$ref"][8:]]
+    return schema
+
+
+def _discriminator(branches: list[Any]) -> str | None:
+    """A key every branch requires and pins to a different ``const`` (the
+    report schema's ``state``), or None."""
+    if not branches or not all(isinstance(b, dict) for b in branches):
+        return None
+    common = set.intersection(*(set(b.get("required", ())) for b in branches))
+    for key in sorted(common):
+        consts = [b.get("properties", {}).get(key, {}) for b in branches]
+        if all(isinstance(c, dict) and "const" in c and isinstance(c["const"], str) for c in consts) and \
+                len({c["const"] for c in consts}) == len(consts):
+            return key
+    return None
+
+
+def _one_of(subschemas: list[Any], defs: dict[str, Any]) -> Check:
+    """``oneOf``: exactly one branch holds. When the branches are told apart
+    by a required key pinned to distinct string constants, only the branch
+    the value names can hold (every other one fails its ``const``), so that
+    one alone is evaluated; an object without the key, or naming none, fails
+    every branch."""
+    branches = [_compile(sub, defs) for sub in subschemas]
+    resolved = [_resolve(sub, defs) for sub in subschemas]
+    key = _discriminator(resolved)
+    if key is None:
+        return lambda v, b=tuple(branches): sum(1 for f in b if f(v)) == 1
+    by_const = {r["properties"][key]["const"]: f for r, f in zip(resolved, branches)}
+
+    def one_of(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return sum(1 for f in branches if f(v)) == 1
+        tag = v.get(key)
+        branch = by_const.get(tag) if type(tag) is str else None
+        return branch is not None and branch(v)
+    return one_of
 
 
 @lru_cache(maxsize=None)
