@@ -10,6 +10,7 @@ opens a socket.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
@@ -164,7 +165,9 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     for order, target in targets:
         display = relpath(target.path, cwd)
         one.result.files += 1
-        if target.kind == "report":
+        if target.refusal:
+            _Emitter(config, one.result, display)("CL001", Position(1, 1), target.refusal)
+        elif target.kind == "report":
             loaded = _load_report(target, order, display, config, one.result)
             if loaded is not None:
                 report, citations, unavailable = loaded
@@ -222,7 +225,11 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
         fixable = [i for i in issues if RULES[i.rule].fixable]
         if fixable:
             new_text, removed = links.fix(text, fixable)
-            if new_text != text:
+            unsafe = _unsafe_to_write(target.path, config.root)
+            if new_text != text and unsafe:
+                result.warnings_text.append(f"--fix left {display} unchanged: {unsafe}")
+                removed = []
+            elif new_text != text:
                 bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
                 replace_atomically(target.path, bom + new_text.encode("utf-8"), tmp_prefix=".citelint-fix-")
             for i in removed:
@@ -256,6 +263,24 @@ def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
+def _unsafe_to_write(path: Path, root: Path) -> str | None:
+    """Why ``--fix`` must not replace ``path`` (None when it may): it must be a
+    regular file inside the project, reached through no symlink at all, so
+    a fix never writes anywhere the author pointed a link at."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"it cannot be inspected ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return "it is a symlink or not a regular file"
+    real = os.path.realpath(path)
+    if real != os.path.abspath(path):
+        return "a directory on its path is a symlink"
+    if not Path(real).is_relative_to(os.path.realpath(root)):
+        return "it is outside the project directory"
+    return None
+
+
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None) -> CheckResult:
@@ -279,8 +304,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.gitbase.load_base`).
     """
-    targets = select_targets(config, paths, cwd)
-    result = CheckResult()
+    selection = select_targets(config, paths, cwd)
+    targets = selection.targets
+    result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
+                                  for p, why in selection.skipped])
     base_captures = _load_base(base, config, cwd, result) if base is not None else None
     store = Store(config.captures_dir)
     legacy = legacy_unmigrated(store)

@@ -115,28 +115,29 @@ class Config:
         """Exact string membership in ``sources``."""
         return source in self._source_set
 
-    def classify(self, path: Path) -> str | None:
-        """``"report"``, ``"markdown"`` or None for an absolute ``path``.
+    def classify(self, path: Path) -> tuple[str | None, str]:
+        """Which glob list matches the absolute ``path``: ``("report", "")``,
+        ``("markdown", "")``, or ``(None, why not)``.
 
         Files outside the config root, under the captures directory, or
-        matching ``exclude`` are None.
+        matching ``exclude`` are never reports.
         """
         try:
             rel = path.relative_to(self.root).as_posix()
         except ValueError:
-            return None
+            return None, f"outside the project directory {self.root} (where the config is)"
         try:
             path.relative_to(self.captures_dir)
-            return None
+            return None, "inside the captures directory (evidence, not a report)"
         except ValueError:
             pass
         if any(r.match(rel) for r in self._exclude_re):
-            return None
+            return None, "matched by the config's `exclude`"
         if any(r.match(rel) for r in self._report_re):
-            return "report"
+            return "report", ""
         if any(r.match(rel) for r in self._markdown_re):
-            return "markdown"
-        return None
+            return "markdown", ""
+        return None, "matches none of the config's `reports` or `markdown` globs"
 
 
 # --------------------------------------------------------------------------- discovery
@@ -336,12 +337,17 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     lk = data.get("links", {})
     links = LinkSettings(allow=tuple(lk.get("allow", ())), relative=lk.get("relative", "pass"),
                          images=bool(lk.get("images", False)))
+    captures_dir = Path(os.path.normpath(root / data.get("captures", "captures")))
+    if captures_dir == root or root.is_relative_to(captures_dir):
+        raise error("/captures", f"captures: {data.get('captures')!r} would make the project itself the capture "
+                                 "store, so reports and evidence would overlap; name a subdirectory such as "
+                                 "`captures`")
     return Config(
         path=path.resolve(),
         root=root,
         # Lexical, not resolved: a captures/ swapped for a symlink must stay
         # visible as such to the diff-aware rules (CL301).
-        captures_dir=Path(os.path.normpath(root / data.get("captures", "captures"))),
+        captures_dir=captures_dir,
         reports=list(data.get("reports", DEFAULT_REPORTS)),
         markdown=list(data.get("markdown", DEFAULT_MARKDOWN)),
         exclude=list(data.get("exclude", [])),

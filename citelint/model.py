@@ -151,7 +151,8 @@ class CheckResult:
     never counted as findings, never affecting the exit code.
     ``fixed`` lists what ``--fix`` removed, as findings with their old position.
     Facts that fail the schema (CL002) count as ``facts_invalid``; the others
-    as cited or unavailable by their state.
+    as cited or unavailable by their state. ``skipped`` lists (path, why)
+    for each file named on the command line that is not a report.
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -166,6 +167,7 @@ class CheckResult:
     links_grounded: int = 0
     fixed: list[Finding] = field(default_factory=list)
     warnings_text: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, severity: str) -> int:
         """Number of findings at ``severity``."""

@@ -9,7 +9,7 @@ changed file).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -23,10 +23,22 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Target:
-    """One file to check: absolute ``path``, ``kind`` ("report" or "markdown")."""
+    """One file to check: absolute ``path`` (as named, for display), ``kind``
+    ("report" or "markdown"), and ``refusal``: why it must not be read (a
+    symlink leading outside the project), reported as CL001 instead."""
 
     path: Path
     kind: str
+    refusal: str | None = None
+
+
+@dataclass
+class Selection:
+    """The files of a run: ``targets`` in a stable order, and ``skipped``:
+    (path as given, why) for each named file that is not a report."""
+
+    targets: list[Target] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
@@ -35,7 +47,8 @@ _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".t
 def _walk(top: Path, captures_dir: Path) -> Iterable[Path]:
     """Files under ``top`` in a stable order, never descending into version
     control or tool directories, nor into the capture store (its files are
-    never reports, and a large store would dominate the walk)."""
+    never reports, and a large store would dominate the walk). Directory
+    symlinks are not followed."""
     skip = os.path.abspath(captures_dir)
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames
@@ -44,36 +57,70 @@ def _walk(top: Path, captures_dir: Path) -> Iterable[Path]:
             yield Path(dirpath, name)
 
 
-def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> list[Target]:
+def _kind(config: Config, matched: str, path: Path) -> tuple[str | None, str]:
+    """The kind a matched file is checked as: what its extension says
+    (``.json``/``.yaml``/``.yml`` a fact report, ``.md`` Markdown), so a file
+    matched by both glob lists is never dropped; other extensions only as
+    Markdown."""
+    ext = kind_of(path)
+    if ext in ("json", "yaml"):
+        return "report", ""
+    if ext == "markdown" or matched == "markdown":
+        return "markdown", ""
+    return None, "matched by `reports`, but a fact report is a .json, .yaml or .yml file"
+
+
+def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection:
     """Files to check. With no ``paths``, every file under the config root that
     matches a report or Markdown glob; otherwise the given files (and files
-    under given directories) that match one. Others are skipped silently, as
-    a pre-commit hook passes every changed file.
+    under given directories) that match one.
+
+    A file is matched by its real location (symlinks resolved), so a path
+    given absolute, relative or through a symlinked directory is judged the
+    same way. A file whose real location is outside the project (the
+    config's directory) is never read: if it sits where a report would, it
+    is a target with a ``refusal``; a named file that is not a report is
+    listed in ``skipped`` with the reason (a pre-commit hook passes every
+    changed file, so this is information, not an error).
 
     Raises:
         UsageError: a given path does not exist.
     """
-    candidates: list[Path] = []
+    candidates: list[tuple[Path, str | None]] = []
     if not paths:
-        candidates = list(_walk(config.root, config.captures_dir))
+        candidates = [(p, None) for p in _walk(config.root, config.captures_dir)]
     for p in paths:
         path = Path(p) if os.path.isabs(p) else cwd / p
         if path.is_dir():
-            candidates.extend(_walk(path, config.captures_dir))
-        elif path.exists():
-            candidates.append(path)
+            candidates.extend((f, None) for f in _walk(path, config.captures_dir))
+        elif path.exists() or path.is_symlink():
+            candidates.append((path, p))
         else:
             raise UsageError(f"{p}: no such file or directory")
-    seen: set[Path] = set()
-    out = []
-    for c in candidates:
-        absolute = Path(os.path.abspath(c))
-        if absolute in seen:
+    root = Path(os.path.realpath(config.root))
+    # One entry per real file, named by its own path when that is among the
+    # candidates (so a symlink to a report never hides the report itself).
+    unique: dict[Path, tuple[Path, Path, str | None]] = {}
+    for candidate, named in candidates:
+        lexical = Path(os.path.abspath(candidate))
+        real = Path(os.path.realpath(candidate))
+        if real not in unique or (lexical == real and unique[real][0] != real):
+            unique[real] = (lexical, real, named)
+    selection = Selection()
+    for lexical, real, named in unique.values():
+        if not real.is_relative_to(root):
+            matched, why = config.classify(lexical)
+            kind = _kind(config, matched, lexical)[0] if matched else None
+            if kind:
+                selection.targets.append(Target(lexical, kind, f"not read: it is a symlink to {real}, outside the "
+                                                               f"project directory {root}"))
+            elif named is not None:
+                selection.skipped.append((named, why if matched is None else "outside the project directory"))
             continue
-        seen.add(absolute)
-        kind = config.classify(absolute)
-        if kind == "report" and kind_of(absolute) not in ("json", "yaml"):
-            kind = None
+        matched, why = config.classify(real)
+        kind, why = _kind(config, matched, real) if matched else (None, why)
         if kind:
-            out.append(Target(absolute, kind))
-    return out
+            selection.targets.append(Target(lexical if lexical.is_relative_to(root) else real, kind))
+        elif named is not None:
+            selection.skipped.append((named, why))
+    return selection

@@ -72,7 +72,9 @@ def test_hook_manifest_is_valid_and_matches_design() -> None:
     proc = run_tool("pre_commit", "validate-manifest", ".pre-commit-hooks.yaml", cwd=REPO_ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     hooks = {h["id"]: h for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
-    assert hooks["citelint"]["entry"] == hooks["citelint-all"]["entry"] == "citelint check"
+    # The per-file hook runs in one process: pre-commit already runs its batches in parallel.
+    assert hooks["citelint"]["entry"] == "citelint check --jobs 1"
+    assert hooks["citelint-all"]["entry"] == "citelint check"
     assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown"]
     assert hooks["citelint-all"]["pass_filenames"] is False
     import re
@@ -121,7 +123,8 @@ def test_init_creates_starter_files_and_never_overwrites(tmp_path: Path) -> None
     assert "captures/** linguist-generated" in run.out
 
     check = run_cli("check", cwd=tmp_path)  # the starter config is valid and checks nothing yet
-    assert (check.code, check.err) == (0, ""), check.out + check.err
+    assert (check.code, check.err) == (0, "citelint: no file matched the config's `reports` or `markdown` globs, "
+                                          "so nothing was checked\n"), check.out + check.err
 
     (tmp_path / "citelint.yaml").write_text("sources: [https://example.org/mine.txt]\n")
     again = run_cli("init", cwd=tmp_path)

@@ -1,9 +1,7 @@
 """Read-only proof (DESIGN §1): check, ls and show write nothing and open no socket.
 
-CI runs as root, so file permissions prove nothing; an audit hook records
-every open for writing and every socket connection instead. Audit hooks
-cannot be removed once added, so the hook is gated by a flag that is only
-set while the command under test runs.
+CI runs as root, so file permissions prove nothing; an audit hook
+(tests/audit.py) records every open for writing and every socket use instead.
 """
 
 from __future__ import annotations
@@ -14,37 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from audit import watching
 from conftest import SOURCE_A, Repo, run_cli
-
-_EVENTS: list[tuple[str, str]] = []
-_ACTIVE = [False]
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-
-
-def _hook(event: str, args: tuple) -> None:
-    if not _ACTIVE[0]:
-        return
-    if event == "open":
-        path, mode, flags = args
-        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-                  (isinstance(flags, int) and flags & _WRITE_FLAGS)
-        if writing:
-            _EVENTS.append((event, str(path)))
-    elif event in ("socket.connect", "socket.bind", "socket.getaddrinfo", "os.rename", "os.replace",
-                   "os.remove", "os.unlink", "os.mkdir", "os.chmod", "os.link", "os.symlink", "os.truncate",
-                   "os.utime", "shutil.rmtree"):
-        _EVENTS.append((event, repr(args[:2])))
-
-
-_INSTALLED = False
-
-
-def _install() -> None:
-    global _INSTALLED
-    if not _INSTALLED:
-        sys.addaudithook(_hook)
-        _INSTALLED = True
-
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
     out = {}
@@ -87,26 +56,16 @@ def test_inspection_writes_nothing_and_opens_no_socket(busy_repo: Repo, argv: tu
     # Lazy imports must not write .pyc files while the hook watches.
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     before = snapshot(busy_repo.root)
-    _install()
-    _EVENTS.clear()
-    _ACTIVE[0] = True
-    try:
+    with watching() as events:
         run = run_cli(*argv, cwd=busy_repo.root)
-    finally:
-        _ACTIVE[0] = False
     assert run.code in (0, 1), run.err
-    assert _EVENTS == []
+    assert events.writes == []
     assert snapshot(busy_repo.root) == before
 
 
 def test_the_hook_does_see_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The read-only test above could not fail if the hook saw nothing; show that it sees a write."""
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    _install()
-    _EVENTS.clear()
-    _ACTIVE[0] = True
-    try:
+    with watching() as events:
         (tmp_path / "x").write_text("y")
-    finally:
-        _ACTIVE[0] = False
-    assert _EVENTS and _EVENTS[0][0] == "open"
+    assert events.writes and events.writes[0][0] == "open"

@@ -17,6 +17,7 @@ from citelint import __version__
 from citelint.check import AUTO_JOBS_MIN_FILES, UsageError, run_check
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
 from citelint.config import ConfigError, load_config
+from citelint.escape import terminal
 from citelint.output import FORMATTERS, RenderOptions, renderer, summary_line
 
 NAME = "check"
@@ -85,6 +86,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if progress:
             err.write("\r\x1b[K")
     options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__)
+    if not args.quiet:
+        for path, why in result.skipped:
+            err.write(f"citelint: skipped {terminal(path)}: {why}\n")
+    nothing = not args.paths and result.files == 0
+    if nothing:
+        # An empty input must not look like a clean one.
+        err.write("citelint: no file matched the config's `reports` or `markdown` globs, so nothing was checked"
+                  f"{'; failing because of --strict' if args.strict else ''}\n")
     renderer(fmt)(result, out, options)
     if fmt in ("json", "sarif", "summary"):
         err.write(summary_line(result) + "\n")
@@ -101,7 +110,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as exc:
             err.write(f"citelint: cannot write {what} file {path}: {exc.strerror}\n")
             return EXIT_USAGE
-    if result.count("error") or (args.strict and result.count("warning")):
+    if result.count("error") or (args.strict and (result.count("warning") or nothing)):
         return EXIT_FINDINGS
     return EXIT_OK
 

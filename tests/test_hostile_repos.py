@@ -1,0 +1,123 @@
+"""A hostile contributor controls file types, symlinks and names: reads stay
+inside the project, nothing is skipped silently, --fix writes only real files."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from audit import watching
+from conftest import SOURCE_A, Repo, run_cli
+
+
+@pytest.fixture
+def secret(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("outside") / "secret.json"
+    path.write_text('{"facts": [{"state": "unavailable", "label": "sales", "reason": "SECRET-TOKEN"}]}')
+    return path
+
+
+@pytest.mark.parametrize("name", ["reports/evil.json", "reports/evil.md"])
+@pytest.mark.parametrize("named", [False, True])
+def test_a_symlink_leading_outside_is_never_read(repo: Repo, secret: Path, name: str, named: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    link = repo.root / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(secret)
+    with watching() as events:
+        run = repo.check(name) if named else repo.check()
+    assert run.code == 1
+    assert run.findings("CL001") == [f"{name}:1:1: CL001 not read: it is a symlink to {secret}, outside the "
+                                     f"project directory {repo.root.resolve()} [report-unreadable]"]
+    assert not events.read(str(secret))
+    assert "SECRET-TOKEN" not in run.out + run.err
+
+
+def test_a_path_through_a_symlinked_directory_is_matched_by_its_real_location(
+        repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo.report(repo.cited(snippet="not in the capture"))
+    alias = tmp_path_factory.mktemp("elsewhere") / "alias"
+    alias.symlink_to(repo.root, target_is_directory=True)
+    direct = repo.check("reports/r.json")
+    for given in (str(alias / "reports" / "r.json"), str(repo.root / "reports" / "r.json")):
+        run = repo.check(given)
+        assert run.code == 1 and run.findings("CL104") == direct.findings("CL104") != [], run.err
+
+
+def test_a_file_matched_by_both_glob_lists_is_checked_as_its_extension_says(repo: Repo) -> None:
+    repo.config(reports=["reports/**"], markdown=["reports/**"])
+    repo.write("reports/answer.md", f"See [the source]({SOURCE_A}) and [this](https://example.org/invented).\n")
+    repo.report(repo.cited())
+    run = repo.check()
+    assert run.findings("CL201") and "2 files" in run.out and "2 links (1 grounded)" in run.out
+
+
+def test_a_report_glob_matching_a_text_file_says_why_it_was_skipped(repo: Repo) -> None:
+    repo.config(reports=["reports/*"])
+    repo.write("reports/notes.txt", "free text")
+    run = repo.check("reports/notes.txt")
+    assert run.err.startswith("citelint: skipped reports/notes.txt: matched by `reports`, but a fact report is "
+                              "a .json, .yaml or .yml file\n")
+
+
+def test_a_named_file_that_is_not_a_report_is_listed_as_skipped(repo: Repo) -> None:
+    repo.write("package.json", "{}")
+    run = repo.check("package.json")
+    assert run.code == 0
+    assert run.err.splitlines()[0] == ("citelint: skipped package.json: matches none of the config's `reports` or "
+                                       "`markdown` globs")
+    assert "skipped" not in repo.check("--quiet", "package.json").err
+
+
+@pytest.mark.parametrize("captures", [".", "..", "./"])
+def test_a_capture_store_overlapping_the_project_is_a_config_error(repo: Repo, captures: str) -> None:
+    repo.config(captures=captures)
+    run = repo.check()
+    assert run.code == 2
+    assert "would make the project itself the capture store" in run.err
+
+
+def test_a_run_that_matches_nothing_says_so_and_fails_with_strict(repo: Repo) -> None:
+    run = repo.check()
+    assert run.code == 0
+    assert "no file matched the config's `reports` or `markdown` globs, so nothing was checked" in run.err
+    strict = repo.check("--strict")
+    assert strict.code == 1 and "failing because of --strict" in strict.err
+
+
+@pytest.mark.parametrize("how", ["file", "parent"])
+def test_fix_never_writes_through_a_symlink(repo: Repo, how: str) -> None:
+    real_dir = repo.root / "reports" / "2026"
+    real_dir.mkdir(parents=True)
+    real = real_dir / "answer.md"
+    real.write_text("See [this](https://example.org/invented).\n")
+    if how == "file":
+        (repo.root / "reports" / "latest.md").symlink_to(real)
+        name = "reports/latest.md"
+    else:
+        (repo.root / "reports" / "current").symlink_to(real_dir, target_is_directory=True)
+        name = "reports/current/answer.md"
+    before = real.read_bytes()
+    run = repo.check("--fix", name)
+    assert real.read_bytes() == before
+    assert os.path.islink(repo.root / "reports" / ("latest.md" if how == "file" else "current"))
+    assert f"warning: --fix left {name} unchanged: " in run.out, run.out
+    assert run.findings("CL201")
+
+
+def test_a_symlink_to_a_report_never_hides_the_report_itself(repo: Repo) -> None:
+    real = repo.write("reports/2026/answer.md", "See [this](https://example.org/invented).\n")
+    (repo.root / "reports" / "latest.md").symlink_to(real)
+    run = repo.check("--fix")
+    assert real.read_text() == "See this.\n"
+    assert "1 file" in run.out
+
+
+def test_fix_still_fixes_a_regular_file(repo: Repo) -> None:
+    path = repo.write("reports/answer.md", "See [this](https://example.org/invented).\n")
+    run_cli("check", "--fix", cwd=repo.root)
+    assert path.read_text() == "See this.\n"
