@@ -9,6 +9,7 @@ opens a socket.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -36,19 +37,61 @@ T = TypeVar("T")
 __all__ = ["AUTO_JOBS_MIN_FILES", "UsageError", "build_allowlist", "job_count", "run_check"]
 
 
+#: Findings of one rule shown per file; past it, one finding says how many more
+#: there are, so a report of a million junk facts costs seconds, not hours.
+FINDINGS_PER_RULE = 100
+
+
 class _Emitter:
-    """Stamps rule id and configured severity onto findings of one file."""
+    """Stamps rule id and configured severity onto findings of one file, and
+    caps them at FINDINGS_PER_RULE per rule (notices are not capped: each is
+    an accepted citation). ``where`` may be a Position or a function giving
+    one, so a finding past the cap is never located."""
 
     def __init__(self, config: Config, result: CheckResult, path: str):
         self.config, self.result, self.path = config, result, path
+        self.shown: dict[str, int] = {}
+        self.more: dict[str, tuple[int, Position]] = {}
 
-    def __call__(self, rule: str, pos: Position, message: str) -> None:
+    def full(self, rule: str) -> bool:
+        """True when ``rule`` has reached its cap in this file."""
+        return self.shown.get(rule, 0) >= FINDINGS_PER_RULE
+
+    def __call__(self, rule: str, where: Position | Callable[[], Position], message: str) -> None:
         severity = self.config.severity(rule)
         if severity == "off":
             return
+        if severity != "notice":
+            if self.full(rule):
+                count, first = self.more.get(rule, (0, Position(1, 1)))
+                if not count:
+                    first = where if isinstance(where, Position) else where()
+                self.more[rule] = (count + 1, first)
+                return
+            self.shown[rule] = self.shown.get(rule, 0) + 1
+        pos = where if isinstance(where, Position) else where()
         finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
                           pos.end_line, pos.end_col)
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
+
+    def stop(self, rule: str, where: Callable[[], Position], message: str) -> None:
+        """End ``rule``'s findings in this file with one finding saying why
+        (replacing the count of those not shown)."""
+        self.more.pop(rule, None)
+        self.shown[rule] = 0
+        self(rule, where, message)
+        self.shown[rule] = FINDINGS_PER_RULE
+
+    def close(self) -> None:
+        """Add one finding per capped rule saying how many more it found,
+        at the first one not shown."""
+        for rule, (count, pos) in sorted(self.more.items()):
+            severity = cast(Severity, self.config.severity(rule))
+            self.result.findings.append(Finding(
+                self.path, pos.line, pos.col, rule, severity,
+                f"{count} more {rule} ({RULES[rule].name}) finding{'s' * (count != 1)} in this file not shown "
+                f"(at most {FINDINGS_PER_RULE} per rule); fix these first", pos.end_line, pos.end_col))
+        self.more.clear()
 
 
 @dataclass
@@ -93,7 +136,11 @@ class _Report:
     def emit_issues(self, emit: _Emitter, issues: Iterable[FactIssue]) -> None:
         """Emit each issue at the fact, or the key, it names."""
         for issue in issues:
-            emit(issue.rule, self.doc().locate(self.pointer(issue.index, issue.field)), issue.message)
+            emit(issue.rule, functools.partial(self.locate, self.pointer(issue.index, issue.field)), issue.message)
+
+    def locate(self, pointer: str) -> Position:
+        """Position of the value at ``pointer``."""
+        return self.doc().locate(pointer)
 
     def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
         """The accepted fact as the result lists it, with its sort key (report, fact index)."""
@@ -119,26 +166,50 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     doc = source if isinstance(source, ParseFailure) else load_text(source[1], kind_of(target.path) or "json")
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
+        emit.close()
         return None
 
     facts, facts_ptr, problems = check_document(doc.data, config.facts_pointer)
-    bad_facts: set[str] = set()
+    bad_facts: set[int] = set()
+    checked = len(facts) if isinstance(facts, list) else 0
     for pointer, message, at_key in problems:
-        pos = Position(1, 1) if facts is pointers.MISSING else \
-            doc.locate_key(pointer) if at_key else doc.locate(pointer)
-        emit("CL002", pos, message)
-        bad_facts.add(pointers.enclosing_item(pointer, facts_ptr))
+        index = _fact_index(pointer, facts_ptr)
+        if emit.full("CL002"):
+            # Enough schema findings for one file: the facts not yet judged are
+            # neither checked further nor accepted (the file fails anyway).
+            checked = index if index is not None else 0
+            rest = len(facts) - checked if isinstance(facts, list) else 0
+            emit.stop("CL002", functools.partial(doc.locate, pointer),
+                      f"schema checking stopped at {FINDINGS_PER_RULE} findings in this file: {rest} more "
+                      f"fact{'s' * (rest != 1)} from here on {'were' if rest != 1 else 'was'} not "
+                      "checked and not accepted; fix these first")
+            break
+        where = (lambda: Position(1, 1)) if facts is pointers.MISSING else \
+            functools.partial(doc.locate_key if at_key else doc.locate, pointer)
+        emit("CL002", where, message)
+        if index is not None:
+            bad_facts.add(index)
     if not isinstance(facts, list):
+        emit.close()
         return None
     report = _Report(order, display, kind_of(target.path) or "json", source[1],
                      doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc)
-    valid = [(i, f) for i, f in enumerate(facts) if report.pointer(i) not in bad_facts]
+    valid = [(i, f) for i, f in enumerate(facts[:checked]) if i not in bad_facts]
     result.facts_invalid += len(facts) - len(valid)
     outcome = check_labels(valid, labels=config.labels, line_of=lambda index: doc.locate(report.pointer(index)).line)
     result.facts_cited += outcome.cited
     result.facts_unavailable += outcome.unavailable
     report.emit_issues(emit, outcome.issues)
+    emit.close()
     return report, outcome.citations, outcome.accepted
+
+
+def _fact_index(pointer: str, facts_ptr: str) -> int | None:
+    """The index of the fact holding ``pointer`` (None outside the facts array)."""
+    if not pointer.startswith(facts_ptr + "/"):
+        return None
+    head = pointer[len(facts_ptr) + 1:].split("/", 1)[0]
+    return int(head) if head.isdigit() and head.isascii() else None
 
 
 @dataclass
@@ -239,6 +310,7 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
             issues = [i for i in issues if id(i) not in removed_ids]
     for issue in issues:
         emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message)
+    emit.close()
 
 
 #: Below this many files a check runs in one process: forking costs more than it saves,
@@ -351,6 +423,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         report.emit_issues(emit, issues)
         if entry is not None:
             accepted.append(report.accepted(entry))
+    for emit in emitters.values():
+        emit.close()
     accepted.sort(key=lambda item: item[0])
     result.accepted = [fact for _, fact in accepted]
     if any(one.allowlist_empty for one in firsts) and result.links_governed:

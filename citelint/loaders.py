@@ -299,33 +299,44 @@ def _depth(value: Any) -> int:
     return 0
 
 
-def _flat(value: Any) -> bool:
-    """True for an object of strings: a fact as the schema allows it."""
-    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+def _too_deep(value: Any, depth: int) -> bool:
+    """True when ``value``, sitting at nesting ``depth`` (the top level is
+    1), holds a container deeper than MAX_DEPTH, as the full parser counts."""
+    kind = type(value)
+    if kind is dict:
+        if all(type(v) is str for v in value.values()):  # a fact as the schema allows it
+            return depth > MAX_DEPTH
+    elif kind is not list:
+        return False
+    return depth + _depth(value) - 1 > MAX_DEPTH
 
 
 @dataclass
 class LazyDocument:
     """A JSON report parsed by the C ``json`` module, with positions on demand.
 
-    The spans of the top-level ``facts`` array's elements are known from the
-    fast parse, so locating a fact costs a line-index lookup; any other
-    pointer runs the position-tracking parser once (a file with a finding
-    pays for positions, a clean one does not). Same interface as
-    :class:`Document`.
+    A fact's span is found by walking the facts array only as far as the
+    fact asked for (each element decoded by the C scanner), and the
+    positions inside a fact by running the position-tracking parser over
+    that fact alone; only a pointer outside the facts array parses the whole
+    document again. So a clean report costs about one C parse, and a report
+    of a million junk facts pays only for the findings it shows. Same
+    interface as :class:`Document`.
     """
 
     data: Any
     text: str
-    spans: dict[str, tuple[int, int]]
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     _full: Document | None = None
     _lines: _LineIndex | None = None
+    _cursor: tuple[int, int] | None = None
+    _facts: dict[int, Document] = field(default_factory=dict)
 
-    def _position(self, span: tuple[int, int]) -> Position:
+    def _position(self, start: int, end: int) -> Position:
         if self._lines is None:
             self._lines = _LineIndex(self.text)
-        line, col = self._lines.position(span[0])
-        end_line, end_col = self._lines.position(span[1])
+        line, col = self._lines.position(start)
+        end_line, end_col = self._lines.position(end)
         return Position(line, col, end_line, end_col)
 
     def full(self) -> Document:
@@ -337,14 +348,88 @@ class LazyDocument:
             self._full = doc
         return self._full
 
+    def _span(self, index: int) -> tuple[int, int] | None:
+        """Start and end offsets of ``/facts/<index>``, walking the array as far as needed."""
+        key = f"/facts/{index}"
+        if key in self.spans or self._cursor == (-1, -1):
+            return self.spans.get(key)
+        s = self.text
+        if self._cursor is None:
+            start = _facts_array_start(s)
+            if start is None:
+                self._cursor = (-1, -1)
+                return None
+            self._cursor = (0, _WS.match(s, start + 1).end())  # type: ignore[union-attr]
+        n, i = self._cursor
+        while n <= index:
+            if s.startswith("]", i):
+                self._cursor = (-1, -1)
+                break
+            _, end = _DECODER.raw_decode(s, i)
+            self.spans[f"/facts/{n}"] = (i, end)
+            i = _WS.match(s, end).end()  # type: ignore[union-attr]
+            if s.startswith(",", i):
+                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+            n += 1
+            self._cursor = (n, i)
+        return self.spans.get(key)
+
+    def _in_fact(self, pointer: str) -> tuple[int, Document] | None:
+        """(index, positions within that fact) for a pointer under ``/facts/<i>``."""
+        if not pointer.startswith("/facts/"):
+            return None
+        head = pointer[7:].split("/", 1)[0]
+        if not (head.isdigit() and head.isascii()) or (len(head) > 1 and head[0] == "0"):
+            return None
+        index = int(head)
+        if index not in self._facts:
+            span = self._span(index)
+            if span is None:
+                return None
+            parser = _JsonParser(self.text)
+            parser.value(span[0], f"/facts/{index}", 3)
+            lines = self._lines or _LineIndex(self.text)
+            self._lines = lines
+            self._facts[index] = Document(None, parser.values, dict(parser.keys), _to_pos(lines))
+        return index, self._facts[index]
+
     def locate(self, pointer: str) -> Position:
         """Position of the value at ``pointer``."""
-        span = self.spans.get(pointer)
-        return self._position(span) if span is not None else self.full().locate(pointer)
+        found = self._in_fact(pointer)
+        if found is None:
+            return self.full().locate(pointer)
+        index, doc = found
+        if pointer == f"/facts/{index}":
+            start, end = self.spans[pointer]
+            return self._position(start, end)
+        return doc.locate(pointer)
 
     def locate_key(self, pointer: str) -> Position:
         """Position of the key whose value is at ``pointer`` (or of the value)."""
-        return self.full().locate_key(pointer)
+        found = self._in_fact(pointer)
+        if found is None or pointer == f"/facts/{found[0]}":
+            return self.full().locate_key(pointer)
+        return found[1].locate_key(pointer)
+
+
+def _facts_array_start(s: str) -> int | None:
+    """Offset of the ``[`` of the top-level ``facts`` array, or None."""
+    i = _WS.match(s, 0).end()  # type: ignore[union-attr]
+    if not s.startswith("{", i):
+        return None
+    i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+    while s.startswith('"', i):
+        key, i = json.decoder.scanstring(s, i + 1, True)
+        i = _WS.match(s, i).end()  # type: ignore[union-attr]
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]  (past ":")
+        if key == "facts":
+            return i if s.startswith("[", i) else None
+        _, i = _DECODER.raw_decode(s, i)
+        i = _WS.match(s, i).end()  # type: ignore[union-attr]
+        if not s.startswith(",", i):
+            return None
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+    return None
 
 
 def fast_json(text: str) -> LazyDocument | None:
@@ -354,75 +439,23 @@ def fast_json(text: str) -> LazyDocument | None:
     input is anything the full parser would refuse or word differently:
     a syntax error, a duplicate key, NaN or Infinity, a number that
     overflows or has too many digits, a possible lone surrogate, nesting
-    deeper than ``MAX_DEPTH``, or a top level that is not an object. The
-    spans of ``/facts/<i>`` (start and end offsets, code points) are kept.
+    deeper than ``MAX_DEPTH``, or a top level that is not an object.
     """
     if _SURROGATE_ESCAPE.search(text):
         return None
-    s = text
     try:
-        i = _WS.match(s, 0).end()  # type: ignore[union-attr]
-        if not s.startswith("{", i):
-            return None
-        out: dict[str, Any] = {}
-        spans: dict[str, tuple[int, int]] = {}
-        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-        closed = s.startswith("}", i)
-        if closed:
-            i += 1
-        while not closed:
-            if not s.startswith('"', i):
-                return None
-            key, i = json.decoder.scanstring(s, i + 1, True)
-            i = _WS.match(s, i).end()  # type: ignore[union-attr]
-            if key in out or not s.startswith(":", i):
-                return None
-            i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-            if key == "facts" and s.startswith("[", i):
-                value, i = _fast_facts(s, i, spans)
-            else:
-                value, i = _DECODER.raw_decode(s, i)
-                if _depth(value) > MAX_DEPTH - 1:
-                    return None
-            out[key] = value
-            i = _WS.match(s, i).end()  # type: ignore[union-attr]
-            if s.startswith("}", i):
-                i, closed = i + 1, True
-            elif s.startswith(",", i):
-                i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-            else:
-                return None
-        if _WS.match(s, i).end() != len(s):  # type: ignore[union-attr]
-            return None
+        data = _DECODER.decode(text)
     except (_NotFast, ValueError, RecursionError):
         return None
-    return LazyDocument(out, text, spans)
-
-
-def _fast_facts(s: str, i: int, spans: dict[str, tuple[int, int]]) -> tuple[list[Any], int]:
-    """Decode the facts array starting at ``s[i] == "["``, recording each element's span.
-
-    Raises:
-        _NotFast: anything the full parser must judge.
-        ValueError: a syntax error.
-    """
-    facts: list[Any] = []
-    i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
-    if s.startswith("]", i):
-        return facts, i + 1
-    while True:
-        start = i
-        value, i = _DECODER.raw_decode(s, i)
-        if not _flat(value) and _depth(value) > MAX_DEPTH - 2:
-            raise _NotFast
-        spans[f"/facts/{len(facts)}"] = (start, i)
-        facts.append(value)
-        i = _WS.match(s, i).end()  # type: ignore[union-attr]
-        if s.startswith("]", i):
-            return facts, i + 1
-        if not s.startswith(",", i):
-            raise _NotFast
-        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+    if type(data) is not dict:
+        return None
+    for key, value in data.items():
+        if key == "facts" and type(value) is list:
+            if any(_too_deep(v, 3) for v in value):
+                return None
+        elif _too_deep(value, 2):
+            return None
+    return LazyDocument(data, text)
 
 
 def load_json_text(text: str) -> Document | ParseFailure:
@@ -440,6 +473,11 @@ def load_json_text(text: str) -> Document | ParseFailure:
             message = message.replace(f"first at offset {first}", f"first at {fl}:{fc}")
         return ParseFailure(line, col, message)
 
+    return Document(data, parser.values, dict(parser.keys), _to_pos(lines))
+
+
+def _to_pos(lines: _LineIndex) -> Callable[[Any], Position]:
+    """Turn the JSON parser's recorded offsets (a start, or (start, end)) into Positions."""
     def to_pos(entry: Any) -> Position:
         start, end = entry if isinstance(entry, tuple) else (entry, None)
         line, col = lines.position(start)
@@ -447,8 +485,7 @@ def load_json_text(text: str) -> Document | ParseFailure:
             return Position(line, col)
         el, ec = lines.position(end)
         return Position(line, col, el, ec)
-
-    return Document(data, parser.values, dict(parser.keys), to_pos)
+    return to_pos
 
 
 # --------------------------------------------------------------------------- YAML

@@ -358,7 +358,7 @@ def validate_facts(facts: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
         yield from _fact_errors(fact, pointer_join(pointer, index))
 
 
-def check_document(data: Any, facts_pointer: str | None) -> tuple[Any, str, list[tuple[str, str, bool]]]:
+def check_document(data: Any, facts_pointer: str | None) -> tuple[Any, str, Iterator[tuple[str, str, bool]]]:
     """Validate a loaded report and find its facts (rule CL002).
 
     With ``facts_pointer`` None the document is the report (``report.schema.json``);
@@ -367,16 +367,18 @@ def check_document(data: Any, facts_pointer: str | None) -> tuple[Any, str, list
 
     Returns (facts, pointer of the facts, problems): facts is whatever sits
     at the pointer (None or ``pointers.MISSING`` when absent), problems are
-    (pointer, message, at_key) triples as from :func:`validate_report`.
+    (pointer, message, at_key) triples as from :func:`validate_report`, in
+    document order and computed lazily, so a caller that stops early does
+    not pay for the rest.
     """
     if facts_pointer is None:
         facts = data.get("facts") if isinstance(data, dict) else None
-        return facts, "/facts", list(validate_report(data))
+        return facts, "/facts", validate_report(data)
     facts = pointers.resolve(data, facts_pointer)
     if facts is pointers.MISSING:
-        return facts, facts_pointer, [("", f"no value at facts_pointer {facts_pointer!r}; fix the pointer in "
-                                           "the config or the document", False)]
-    return facts, facts_pointer, list(validate_facts(facts, facts_pointer))
+        return facts, facts_pointer, iter([("", f"no value at facts_pointer {facts_pointer!r}; fix the pointer "
+                                                "in the config or the document", False)])
+    return facts, facts_pointer, validate_facts(facts, facts_pointer)
 
 
 def validate_report(data: Any) -> Iterator[tuple[str, str, bool]]:
