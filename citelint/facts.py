@@ -127,13 +127,42 @@ _INVISIBLE = Issue("CL108", "snippet", "snippet has no visible character (only w
                                        "characters); quote readable text from the capture")
 
 
-def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None) -> Verdict:
+#: Near-miss explanations per capture in one run, and the largest capture text
+#: (code points) explained at all: explaining folds the whole text in Python,
+#: so without bounds a report of junk snippets against a large capture would
+#: run for minutes. Per capture, so the output is the same for any --jobs.
+NEAR_MISSES_PER_CAPTURE = 20
+NEAR_MISS_MAX_CHARS = 8 * 1024 * 1024
+
+
+class _Budget:
+    """How many more misses against one capture may be explained."""
+
+    def __init__(self, text: str):
+        self.left = NEAR_MISSES_PER_CAPTURE if len(text) <= NEAR_MISS_MAX_CHARS else 0
+        self.why = ("not explained: the capture is too large to compare near misses "
+                    f"(over {NEAR_MISS_MAX_CHARS} characters)" if not self.left else
+                    f"not explained: near misses are explained for at most {NEAR_MISSES_PER_CAPTURE} snippets "
+                    "per capture in a run")
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None,
+                   budget: _Budget | None = None) -> Verdict:
     """Verify one visible snippet against the verified capture ``record`` it cites
-    (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the record."""
+    (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the
+    record; ``budget`` bounds the near-miss explanations of its capture."""
     text = record.text
     offset = text.find(snippet)
     if offset < 0:
-        hint = explain_miss(snippet, text) + _elsewhere_hint(store, record.source, record.sha256, snippet)
+        budget = budget or _Budget(text)
+        hint = explain_miss(snippet, text) + _elsewhere_hint(store, record.source, record.sha256, snippet) \
+            if budget.take() else f"{budget.why}; quote the capture verbatim"
         return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}"),),
                        resolved=True)
     issues = []
@@ -175,7 +204,8 @@ def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bo
                                                   "control or capture again")
         return [Verdict(inv + (corrupt,)) for inv in invisible]
     newer = _newer(store, source, record)
-    return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer)
+    budget = _Budget(record.text)
+    return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer, budget)
             for s, inv in zip(snippets, invisible)]
 
 

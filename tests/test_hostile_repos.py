@@ -121,3 +121,64 @@ def test_fix_still_fixes_a_regular_file(repo: Repo) -> None:
     path = repo.write("reports/answer.md", "See [this](https://example.org/invented).\n")
     run_cli("check", "--fix", cwd=repo.root)
     assert path.read_text() == "See this.\n"
+
+
+# ---------------------------------------------------------------- work bounded by meaning
+
+def _timed(repo: Repo) -> tuple[float, object]:
+    import time
+
+    start = time.perf_counter()
+    run = repo.check("--jobs", "1")
+    return time.perf_counter() - start, run
+
+
+@pytest.mark.parametrize("kind", ["json", "yaml"])
+def test_a_report_of_junk_facts_is_bounded(repo: Repo, kind: str) -> None:
+    size = 1024 * 1024
+    fact = {"state": "unavailable", "label": "sales", "reason": "not published"}
+    if kind == "json":
+        import json
+
+        one = json.dumps(fact) + ", "
+        clean = '{"facts": [' + (one * (size // len(one))).rstrip(", ") + "]}"
+        junk = '{"facts": [' + ",".join(["1"] * (size // 2)) + "]}"
+    else:
+        one = "  - {state: unavailable, label: sales, reason: not published}\n"
+        clean = "facts:\n" + one * (size // len(one))
+        junk = "facts:\n" + "  - 1\n" * (size // 6)
+    repo.write(f"reports/r.{kind}", clean)
+    clean_time, clean_run = _timed(repo)
+    assert clean_run.code == 1  # CL004: the label repeats; what matters is the time
+    repo.write(f"reports/r.{kind}", junk)
+    junk_time, run = _timed(repo)
+    assert run.code == 1
+    schema = run.findings("CL002")
+    assert len(schema) == 101, run.out[-500:]
+    assert "schema checking stopped at 100 findings in this file" in schema[-1]
+    assert junk_time < 3 * clean_time + 2, (junk_time, clean_time)
+
+
+def test_repeated_findings_are_capped_with_a_count(repo: Repo) -> None:
+    facts = [{"state": "unavailable", "label": f"unknown-{i}", "reason": "n/a"} for i in range(250)]
+    repo.report(*facts)
+    run = repo.check()
+    lines = run.findings("CL003")
+    assert len(lines) == 101
+    assert lines[-1].endswith("CL003 150 more CL003 (unknown-label) findings in this file not shown (at most 100 "
+                              "per rule); fix these first [unknown-label]")
+
+
+def test_near_miss_explanations_are_budgeted_per_capture(repo: Repo) -> None:
+    from citelint.facts import NEAR_MISSES_PER_CAPTURE
+
+    facts = [repo.cited(label=f"l{i}", snippet=f"Synthetic source:  4{i} items") for i in range(30)]
+    repo.config(labels=[f"l{i}" for i in range(30)])
+    repo.report(*facts)
+    run = repo.check()
+    misses = run.findings("CL104")
+    assert len(misses) == 30
+    explained = [m for m in misses if "not explained" not in m]
+    assert len(explained) == NEAR_MISSES_PER_CAPTURE
+    assert sum("not explained: near misses are explained for at most 20 snippets per capture" in m
+               for m in misses) == 30 - NEAR_MISSES_PER_CAPTURE
