@@ -423,3 +423,29 @@ def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
         for limit in (0, 1, 2):
             d = levenshtein(a, b)
             assert _edit_distance_at_most(a, b, limit) == (d if d <= limit else None), (a, b, limit)
+
+
+def test_allowlist_resolves_canonical_and_other_sources_alike() -> None:
+    # Canonical spellings are taken on sight and their identities computed
+    # only when a link needs them; the result is the same as for any other
+    # spelling, and near misses still name the first source in config order.
+    from citelint import urls
+
+    sources = ["https://ex.example/a/", "HTTPS://ex.example/abe", "https://ex.example/abc",
+               "https://ex.example/q?x=1&amp;y=2", "https://ex.example/r?x=1&y=2", "www.w.example/p",
+               "https://ex.example/%7Eu", "javascript:alert(1)"]
+    allow = Allowlist(sources, ["https://other.example/x"])
+    assert allow.rejected == ["javascript:alert(1)"]
+    for href in sources[:-1]:
+        assert allow.decide(href) == ("governed", True), href
+    want = {i for s in sources for i in (urls.identity(s), urls.source_identity(s)) if i}
+    assert len(allow) == len(want) + 1
+    assert allow._ids == want | {"https://other.example/x"}
+    assert allow.decide("http://ex.example/a#top") == ("governed", True)
+    assert allow.decide("https://ex.example/q?x=1&y=2") == ("governed", True)
+    assert allow.decide("https://ex.example/~u") == ("governed", True)
+    assert allow.decide("https://ex.example/abd") == ("governed", False)
+    assert allow.near_miss("https://ex.example/abd") == "HTTPS://ex.example/abe"
+    assert Allowlist(sources[2:0:-1]).near_miss("https://ex.example/abd") == "https://ex.example/abc"
+    # a fresh allowlist answers a near miss before any decision
+    assert Allowlist(sources).near_miss("https://www.ex.example/a") == "https://ex.example/a/"

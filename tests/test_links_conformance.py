@@ -134,6 +134,56 @@ def test_spec_examples_hrefs_equal_the_reference_html() -> None:
     assert mismatches == []
 
 
+def assert_check_agrees_with_govern(md: str, allow: Allowlist, label: object) -> None:
+    """check()'s counts and findings for ``md`` are govern()'s."""
+    governed, issues = govern(md, allow)
+    report = check(md, allow)
+    blocking = {id(i.link) for i in issues if i.rule in ("CL201", "CL202")}
+    want = (len(governed), sum(lk.category == "governed" for lk in governed),
+            sum(lk.category == "governed" and id(lk) not in blocking for lk in governed))
+    assert (report.links, report.governed, report.grounded) == want, label
+    assert [(i.rule, i.line, i.col, i.message) for i in report.issues] == \
+        [(i.rule, i.line, i.col, i.message) for i in issues], label
+
+
+def test_check_agrees_with_govern_on_every_spec_example() -> None:
+    # check() decides most links (raw HTML <a> included) from cmark's output
+    # without locating them; its counts and findings must be govern()'s.
+    # Each example is checked with its own governed links allowed (nothing
+    # located but what has a finding) and with nothing allowed.
+    examples = spec_examples()
+    assert len(examples) == 655 + 673
+    for name, example, _ in examples:
+        md = example["markdown"]
+        own = Allowlist(link.cited for link in extract(md) if link.category == "governed")
+        for allow in (own, Allowlist([])):
+            assert_check_agrees_with_govern(md, allow, (name, example["example"]))
+
+
+RAW_HTML = [
+    '<a href="https://ok.example/a">x</a>\n',
+    'Text <a href="https://ok.example/a" title="t">x</a> and <A HREF="https://ok.example/b">y</A>.\n',
+    "<a href='https://ok.example/a?x=1&amp;y=2'>x</a>\n",
+    "<a href=https://ok.example/c>x</a> <a name=anchor>n</a> <a id=x href=javascript:alert(1)>j</a>\n",
+    '<div>\n<a href="https://ok.example/d"\n   title="multi-line">x</a>\n</div>\n\n[m](https://ok.example/e)\n',
+    '<!-- <a href="https://commented.example/"> -->\n\n<a href="//ok.example/f">p</a>\n',
+    "| a | b |\n|---|---|\n| <a href=\"https://ok.example/g\">t</a> | <a href=\"docs/x.md\">r</a> |\n",
+    "Note[^1] and <a href=\"https://ok.example/h\">x</a>.\n\n[^1]: <a href=\"https://fn.example/\">f</a>\n",
+    '<div><a href="https://ok.example/i"\n\npara <b>\n',  # a tag left open: it ends in cmark's next tag
+    '<a\nhref="https://ok.example/j">x</a> <a href="">e</a> <a href="mailto:a@b.example">m</a>\n',
+    "`<a href=\"https://code.example/\">` <a href=\"https://ok.example/k\">x</a>\n",
+]
+
+
+@pytest.mark.parametrize("md", RAW_HTML)
+def test_check_agrees_with_govern_on_raw_html_links(md: str) -> None:
+    found = extract(md)
+    assert any(link.form == "html" for link in found)
+    hrefs = [link.cited for link in found if link.category == "governed"]
+    for allow in (Allowlist(hrefs), Allowlist(hrefs[1:]), Allowlist(hrefs[:-1]), Allowlist([])):
+        assert_check_agrees_with_govern(md, allow, md)
+
+
 def test_spec_autolink_extension_only_where_enabled() -> None:
     # example 621 of the GFM spec: a www. link is a link only with the extension
     text = "www.commonmark.org\n"
