@@ -281,6 +281,8 @@ def analyse(href: str) -> tuple[str, str | None]:
     ident = _quick_identity(href)
     if ident is not None:
         return "governed", ident
+    if href[:1] == "#" and href.isascii():
+        return "pass", None  # a fragment of this page, as _analyse finds (ASCII: nothing to encode)
     return _analyse(href)
 
 

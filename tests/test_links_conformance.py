@@ -297,3 +297,36 @@ def test_expertqa_citations_are_governed_in_every_link_form(form: str) -> None:
         else:
             assert at.startswith(issue.link.cited if form != "html" else issue.link.href), (at[:60], issue)
     assert check(md, allow).grounded == check(md_inline, allow).grounded > 0
+
+
+def _scan_filtering_comments(out: str, images: bool) -> list:
+    """The oracle for render._scan: every tag of cmark's output, then those inside a comment dropped."""
+    from bisect import bisect_right
+
+    from citelint.links import render
+
+    found = list((render._SCAN_A_IMG if images else render._SCAN_A).finditer(out))
+    comments = render._comment_spans(out)
+    starts = [c[0] for c in comments]
+
+    def outside(m) -> bool:
+        k = bisect_right(starts, m.start()) - 1
+        return k < 0 or m.start() >= comments[k][1]
+
+    return [m for m in found if outside(m)]
+
+
+def test_scan_between_comments_equals_filtering_them() -> None:
+    from citelint.links import render
+
+    docs = [example["markdown"] for _, example, _ in spec_examples()]
+    docs += [p.read_text(encoding="utf-8") for p in sorted(corpus("markdown-readmes").glob("*.md"))]
+    docs += ['<!-- <a href="x"> -->text</a> <a href="y">', "<!-- [a](b) --> [c](d) <!--", "<!--> <a href=x> <!--->"]
+    with_comments = 0
+    for md in docs:
+        out = links._render(md, links.GITHUB_EXTENSIONS, True)
+        with_comments += "<!--" in out
+        for images in (False, True):
+            got = [(m.span(), m.groups()) for m in render._scan(out, images)]
+            assert got == [(m.span(), m.groups()) for m in _scan_filtering_comments(out, images)], md[:80]
+    assert with_comments > 30

@@ -197,6 +197,7 @@ def _spellings_near_the_quick_rules() -> list[str]:
     out = [s + h + p for s in schemes for h in hosts for p in paths]
     out += [s + h + "/a" + q + f for s in schemes[:3] for h in hosts for q in queries for f in fragments]
     out += ["https://ex.com" + p + q + f for p in paths for q in queries for f in fragments]
+    out += [lead + f for lead in ("", " ", "\t", "\x00") for f in fragments + ["#\ud800", "#a\nb", "#\\x"]]
     return out
 
 

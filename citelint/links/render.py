@@ -11,7 +11,6 @@ allocates (:func:`_load_freeing_renderer`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from typing import Sequence
 
 import cmarkgfm
@@ -145,16 +144,18 @@ _SCAN_A_IMG = re.compile(
 
 def _scan(out: str, images: bool) -> list[re.Match[str]]:
     """Every ``<a …>`` (and ``<img …>`` when ``images``) tag of cmark's output outside comments."""
-    found = list((_SCAN_A_IMG if images else _SCAN_A).finditer(out))
-    if "<!--" in out:
-        comments = _comment_spans(out)
-        starts = [c[0] for c in comments]
-
-        def outside(m: re.Match[str]) -> bool:
-            k = bisect_right(starts, m.start()) - 1
-            return k < 0 or m.start() >= comments[k][1]
-
-        found = [m for m in found if outside(m)]
+    pattern = _SCAN_A_IMG if images else _SCAN_A
+    if "<!--" not in out:
+        return list(pattern.finditer(out))
+    # Scan the text between comments only. No match can run from before a
+    # comment into it: an anchor's text stops at "<" and a raw tag's match is
+    # its "<a" alone.
+    found: list[re.Match[str]] = []
+    pos = 0
+    for start, end in _comment_spans(out):
+        found.extend(pattern.finditer(out, pos, start))
+        pos = end
+    found.extend(pattern.finditer(out, pos))
     return found
 
 
