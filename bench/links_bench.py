@@ -19,14 +19,22 @@ the whole corpus, from text in memory to a verdict for every link:
   ``enforceLinkProvenance(text, allowlist)``, timed inside Node by
   ``bench/links_peer.mjs``. It governs inline links only.
 
+Each repeat also times the stages of ``check()`` on their own (CPU): cmark
+(one render per document, without source positions), the allowlists (the
+identity of every source) and the rest (scanning cmark's output, deciding
+each link, locating the findings), so a ceiling can be told from overhead.
+
 The result is printed as a table and, with ``--json``, written as JSON.
-No network is used except the npm registry for the peer install.
+No network is used except the npm registry for the peer install. With
+``PYTHONPATH`` set, citelint is imported from there (to compare two
+checkouts with one script); the path imported is printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -36,8 +44,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if not os.environ.get("PYTHONPATH"):
+    sys.path.insert(0, str(ROOT))
 
+import citelint  # noqa: E402
 from citelint import links, urls  # noqa: E402
 
 PEER = "llm-link-provenance@0.1.2"
@@ -83,6 +93,18 @@ def inclusive_corpus(texts: list[str], sources: list[list[str]]) -> None:
         found = links.extract(text)
         allow = links.Allowlist(link.cited for link in found if link.category == "governed")
         links.judge(found, allow)
+
+
+def render_corpus(texts: list[str], sources: list[list[str]]) -> None:
+    """Stage: cmark-gfm's render of each document, as check() first renders it."""
+    for text in texts:
+        links._render(text, links.GITHUB_EXTENSIONS, True, sourcepos=False)
+
+
+def allowlist_corpus(texts: list[str], sources: list[list[str]]) -> None:
+    """Stage: building each document's allowlist (the identity of every source)."""
+    for srcs in sources:
+        links.Allowlist(srcs)
 
 
 def time_citelint(fn, texts: list[str], sources: list[list[str]]) -> tuple[float, float]:
@@ -155,20 +177,28 @@ def main(argv: list[str] | None = None) -> int:
     # inflated by waiting, CPU time is not (but V8's CPU time includes its
     # background GC/compiler threads).
     paired: dict[str, list[float]] = {name: [] for name in fns}
+    paired_wall: dict[str, list[float]] = {name: [] for name in fns}
+    stages = {"cmark": render_corpus, "allowlist": allowlist_corpus}
+    stage_cpu: dict[str, list[float]] = {name: [] for name in (*stages, "rest", "peer")}
     try:
         for _ in range(args.repeats):
-            this = {}
+            this, this_wall = {}, {}
             for name, fn in fns.items():
                 w, c = time_citelint(fn, texts, sources)
                 wall[name], cpu[name] = min(wall[name], w), min(cpu[name], c)
-                this[name] = c
+                this[name], this_wall[name] = c, w
+            for name, fn in stages.items():
+                stage_cpu[name].append(time_citelint(fn, texts, sources)[1])
+            stage_cpu["rest"].append(this["check"] - stage_cpu["cmark"][-1] - stage_cpu["allowlist"][-1])
             if peer is not None and peer.error is None:
                 run = peer.run(files, 2)
                 peer_wall = min(peer_wall, run["seconds"])
                 peer_cpu = min(peer_cpu, run["cpu_seconds"])
                 peer_removed = run["removed"]
+                stage_cpu["peer"].append(run["cpu_seconds"])
                 for name in fns:  # this repeat's ratio: both measured back to back
                     paired[name].append(run["cpu_seconds"] / this[name])
+                    paired_wall[name].append(run["seconds"] / this_wall[name])
     finally:
         if peer is not None:
             peer.close()
@@ -186,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                             "mb_per_s_cpu": mb / cpu[name]} for name in fns},
         "peer": peer_result,
     }
+    print(f"citelint from {Path(citelint.__file__).parent}")
     print(f"corpus: {len(files)} files, {mb:.2f} MB; best of {args.repeats} (wall / CPU)")
     print(f"links: {counts['links']} ({counts['governed']} governed, {counts['grounded']} grounded); "
           f"CL201 {counts['CL201']}, CL202 {counts['CL202']}, CL203 {counts['CL203']}")
@@ -207,8 +238,20 @@ def main(argv: list[str] | None = None) -> int:
         print("ratio citelint/peer MB/s, wall: " + ", ".join(f"{k} {v:.2f}x" for k, v in result["ratio_wall"].items()))
         print("ratio citelint/peer MB/s, CPU:  " + ", ".join(f"{k} {v:.2f}x" for k, v in result["ratio_cpu"].items()))
         result["ratio_cpu_paired_median"] = {name: statistics.median(v) for name, v in paired.items()}
-        print("median of per-repeat CPU ratios: " + ", ".join(
-            f"{k} {v:.2f}x" for k, v in result["ratio_cpu_paired_median"].items()))
+        result["ratio_wall_paired_median"] = {name: statistics.median(v) for name, v in paired_wall.items()}
+        result["ratio_cpu_paired"] = paired
+        print("median of per-repeat CPU ratios:  " + ", ".join(
+            f"{k} {v:.2f}x" for k, v in result["ratio_cpu_paired_median"].items())
+            + "  (" + " ".join(f"{v:.2f}" for v in paired["check"]) + ")")
+        print("median of per-repeat wall ratios: " + ", ".join(
+            f"{k} {v:.2f}x" for k, v in result["ratio_wall_paired_median"].items()))
+    medians = {name: statistics.median(v) for name, v in stage_cpu.items() if v}
+    result["stages_cpu_median_s"] = medians
+    peer_s = medians.get("peer")
+    print("check() stages, median CPU of the repeats"
+          + (" (share of the peer's time)" if peer_s else "") + ": " + ", ".join(
+              f"{name} {v:.3f} s" + (f" ({v / peer_s:.0%})" if peer_s else "")
+              for name, v in medians.items() if name != "peer"))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return 0

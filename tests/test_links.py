@@ -347,6 +347,25 @@ def test_link_modules_never_import_a_network_library() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_link_modules_never_import_pycparser() -> None:
+    # Freeing cmark's memory goes through ctypes: cffi's cdef would parse C
+    # declarations with pycparser at every start-up.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    code = ("import sys, citelint.links\n"
+            "from citelint.links import Allowlist, check\n"
+            "check('[a](https://x.example) [b](/rel) https://y.example', Allowlist([]))\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pycparser', 'cffi')))\n"
+            "print(citelint.links._to_html is not citelint.links._cmarkgfm_to_html)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["[]", "True"]
+
+
 def test_rendering_frees_cmark_memory() -> None:
     # cmarkgfm's own wrapper keeps every tree and HTML string it makes (about
     # 12 bytes per byte of Markdown); extract() must not grow without bound.
@@ -360,6 +379,26 @@ def test_rendering_frees_cmark_memory() -> None:
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024, f"{grown_kib} KiB retained after 20 renders of {len(doc)} chars"
     assert links._to_html is not links._cmarkgfm_to_html
+
+
+def test_freeing_renderer_agrees_with_cmarkgfm() -> None:
+    # The arena renderer must give cmarkgfm's own HTML, byte for byte, for
+    # every option set the link stages use, and survive repeated use.
+    from cmarkgfm.cmark import Options
+
+    docs = ["", "[a](https://x.example) <https://y.example> www.z.example\n",
+            "| a | b |\n|---|---|\n| [x](/y) | ~~s~~ |\n\n- [ ] task\n\n<script>x</script>\n",
+            "text[^1]\n\n[^1]: note https://n.example\n", "é\u3000[ü](https://ü.example)\n" * 300]
+    sets = [Options.CMARK_OPT_UNSAFE, Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_SOURCEPOS]
+    for _ in range(3):
+        for doc in docs:
+            for options in sets:
+                for extensions in ((), links.GITHUB_EXTENSIONS):
+                    assert links._to_html(doc, options, extensions) == \
+                        links._cmarkgfm_to_html(doc, options, extensions)
+    with pytest.raises(ValueError):
+        links._to_html("x", 0, ["no-such-extension"])
+    assert links._to_html("*x*", 0, ()) == "<p><em>x</em></p>\n"
 
 
 def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
@@ -384,3 +423,29 @@ def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
         for limit in (0, 1, 2):
             d = levenshtein(a, b)
             assert _edit_distance_at_most(a, b, limit) == (d if d <= limit else None), (a, b, limit)
+
+
+def test_allowlist_resolves_canonical_and_other_sources_alike() -> None:
+    # Canonical spellings are taken on sight and their identities computed
+    # only when a link needs them; the result is the same as for any other
+    # spelling, and near misses still name the first source in config order.
+    from citelint import urls
+
+    sources = ["https://ex.example/a/", "HTTPS://ex.example/abe", "https://ex.example/abc",
+               "https://ex.example/q?x=1&amp;y=2", "https://ex.example/r?x=1&y=2", "www.w.example/p",
+               "https://ex.example/%7Eu", "javascript:alert(1)"]
+    allow = Allowlist(sources, ["https://other.example/x"])
+    assert allow.rejected == ["javascript:alert(1)"]
+    for href in sources[:-1]:
+        assert allow.decide(href) == ("governed", True), href
+    want = {i for s in sources for i in (urls.identity(s), urls.source_identity(s)) if i}
+    assert len(allow) == len(want) + 1
+    assert allow._ids == want | {"https://other.example/x"}
+    assert allow.decide("http://ex.example/a#top") == ("governed", True)
+    assert allow.decide("https://ex.example/q?x=1&y=2") == ("governed", True)
+    assert allow.decide("https://ex.example/~u") == ("governed", True)
+    assert allow.decide("https://ex.example/abd") == ("governed", False)
+    assert allow.near_miss("https://ex.example/abd") == "HTTPS://ex.example/abe"
+    assert Allowlist(sources[2:0:-1]).near_miss("https://ex.example/abd") == "https://ex.example/abc"
+    # a fresh allowlist answers a near miss before any decision
+    assert Allowlist(sources).near_miss("https://www.ex.example/a") == "https://ex.example/a/"

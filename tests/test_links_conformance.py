@@ -134,6 +134,56 @@ def test_spec_examples_hrefs_equal_the_reference_html() -> None:
     assert mismatches == []
 
 
+def assert_check_agrees_with_govern(md: str, allow: Allowlist, label: object) -> None:
+    """check()'s counts and findings for ``md`` are govern()'s."""
+    governed, issues = govern(md, allow)
+    report = check(md, allow)
+    blocking = {id(i.link) for i in issues if i.rule in ("CL201", "CL202")}
+    want = (len(governed), sum(lk.category == "governed" for lk in governed),
+            sum(lk.category == "governed" and id(lk) not in blocking for lk in governed))
+    assert (report.links, report.governed, report.grounded) == want, label
+    assert [(i.rule, i.line, i.col, i.message) for i in report.issues] == \
+        [(i.rule, i.line, i.col, i.message) for i in issues], label
+
+
+def test_check_agrees_with_govern_on_every_spec_example() -> None:
+    # check() decides most links (raw HTML <a> included) from cmark's output
+    # without locating them; its counts and findings must be govern()'s.
+    # Each example is checked with its own governed links allowed (nothing
+    # located but what has a finding) and with nothing allowed.
+    examples = spec_examples()
+    assert len(examples) == 655 + 673
+    for name, example, _ in examples:
+        md = example["markdown"]
+        own = Allowlist(link.cited for link in extract(md) if link.category == "governed")
+        for allow in (own, Allowlist([])):
+            assert_check_agrees_with_govern(md, allow, (name, example["example"]))
+
+
+RAW_HTML = [
+    '<a href="https://ok.example/a">x</a>\n',
+    'Text <a href="https://ok.example/a" title="t">x</a> and <A HREF="https://ok.example/b">y</A>.\n',
+    "<a href='https://ok.example/a?x=1&amp;y=2'>x</a>\n",
+    "<a href=https://ok.example/c>x</a> <a name=anchor>n</a> <a id=x href=javascript:alert(1)>j</a>\n",
+    '<div>\n<a href="https://ok.example/d"\n   title="multi-line">x</a>\n</div>\n\n[m](https://ok.example/e)\n',
+    '<!-- <a href="https://commented.example/"> -->\n\n<a href="//ok.example/f">p</a>\n',
+    "| a | b |\n|---|---|\n| <a href=\"https://ok.example/g\">t</a> | <a href=\"docs/x.md\">r</a> |\n",
+    "Note[^1] and <a href=\"https://ok.example/h\">x</a>.\n\n[^1]: <a href=\"https://fn.example/\">f</a>\n",
+    '<div><a href="https://ok.example/i"\n\npara <b>\n',  # a tag left open: it ends in cmark's next tag
+    '<a\nhref="https://ok.example/j">x</a> <a href="">e</a> <a href="mailto:a@b.example">m</a>\n',
+    "`<a href=\"https://code.example/\">` <a href=\"https://ok.example/k\">x</a>\n",
+]
+
+
+@pytest.mark.parametrize("md", RAW_HTML)
+def test_check_agrees_with_govern_on_raw_html_links(md: str) -> None:
+    found = extract(md)
+    assert any(link.form == "html" for link in found)
+    hrefs = [link.cited for link in found if link.category == "governed"]
+    for allow in (Allowlist(hrefs), Allowlist(hrefs[1:]), Allowlist(hrefs[:-1]), Allowlist([])):
+        assert_check_agrees_with_govern(md, allow, md)
+
+
 def test_spec_autolink_extension_only_where_enabled() -> None:
     # example 621 of the GFM spec: a www. link is a link only with the extension
     text = "www.commonmark.org\n"
@@ -247,3 +297,36 @@ def test_expertqa_citations_are_governed_in_every_link_form(form: str) -> None:
         else:
             assert at.startswith(issue.link.cited if form != "html" else issue.link.href), (at[:60], issue)
     assert check(md, allow).grounded == check(md_inline, allow).grounded > 0
+
+
+def _scan_filtering_comments(out: str, images: bool) -> list:
+    """The oracle for render._scan: every tag of cmark's output, then those inside a comment dropped."""
+    from bisect import bisect_right
+
+    from citelint.links import render
+
+    found = list((render._SCAN_A_IMG if images else render._SCAN_A).finditer(out))
+    comments = render._comment_spans(out)
+    starts = [c[0] for c in comments]
+
+    def outside(m) -> bool:
+        k = bisect_right(starts, m.start()) - 1
+        return k < 0 or m.start() >= comments[k][1]
+
+    return [m for m in found if outside(m)]
+
+
+def test_scan_between_comments_equals_filtering_them() -> None:
+    from citelint.links import render
+
+    docs = [example["markdown"] for _, example, _ in spec_examples()]
+    docs += [p.read_text(encoding="utf-8") for p in sorted(corpus("markdown-readmes").glob("*.md"))]
+    docs += ['<!-- <a href="x"> -->text</a> <a href="y">', "<!-- [a](b) --> [c](d) <!--", "<!--> <a href=x> <!--->"]
+    with_comments = 0
+    for md in docs:
+        out = links._render(md, links.GITHUB_EXTENSIONS, True)
+        with_comments += "<!--" in out
+        for images in (False, True):
+            got = [(m.span(), m.groups()) for m in render._scan(out, images)]
+            assert got == [(m.span(), m.groups()) for m in _scan_filtering_comments(out, images)], md[:80]
+    assert with_comments > 30

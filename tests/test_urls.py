@@ -165,3 +165,83 @@ def test_unvouchable_reason_names_the_problem() -> None:
 def test_lone_surrogates_are_unvouchable_not_an_exception() -> None:
     assert urls.identity("https://ex.com/\ud800") is None
     assert urls.classify("https://ex.com/\ud800") == "malformed"
+
+
+def _readme_hrefs() -> list[str]:
+    """Every href cmark renders for the README corpus (entities decoded)."""
+    from citelint.links import GITHUB_EXTENSIONS, _render
+
+    readmes = CORPUS / "markdown-readmes"
+    files = sorted(readmes.glob("*.md"))
+    if not files:
+        pytest.skip(f"README corpus not found at {readmes} (the shared corpus is not checked out)")
+    hrefs: set[str] = set()
+    for path in files:
+        out = _render(path.read_text(encoding="utf-8"), GITHUB_EXTENSIONS, True, sourcepos=False)
+        hrefs.update(html.unescape(h) for h in re.findall(r'<a href="([^"]*)"', out))
+    return sorted(hrefs)
+
+
+def _spellings_near_the_quick_rules() -> list[str]:
+    """URLs on both sides of each rule of the quick identity: host, path, query, fragment."""
+    schemes = ["http://", "https://", "HTTP://", "Https://", "http:/", "ftp://", "https:"]
+    hosts = ["a", "ex.com", "EX.com", "ex.com.", ".ex.com", "ex..com", "1.2.3.4", "1.2.3", "0x7f.1",
+             "ex.123", "ex.0x1f", "ex.1a", "123.ex", "ex.c0m", "xn--nxasmq6b.com", "xn--a.com", "a-.com",
+             "-a.com", "a--b.com", "ex.com-", "x" * 70 + ".com", "ex.com:443", "ex.com:80", "u@ex.com",
+             "u:p@ex.com", "ex_c.com", "localhost", "ex.com.-", "", "é.com", "ex%2Ecom", "[::1]"]
+    paths = ["", "/", "/a", "/a/", "//", "/a//", "/.", "/./a", "/..", "/a/..", "/a/.b", "/.well-known/x",
+             "/%2e", "/a%7e", "/a%zz", "/a'b", "/a$b!c*(d)+,;=:@", "/~u_-.", "/a b", "/a|b", "/é",
+             "/a\\b", "/a^b", "/a`b", "/a{b}", "/a[b]", "/a\"b", "/a<b>", "/a\tb"]
+    queries = ["", "?", "?a=1&b=2", "?a'b", "?a=/?x:@", "?%7e", "?a b", "?a&amp;b", "?é", "?a^b", "?a|b"]
+    fragments = ["", "#", "#x", "#a'b", "#%zz", "#a#b", "#é", "#a b", "#a`b"]
+    out = [s + h + p for s in schemes for h in hosts for p in paths]
+    out += [s + h + "/a" + q + f for s in schemes[:3] for h in hosts for q in queries for f in fragments]
+    out += ["https://ex.com" + p + q + f for p in paths for q in queries for f in fragments]
+    out += [lead + f for lead in ("", " ", "\t", "\x00") for f in fragments + ["#\ud800", "#a\nb", "#\\x"]]
+    return out
+
+
+def test_quick_identity_agrees_with_the_parser() -> None:
+    # The quick path may decline any spelling; whatever it answers must be
+    # exactly what the WHATWG parser and the identity rules give.
+    inputs: set[str] = set()
+    for case in _whatwg_cases():
+        inputs.update(v for v in (case["input"], case["base"], case.get("href")) if v)
+    readme = _readme_hrefs()
+    inputs.update(readme)
+    inputs.update(_spellings_near_the_quick_rules())
+    disagreements = []
+    answered = 0
+    for url in inputs:
+        quick = urls._quick_identity(url)
+        if quick is not None:
+            answered += 1
+            if urls._analyse(url) != ("governed", quick):
+                disagreements.append((url, quick, urls._analyse(url)))
+        assert urls.analyse(url) == urls._analyse(url), url
+    assert disagreements == []
+    assert answered > 1000
+    # and it answers for most real links, or it would not be worth having
+    governed = [h for h in readme if urls._analyse(h)[0] == "governed"]
+    assert sum(urls._quick_identity(h) is not None for h in governed) > 0.9 * len(governed)
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("https://ex.com", "https://ex.com/"),
+    ("http://ex.com/a/b//", "https://ex.com/a/b"),
+    ("https://ex.com//", "https://ex.com/"),
+    ("https://ex.com/a?", "https://ex.com/a?"),
+    ("https://ex.com/a/?q=1/#f", "https://ex.com/a?q=1/"),
+    ("https://ex.com?q", "https://ex.com/?q"),
+])
+def test_quick_identity_examples(url: str, expected: str) -> None:
+    assert urls._quick_identity(url) == expected == urls._analyse(url)[1]
+
+
+@pytest.mark.parametrize("url", [
+    "https://1.2.3/a", "https://ex.123/", "https://xn--a.com/", "https://ex..com/", "https://ex.com./",
+    "https://ex.com/./a", "https://ex.com/a%7e", "https://ex.com/a?b'c", "HTTPS://ex.com/", "https://Ex.com/",
+    "https://ex.com:443/", "https://u@ex.com/", "https://ex.com/a b", "https://ex.com/é",
+])
+def test_quick_identity_declines_what_the_parser_must_see(url: str) -> None:
+    assert urls._quick_identity(url) is None

@@ -30,24 +30,30 @@ class Allowlist:
         self._exact: set[str] = set()
         self._prefixes: list[str] = []
         self._sources: list[tuple[str, str]] = []  # (identity, source as written)
+        # Sources in config order, their identities not yet in _ids/_sources:
+        # a canonical spelling as a str, any other as (source, identity,
+        # identity of the HTML-unescaped source). Most documents link only
+        # what they captured, exactly as written, and never need the identities.
+        self._pending: list[str | tuple[str, str | None, str | None]] = []
         # near-miss index, built on the first near miss asked for: host
         # without a leading "www." -> [(authority, path, query, source)]
         self._by_host: dict[str, dict[int, list[tuple[str, str, str | None, str]]]] | None = None
         self.rejected: list[str] = []
-        analyse, ids, sources = urls.analyse, self._ids, self._sources
+        exact, pending = self._exact, self._pending
+        canonical = urls._CANONICAL.fullmatch
         for source in captured_sources:
-            category, ident = analyse(source)
+            if canonical(source) is not None:
+                exact.add(source)
+                pending.append(source)
+                continue
+            category, ident = urls.analyse(source)
             decoded = urls.source_identity(source)
             if ident is None and decoded is None:
                 self.rejected.append(source)
                 continue
             if category == "governed":
-                self._exact.add(source)
-            # The source as written, and as its HTML escapes read (seed 002).
-            for each in {ident, decoded} - {None}:
-                if each not in ids:
-                    ids.add(each)
-                    sources.append((each, source))
+                exact.add(source)
+            pending.append((source, ident, decoded))
         for entry in allow:
             if entry.endswith("*"):
                 prefix = _canonical_prefix(entry[:-1])
@@ -61,8 +67,30 @@ class Allowlist:
                     self.rejected.append(entry)
                 self._ids.update(found)  # type: ignore[arg-type]
 
+    def _resolve_pending(self) -> None:
+        """Put the identities of the pending sources in ``_ids`` and ``_sources``, in config order."""
+        ids, sources, quick = self._ids, self._sources, urls._quick_identity
+        html_escaped = urls._HTML_ESCAPED.search
+        seen = {ident for ident, _ in sources}
+        for entry in self._pending:
+            if isinstance(entry, str):
+                source, ident = entry, quick(entry)
+                # the source as its HTML escapes read (seed 002), when it has any
+                decoded = ident if "&" not in source or html_escaped(source) is None \
+                    else urls.source_identity(source)
+            else:
+                source, ident, decoded = entry
+            for each in (ident, decoded):
+                if each is not None and each not in seen:
+                    seen.add(each)
+                    ids.add(each)
+                    sources.append((each, source))
+        self._pending = []
+
     def __len__(self) -> int:
         """Number of distinct identities plus prefixes."""
+        if self._pending:
+            self._resolve_pending()
         return len(self._ids) + len(self._prefixes)
 
     def identity_of(self, href: str) -> str | None:
@@ -86,6 +114,8 @@ class Allowlist:
         category, ident = urls.analyse(href)
         if ident is None:
             return category, False
+        if self._pending:
+            self._resolve_pending()
         return category, ident in self._ids or any(ident.startswith(p) for p in self._prefixes)
 
     def grounded(self, href: str) -> bool:
@@ -101,6 +131,8 @@ class Allowlist:
         returned as written in the config. Never raises.
         """
         ident = self.identity_of(href)
+        if self._pending:
+            self._resolve_pending()
         if ident is None or ident in self._ids:
             return None
         if self._by_host is None:

@@ -14,7 +14,7 @@ from typing import Iterable
 from citelint import urls
 from citelint.links.allowlist import Allowlist
 from citelint.links.link import Link, LinkIssue, _cjk_cut
-from citelint.links.locate import _locate_all, extract
+from citelint.links.locate import _locate_all, _raw_tag, extract
 from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan
 from citelint.links.source import _Document
 from citelint.model import RULES
@@ -116,9 +116,10 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     Gives the same issues as :func:`govern` (same rules, positions and
     messages) but decides most links from cmark's output alone: a link whose
     href is grounded, ``mailto:``/``tel:``/fragment, or relative under
-    ``relative="pass"`` needs no position. The blocks holding anything else
-    (and every raw HTML tag, and any bare URL that may run on past CJK
-    punctuation) are located exactly as :func:`extract` does. This is what
+    ``relative="pass"`` needs no position (raw HTML ``<a href>`` included:
+    cmark passes it through, so its href is read from the output). The
+    blocks holding anything else (and every image, and any bare URL that may
+    run on past CJK punctuation) are located exactly as :func:`extract` does. This is what
     ``citelint check`` runs. Raises nothing for any ``str`` input.
     """
     # Source positions cost cmark a quarter of its time and most documents
@@ -130,25 +131,34 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     unescape = html.unescape
     cjk = _CJK_SEARCH.search
     relative_passes = relative == "pass"
-    links = governed = grounded = 0
+    grounded = passed = 0  # decided here: grounded links, and links that pass
     need: list[int] = []
     for i, m in enumerate(tags):
         href, text = m.group(1, 2)
-        if href is None or (text is not None and cjk(text)):
-            need.append(i)  # raw HTML (or an image) or a possible CL203: locate it
+        if href is None:
+            t = m.start()
+            if out[t + 1] not in "aA":
+                need.append(i)  # an image: locate it
+                continue
+            # raw HTML <a>: cmark passes it through as written, so its href
+            # is read here as locating would read it
+            raw = _raw_tag(out, t, False)
+            if raw is None:
+                continue  # no link (<a name=…>, cmark's footnote anchors)
+            href = raw[1]
+        elif text is not None and not text.isascii() and cjk(text):
+            need.append(i)  # a bare URL may run on past CJK punctuation (CL203)
             continue
-        if "&" in href:
+        elif "&" in href:
             href = unescape(href)
         category, ok = decide(href)
         if ok:
-            links += 1
-            governed += 1
             grounded += 1
-            continue
-        if category == "pass" or (category == "relative" and relative_passes):
-            links += 1
-            continue
-        need.append(i)
+        elif category == "pass" or (category == "relative" and relative_passes):
+            passed += 1
+        else:
+            need.append(i)
+    links, governed = grounded + passed, grounded
     located: list[Link] = []
     if need:
         out = _render(markdown, GITHUB_EXTENSIONS, True)

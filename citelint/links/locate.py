@@ -61,6 +61,25 @@ def _raw_attr(tag_text: str, name: str) -> str | None:
     return None
 
 
+def _raw_tag(out: str, t: int, is_img: bool) -> tuple[str, str] | None:
+    """The raw HTML ``<a …>`` (or ``<img …>``) tag at offset ``t`` of cmark's output, and its link.
+
+    Returns (the tag as written, its ``href`` (``src``) as a browser reads
+    it), or None when the tag is no followable link: no such attribute
+    (``<a name=…>``), cmark's own footnote anchors, or no tag at all. Raw
+    HTML passes through cmark verbatim, so the answer does not depend on
+    source positions being rendered.
+    """
+    tm = _OPEN_TAG.match(out, t) or _LOOSE_TAG.match(out, t)
+    if tm is None:
+        return None
+    tag_text = tm.group(0)
+    if not is_img and "data-footnote" in tag_text and _FOOTNOTE_A.match(tag_text):
+        return None  # cmark's own footnote reference / back-reference
+    value = _raw_attr(tag_text, "src" if is_img else "href")
+    return None if value is None else (tag_text, value)
+
+
 def _plain_text(inner: str) -> str:
     if "<" in inner:
         inner = _STRIP_TAGS.sub("", inner)
@@ -264,25 +283,18 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
         if cm is not None:
             raw = False
             out_href = cm.group(1)
-            tag_end = cm.end()
+            tag_text = cm.group(0)
         else:
-            tm = _OPEN_TAG.match(out, t) or _LOOSE_TAG.match(out, t)
-            if tm is None:
+            found = _raw_tag(out, t, is_img)
+            if found is None:
                 return None
-            tag_end = tm.end()
+            tag_text, href_out = found
     else:
         out_href = m.group(1)
-        tag_end = out.find(">", t) + 1
-    tag_text = out[t:tag_end]
-    if raw:
-        if not is_img and "data-footnote" in tag_text and _FOOTNOTE_A.match(tag_text):
-            return None  # cmark's own footnote reference / back-reference
-        value = _raw_attr(tag_text, "src" if is_img else "href")
-        if value is None:
-            return None  # <a name=…>: not a link
-        href_out = value
-    else:
+        tag_text = out[t:out.find(">", t) + 1]
+    if not raw:
         href_out = html.unescape(out_href) if "&" in out_href else out_href
+    tag_end = t + len(tag_text)
     if is_img:
         inner = ""
         text = html.unescape(cm.group(2)) if cm is not None else (_raw_attr(tag_text, "alt") or "")
