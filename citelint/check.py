@@ -9,6 +9,7 @@ opens a socket.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import stat
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from citelint.gitbase import BaseCaptures
-    from citelint.links import Allowlist
+    from citelint.links import Allowlist, LinkIssue
 
 T = TypeVar("T")
 
@@ -232,7 +233,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     """
     one = _PhaseOne(CheckResult(), [], [], [])
     store = Store(config.captures_dir)
-    allowlist: Allowlist | None = None
+    allowlist: tuple[Allowlist, Allowlist | None] | None = None
     for order, target in targets:
         display = relpath(target.path, cwd)
         one.result.files += 1
@@ -251,7 +252,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
             _check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
             progress(order, total)
-    one.allowlist_empty = allowlist is not None and len(allowlist) == 0
+    one.allowlist_empty = allowlist is not None and len(allowlist[0]) == 0
     return one
 
 
@@ -273,8 +274,12 @@ def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]
     return out
 
 
-def _check_markdown(target: Target, display: str, config: Config, allowlist: Allowlist,
-                    result: CheckResult, fix: bool) -> None:
+def _check_markdown(target: Target, display: str, config: Config,
+                    allowlists: tuple[Allowlist, Allowlist | None], result: CheckResult, fix: bool) -> None:
+    """Check one Markdown report's links (CL201–CL203) and, with ``fix``,
+    degrade the fixable ones. A link to a source whose every capture is
+    corrupt is CL103, not CL201: the evidence needs repair, and ``--fix``
+    must not delete a correct citation because of it."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -285,12 +290,16 @@ def _check_markdown(target: Target, display: str, config: Config, allowlist: All
         emit("CL001", Position(source.line, source.col), source.message)
         return
     raw, text = source
+    allowlist, corrupt = allowlists
     report = links.check(text, allowlist, relative=config.links.relative,
                          images=config.links.images)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
+    if corrupt is not None:
+        issues = [_corrupt_source(i) if i.rule == "CL201" and corrupt.decide(i.link.href)[1] else i
+                  for i in issues]
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -333,6 +342,14 @@ def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
     """``items`` cut into at most ``n`` contiguous slices of near-equal length."""
     size = -(-len(items) // n) if items else 1
     return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _corrupt_source(issue: LinkIssue) -> LinkIssue:
+    """The CL103 finding for a link whose source has captures, all corrupt."""
+    return dataclasses.replace(issue, rule="CL103", near_miss=None, message=(
+        f"link to {issue.link.href}: every capture of this source fails verification, so it grounds nothing; "
+        "restore the capture files from version control or capture the source again (`citelint ls` lists "
+        "them); --fix leaves this link alone"))
 
 
 def _unsafe_to_write(path: Path, root: Path) -> str | None:
@@ -473,10 +490,17 @@ def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> Base
     return base
 
 
-def build_allowlist(config: Config, store: Store) -> Allowlist:
-    """The Markdown link allowlist: approved sources with at least one capture,
-    plus ``links.allow`` (one directory lookup per source, no scan)."""
+def build_allowlist(config: Config, store: Store) -> tuple[Allowlist, Allowlist | None]:
+    """The Markdown link allowlist: approved sources with at least one capture
+    that verifies, plus ``links.allow`` (one directory lookup per source, no
+    scan); and an allowlist of the approved sources whose every capture fails
+    verification (None when there are none)."""
     from citelint.links import Allowlist
 
-    captured = [s for s in config.sources if store.has_source(s)]
-    return Allowlist(captured, config.links.allow)
+    captured, corrupt = [], []
+    for source in config.sources:
+        if store.has_source(source):
+            captured.append(source)
+        elif store.revisions(source):
+            corrupt.append(source)
+    return Allowlist(captured, config.links.allow), (Allowlist(corrupt) if corrupt else None)

@@ -182,3 +182,20 @@ def test_near_miss_explanations_are_budgeted_per_capture(repo: Repo) -> None:
     assert len(explained) == NEAR_MISSES_PER_CAPTURE
     assert sum("not explained: near misses are explained for at most 20 snippets per capture" in m
                for m in misses) == 30 - NEAR_MISSES_PER_CAPTURE
+
+
+# ---------------------------------------------------------------- evidence that cannot be read
+
+def test_a_corrupt_capture_is_cl103_at_the_link_and_fix_keeps_the_link(repo: Repo) -> None:
+    from citelint.captures import capture_path
+
+    path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    path.write_text(path.read_text().replace("42 items", "43 items"))
+    answer = repo.write("reports/answer.md", f"See [the source]({SOURCE_A}).\n")
+    run = repo.check("--fix")
+    assert run.code == 1
+    assert not run.findings("CL201")
+    [line] = run.findings("CL103")
+    assert line.startswith(f"reports/answer.md:1:18: CL103 link to {SOURCE_A}: every capture of this source fails "
+                           "verification"), line
+    assert answer.read_text() == f"See [the source]({SOURCE_A}).\n"

@@ -63,4 +63,6 @@ def test_a_corrupt_capture_does_not_ground_a_link(repo: Repo) -> None:
     (directory / ("0" * 64 + ".json")).write_bytes(b"")
     repo.write("reports/a.md", f"See [x]({src}).\n")
     run = repo.check()
-    assert run.code == 1 and len(run.findings("CL201")) == 1
+    # Not grounded, and reported as the corrupt evidence it is (CL103), so --fix keeps the link.
+    assert run.code == 1 and len(run.findings("CL103")) == 1 and not run.findings("CL201")
+    assert "1 link (0 grounded)" in run.out
