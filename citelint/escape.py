@@ -62,9 +62,14 @@ def quoted(value: str, limit: int = 200) -> str:
 def workflow_data(value: str) -> str:
     """Escape the message of a GitHub Actions workflow command.
 
-    The runner's rules (actions/toolkit ``command.ts``): ``%``, CR and LF.
+    The runner's own rules (actions/toolkit ``command.ts``): ``%``, CR and
+    LF, which the runner turns back into the characters (so a file property
+    still names its file); then every other control and bidi character is
+    made visible as by :func:`terminal`, since the runner passes those
+    through to a log read in a terminal-like view.
     """
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
 
 
 def workflow_property(value: str) -> str:

@@ -199,3 +199,22 @@ def test_a_corrupt_capture_is_cl103_at_the_link_and_fix_keeps_the_link(repo: Rep
     assert line.startswith(f"reports/answer.md:1:18: CL103 link to {SOURCE_A}: every capture of this source fails "
                            "verification"), line
     assert answer.read_text() == f"See [the source]({SOURCE_A}).\n"
+
+
+# ---------------------------------------------------------------- nothing untrusted reaches a terminal raw
+
+def test_control_characters_in_names_and_fields_are_escaped_everywhere(repo: Repo) -> None:
+    from citelint.captures import make_record, write_capture
+
+    hostile_source = "https://example.org/\x1b[31mred\x07"
+    repo.config(sources=[SOURCE_A, hostile_source], labels=["inventory"])
+    write_capture(repo.root / "captures", make_record(hostile_source, "Text with \x1b]0;title\x07 inside it."))
+    repo.write("reports/\x1b[2Jevil\x07.json", '{"facts": [{"state": "unavailable", "label": "nope\\u001b[1m", '
+                                               '"reason": "x"}]}')
+    for argv in (("check",), ("check", "--format", "github"), ("ls",), ("show", hostile_source)):
+        from conftest import run_cli
+
+        run = run_cli(*argv, cwd=repo.root)
+        shown = run.out + run.err
+        assert "\x1b" not in shown and "\x07" not in shown, (argv, shown)
+    assert "\\u001b" in run_cli("ls", cwd=repo.root).out
