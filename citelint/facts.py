@@ -14,7 +14,7 @@ from functools import lru_cache
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
-from citelint.captures import CaptureCorrupt, CaptureMissing, Store, time_key
+from citelint.captures import CaptureCorrupt, CaptureMissing, Store
 from citelint.model import RULES, LabelInfo
 
 #: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
@@ -247,7 +247,7 @@ def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Ve
     try:
         record = store.lookup(source, sha)
     except CaptureMissing:
-        others = store.verified_revisions(source)
+        others = store.recent_revisions(source, limit=3)
         if others:
             shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
             listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
@@ -266,7 +266,7 @@ def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Ve
     offset = text.find(snippet)
     if offset < 0:
         hint = explain_miss(snippet, text)
-        elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
+        elsewhere = store.revisions_containing(source, snippet, exclude=sha, limit=1)
         if elsewhere:
             other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
             hint += f"; it does occur in revision {other}… of this source (cite that one)"
@@ -279,11 +279,11 @@ def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Ve
     elif text.find(snippet, offset + 1) >= 0:
         issues.append(Issue("CL105", "snippet", f"snippet occurs {count_overlapping(snippet, text)} times in the "
                                                 "capture; quote more context so it identifies one passage"))
-    newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]
-    if newer:
+    newer = store.newer_revision(source, record)
+    if newer is not None:
         issues.append(Issue("CL106", "captureSha256",
-                             f"a newer capture of this source exists ({_short(newer[-1].sha256)}…, "
-                             f"{newer[-1].retrieved_at}); check the snippet against it and cite it"))
+                             f"a newer capture of this source exists ({_short(newer.sha256)}…, "
+                             f"{newer.retrieved_at}); check the snippet against it and cite it"))
     return Verdict(tuple(issues), offset=offset, resolved=True)
 
 
