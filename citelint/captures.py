@@ -271,11 +271,10 @@ _OPEN_HEAD = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC
 
 
 def read_head_date(path: Path, source: str, sha256: str) -> str | None:
-    """The ``retrievedAt`` in the head of the capture file ``path`` of
-    (``source``, ``sha256``), read without loading or hashing its text; None
-    unless the head is what :meth:`CaptureRecord.to_json` writes for them
-    (``format``, ``source``, ``sha256``, then an RFC 3339 UTC
-    ``retrievedAt``) in a regular file of at most 64 MiB, not a symlink."""
+    """The ``retrievedAt`` in the head of the capture file ``path`` of (``source``, ``sha256``),
+    read without loading or hashing its text; None unless the head is what
+    :meth:`CaptureRecord.to_json` writes (``format``, ``source``, ``sha256``, then an RFC 3339
+    UTC ``retrievedAt``) in a regular file of at most 64 MiB, not a symlink."""
     prefix = (f'{{"format":"{CAPTURE_FORMAT}","source":{json.dumps(source)},"sha256":"{sha256}",'
               '"retrievedAt":"').encode("ascii")
     try:
@@ -303,18 +302,19 @@ class Store:
     changes permissions; lookups go through the derived path only, refusing
     any path that resolves outside ``root`` (a symlink that leaves it).
 
-    Memory is bounded whatever the store holds: the last 4 lookups (records
-    or errors) are kept, so facts in a row citing one capture, and the one
-    newer revision CL106 names for each, are read and hashed once; and the
-    revision dates of the last 256 sources. History is read only as needed.
+    Memory is bounded whatever the store holds: kept are the last 4 lookups (records or errors),
+    so facts in a row citing one capture, and the newer revision CL106 names for each, are read
+    and hashed once, and the listings of 256 sources, 1024 head dates and 256 CL106 answers.
     """
 
     def __init__(self, root: Path):
         self.root = Path(root)
         self._real_root: Path | None = None
         # Per instance, so a Store and what it read go away together.
-        self._lookup = functools.lru_cache(maxsize=4)(self._load_or_error)
-        self._dates = functools.lru_cache(maxsize=256)(self._read_dates)
+        self._lookup = functools.lru_cache(maxsize=4)(self._load)
+        self._listing = functools.lru_cache(maxsize=256)(self._list_revisions)
+        self._head = functools.lru_cache(maxsize=1024)(read_head_date)
+        self._newer = functools.lru_cache(maxsize=256)(self._newer_sha)
 
     def lookup(self, source: str, sha256: str) -> CaptureRecord:
         """The verified record of (``source``, ``sha256``).
@@ -329,20 +329,17 @@ class Store:
             raise hit
         return hit
 
-    def _load_or_error(self, source: str, sha256: str) -> CaptureRecord | CaptureError:
-        try:
-            return self._load(source, sha256)
-        except CaptureError as exc:
-            return exc
-
-    def _load(self, source: str, sha256: str) -> CaptureRecord:
+    def _load(self, source: str, sha256: str) -> CaptureRecord | CaptureError:
         path = capture_path(self.root, source, sha256)
         inside = self._dir_inside(path.parent)
         if inside is None:
-            raise CaptureMissing("no capture of this source")
+            return CaptureMissing("no capture of this source")
         if not inside:
-            raise CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
-        return parse_record(_read_bounded(path), source=source, sha256=sha256)
+            return CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
+        try:
+            return parse_record(_read_bounded(path), source=source, sha256=sha256)
+        except CaptureError as exc:
+            return exc
 
     def _dir_inside(self, directory: Path) -> bool | None:
         """Whether the source directory ``directory`` resolves inside the store
@@ -366,8 +363,7 @@ class Store:
         return hit if isinstance(hit, CaptureRecord) else None
 
     def has_source(self, source: str) -> bool:
-        """True when ``source`` has a capture that verifies (a corrupt or empty
-        file is not evidence); revisions are verified until one passes."""
+        """True when ``source`` has a capture that verifies; a corrupt or empty file is not evidence."""
         return any(self._verified(source, rev.sha256) is not None for rev in self.revisions(source))
 
     def revisions(self, source: str) -> list[RevisionInfo]:
@@ -385,14 +381,16 @@ class Store:
         """Every revision file of ``source`` with the date its head records,
         unverified, oldest first by :func:`revision_key` (unknown dates first);
         empty when the source directory is missing or leads outside the store."""
-        return list(self._dates(source))
+        return self._dated(source, list(self._listing(source)), heads=True)
 
-    def _read_dates(self, source: str) -> tuple[RevisionDate, ...]:
+    def _list_revisions(self, source: str) -> tuple[RevisionInfo, ...]:
         revs = self.revisions(source)
-        if revs and not self._dir_inside(revs[0].path.parent):
-            return ()
-        return tuple(sorted((RevisionDate(r.sha256, r.path, read_head_date(r.path, source, r.sha256))
-                             for r in revs), key=revision_key))
+        return tuple(revs) if revs and self._dir_inside(revs[0].path.parent) else ()
+
+    def _dated(self, source: str, revs: list[RevisionInfo], heads: bool = False) -> list[RevisionDate]:
+        heads = heads or len(revs) > 1  # a lone candidate's date orders nothing: verifying it tells
+        return sorted((RevisionDate(r.sha256, r.path, self._head(r.path, source, r.sha256) if heads else None)
+                       for r in revs), key=revision_key)
 
     def _newest_first(self, source: str, dates: list[RevisionDate]) -> Iterator[CaptureRecord]:
         """The revisions among ``dates`` that verify, newest first by
@@ -407,37 +405,39 @@ class Store:
                 yield rec
 
     def newer_revision(self, source: str, record: CaptureRecord) -> CaptureRecord | None:
-        """The newest verified revision of ``source`` whose ``retrievedAt`` is
-        strictly later than ``record``'s (the one CL106 names), or None.
+        """The newest verified revision of ``source`` whose ``retrievedAt`` is strictly later than
+        ``record``'s (the one CL106 names), or None. Dates come from file heads; verified are only
+        the revision returned, newer ones that fail verification, and those of unknown date."""
+        sha = self._newer(source, record.sha256, record.retrieved_at)
+        return None if sha is None else self._verified(source, sha)
 
-        Dates come from file heads; verified are only the revision returned,
-        newer ones that fail verification, and those of unknown date.
-        """
-        mine = time_key(record.retrieved_at)
-        later = [d for d in self.revision_dates(source) if d.sha256 != record.sha256 and
-                 (d.retrieved_at is None or time_key(d.retrieved_at) > mine)]
-        return next((r for r in self._newest_first(source, later) if time_key(r.retrieved_at) > mine), None)
+    def _newer_sha(self, source: str, sha256: str, retrieved_at: str) -> str | None:
+        mine = time_key(retrieved_at)
+        others = self._dated(source, [r for r in self._listing(source) if r.sha256 != sha256])
+        later = [d for d in others if d.retrieved_at is None or time_key(d.retrieved_at) > mine]
+        found = next((r for r in self._newest_first(source, later) if time_key(r.retrieved_at) > mine), None)
+        return found.sha256 if found else None
 
     def recent_revisions(self, source: str, limit: int = 3) -> list[CaptureRecord]:
         """The newest ``limit`` revisions of ``source`` that verify, oldest
         first (the CL102 hint), verifying only as many as needed."""
-        return list(itertools.islice(self._newest_first(source, self.revision_dates(source)), max(limit, 0)))[::-1]
+        dates = self._dated(source, list(self._listing(source)))
+        return list(itertools.islice(self._newest_first(source, dates), max(limit, 0)))[::-1]
 
     def revisions_containing(self, source: str, snippet: str, exclude: str = "",
                              limit: int | None = None) -> list[CaptureRecord]:
         """Verified revisions of ``source`` but ``exclude`` (a sha256) whose text contains
         ``snippet`` (the CL104 hint), oldest first; with ``limit``, the newest ``limit``
         only, read newest first until found."""
-        dates = [d for d in self.revision_dates(source) if d.sha256 != exclude]
+        dates = self._dated(source, [r for r in self._listing(source) if r.sha256 != exclude])
         found = (r for r in self._newest_first(source, dates) if snippet in r.text)
         return list(itertools.islice(found, limit))[::-1]
 
     def verified_revisions(self, source: str) -> list[CaptureRecord]:
         """Every revision of ``source`` that passes verification, oldest first
         by :func:`revision_key`; reads and hashes every one on each call."""
-        good = [r for r in (self._verified(source, rev.sha256) for rev in self.revisions(source)) if r is not None]
-        good.sort(key=revision_key)
-        return good
+        good = (self._verified(source, rev.sha256) for rev in self.revisions(source))
+        return sorted((r for r in good if r is not None), key=revision_key)
 
     def iter_records(self) -> Iterator[tuple[Path, CaptureRecord | CaptureError]]:
         """Every new-layout capture file with its verified record or its error.

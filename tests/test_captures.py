@@ -280,7 +280,7 @@ def test_lookup_keeps_only_a_few_records(tmp_path: Path) -> None:
         store.lookup(SRC, sha)
     assert store._lookup.cache_info().currsize <= 4
     store.revision_dates(SRC)
-    assert store._dates.cache_info().maxsize == 256
+    assert (store._listing.cache_info().maxsize, store._head.cache_info().maxsize) == (256, 1024)
 
 
 def test_source_directory_symlinked_outside_is_one_corrupt_row_and_not_read(tmp_path: Path, reads: list[str]) -> None:
