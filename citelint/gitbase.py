@@ -332,9 +332,11 @@ def _read_index(data: bytes, prefix: str, hash_len: int, index_second: int) -> _
                 return None
             # Entries are NUL-padded to a multiple of eight bytes.
             pos += (end - pos + 8) & ~7
+        if stat.S_ISDIR(mode):
+            return None  # a sparse index: a directory entry may hold base captures
         if not name.startswith(want):
             continue
-        if flags & _STAGE_MASK or stat.S_ISDIR(mode):
+        if flags & _STAGE_MASK:
             return None
         if mtime >= index_second:
             out.racy.append(os.fsdecode(name))
