@@ -11,10 +11,13 @@ never replaces an existing file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -248,30 +251,70 @@ class RevisionInfo:
     path: Path
 
 
+@dataclass(frozen=True)
+class RevisionDate:
+    """A revision file with the ``retrievedAt`` its head records (None: not
+    readable so, see :func:`read_head_date`); unverified."""
+
+    sha256: str
+    path: Path
+    retrieved_at: str | None
+
+
+def revision_key(rev: CaptureRecord | RevisionDate) -> tuple[tuple[str, str], str]:
+    """Order of the revisions of a source, oldest first: (``retrievedAt``,
+    sha256); an unknown date sorts first."""
+    return (time_key(rev.retrieved_at) if rev.retrieved_at is not None else ("", "")), rev.sha256
+
+
+_OPEN_HEAD = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def read_head_date(path: Path, source: str, sha256: str) -> str | None:
+    """The ``retrievedAt`` in the head of the capture file ``path`` of (``source``, ``sha256``),
+    read without loading or hashing its text; None unless the head is what
+    :meth:`CaptureRecord.to_json` writes (``format``, ``source``, ``sha256``, then an RFC 3339
+    UTC ``retrievedAt``) in a regular file of at most 64 MiB, not a symlink."""
+    prefix = (f'{{"format":"{CAPTURE_FORMAT}","source":{json.dumps(source)},"sha256":"{sha256}",'
+              '"retrievedAt":"').encode("ascii")
+    try:
+        fd = os.open(path, _OPEN_HEAD)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        # 31: the longest RFC 3339 UTC stamp (nine fractional digits) and its quote.
+        ok = stat.S_ISREG(st.st_mode) and st.st_size <= MAX_CAPTURE_FILE_BYTES
+        head = os.read(fd, len(prefix) + 31) if ok else b""
+    except OSError:
+        head = b""
+    finally:
+        os.close(fd)
+    when = head[len(prefix):].partition(b'"')[0].decode("ascii", "replace")
+    ok = head.startswith(prefix) and head[len(prefix) + len(when):][:1] == b'"' and _RFC3339_UTC.fullmatch(when)
+    return when if ok else None
+
+
 class Store:
     """Read-only view of a capture directory.
 
     ``root`` is the captures directory. Nothing here writes, renames or
     changes permissions; lookups go through the derived path only, refusing
     any path that resolves outside ``root`` (a symlink that leaves it).
-    Verified records are cached per instance, so a report citing one capture
-    a hundred times reads and hashes it once.
+
+    Memory is bounded whatever the store holds: kept are the last 4 lookups (records or errors),
+    so facts in a row citing one capture, and the newer revision CL106 names for each, are read
+    and hashed once, and the listings of 256 sources, 1024 head dates and 256 CL106 answers.
     """
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self._cache: dict[tuple[str, str], CaptureRecord | CaptureError] = {}
-        self._revisions: dict[str, list[CaptureRecord]] = {}
         self._real_root: Path | None = None
-
-    def _inside(self, path: Path) -> bool:
-        if self._real_root is None:
-            self._real_root = self.root.resolve()
-        try:
-            path.resolve().relative_to(self._real_root)
-        except (ValueError, OSError):
-            return False
-        return True
+        # Per instance, so a Store and what it read go away together.
+        self._lookup = functools.lru_cache(maxsize=4)(self._load)
+        self._listing = functools.lru_cache(maxsize=256)(self._list_revisions)
+        self._head = functools.lru_cache(maxsize=1024)(read_head_date)
+        self._newer = functools.lru_cache(maxsize=256)(self._newer_sha)
 
     def lookup(self, source: str, sha256: str) -> CaptureRecord:
         """The verified record of (``source``, ``sha256``).
@@ -281,39 +324,47 @@ class Store:
             CaptureCorrupt: the file fails integrity checks, is larger than
                 64 MiB, or is reached through a symlink leaving the store.
         """
-        key = (source, sha256)
-        hit = self._cache.get(key)
-        if hit is None:
-            try:
-                hit = self._load(source, sha256)
-            except CaptureError as exc:
-                hit = exc
-            self._cache[key] = hit
+        hit = self._lookup(source, sha256)
         if isinstance(hit, CaptureError):
             raise hit
         return hit
 
-    def _load(self, source: str, sha256: str) -> CaptureRecord:
+    def _load(self, source: str, sha256: str) -> CaptureRecord | CaptureError:
         path = capture_path(self.root, source, sha256)
-        if not path.parent.is_dir():
-            raise CaptureMissing("no capture of this source")
-        if not self._inside(path.parent):
-            raise CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
-        return parse_record(_read_bounded(path), source=source, sha256=sha256)
+        inside = self._dir_inside(path.parent)
+        if inside is None:
+            return CaptureMissing("no capture of this source")
+        if not inside:
+            return CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
+        try:
+            return parse_record(_read_bounded(path), source=source, sha256=sha256)
+        except CaptureError as exc:
+            return exc
+
+    def _dir_inside(self, directory: Path) -> bool | None:
+        """Whether the source directory ``directory`` resolves inside the store
+        (None: not a directory); one ``lstat`` unless it is a symlink."""
+        try:
+            mode = os.lstat(directory).st_mode
+        except OSError:
+            return None
+        if stat.S_ISDIR(mode):
+            return True  # a real directory in the store's own directory
+        if not stat.S_ISLNK(mode) or not directory.is_dir():
+            return None
+        try:
+            self._real_root = self._real_root or self.root.resolve()
+            return directory.resolve().is_relative_to(self._real_root)
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+            return False
+
+    def _verified(self, source: str, sha256: str) -> CaptureRecord | None:
+        hit = self._lookup(source, sha256)
+        return hit if isinstance(hit, CaptureRecord) else None
 
     def has_source(self, source: str) -> bool:
-        """True when ``source`` has at least one capture that verifies.
-
-        One directory listing, then revisions are verified until one passes
-        (usually the first): a corrupt or empty file is not evidence.
-        """
-        for rev in self.revisions(source):
-            try:
-                self.lookup(source, rev.sha256)
-            except CaptureError:
-                continue
-            return True
-        return False
+        """True when ``source`` has a capture that verifies; a corrupt or empty file is not evidence."""
+        return any(self._verified(source, rev.sha256) is not None for rev in self.revisions(source))
 
     def revisions(self, source: str) -> list[RevisionInfo]:
         """Revision files of ``source`` (names only, unverified), sorted by digest."""
@@ -322,40 +373,88 @@ class Store:
             names = os.listdir(directory)
         except OSError:
             return []
-        out = []
-        for name in names:
-            stem, dot, ext = name.partition(".")
-            if ext == "json" and _HEX64.fullmatch(stem):
-                out.append(RevisionInfo(stem, directory / name))
-        return sorted(out, key=lambda r: r.sha256)
+        stems = (name[:-5] for name in names if name.endswith(".json"))
+        return sorted((RevisionInfo(stem, directory / f"{stem}.json") for stem in stems if _HEX64.fullmatch(stem)),
+                      key=lambda r: r.sha256)
+
+    def revision_dates(self, source: str) -> list[RevisionDate]:
+        """Every revision file of ``source`` with the date its head records,
+        unverified, oldest first by :func:`revision_key` (unknown dates first);
+        empty when the source directory is missing or leads outside the store."""
+        return self._dated(source, list(self._listing(source)), heads=True)
+
+    def _list_revisions(self, source: str) -> tuple[RevisionInfo, ...]:
+        revs = self.revisions(source)
+        return tuple(revs) if revs and self._dir_inside(revs[0].path.parent) else ()
+
+    def _dated(self, source: str, revs: list[RevisionInfo], heads: bool = False) -> list[RevisionDate]:
+        heads = heads or len(revs) > 1  # a lone candidate's date orders nothing: verifying it tells
+        return sorted((RevisionDate(r.sha256, r.path, self._head(r.path, source, r.sha256) if heads else None)
+                       for r in revs), key=revision_key)
+
+    def _newest_first(self, source: str, dates: list[RevisionDate]) -> Iterator[CaptureRecord]:
+        """The revisions among ``dates`` that verify, newest first by
+        :func:`revision_key`, each verified only when reached; those of
+        unknown date first of all, since any of them might be the newest."""
+        learned = (self._verified(source, d.sha256) for d in dates if d.retrieved_at is None)
+        queue = [(revision_key(r), r) for r in learned if r is not None]
+        queue += [(revision_key(d), None) for d in dates if d.retrieved_at is not None]
+        for key, rec in sorted(queue, key=lambda item: item[0], reverse=True):
+            rec = rec or self._verified(source, key[1])
+            if rec is not None:
+                yield rec
+
+    def newer_revision(self, source: str, record: CaptureRecord) -> CaptureRecord | None:
+        """The newest verified revision of ``source`` whose ``retrievedAt`` is strictly later than
+        ``record``'s (the one CL106 names), or None. Dates come from file heads; verified are only
+        the revision returned, newer ones that fail verification, and those of unknown date."""
+        sha = self._newer(source, record.sha256, record.retrieved_at)
+        return None if sha is None else self._verified(source, sha)
+
+    def _newer_sha(self, source: str, sha256: str, retrieved_at: str) -> str | None:
+        mine = time_key(retrieved_at)
+        others = self._dated(source, [r for r in self._listing(source) if r.sha256 != sha256])
+        later = [d for d in others if d.retrieved_at is None or time_key(d.retrieved_at) > mine]
+        found = next((r for r in self._newest_first(source, later) if time_key(r.retrieved_at) > mine), None)
+        return found.sha256 if found else None
+
+    def recent_revisions(self, source: str, limit: int = 3) -> list[CaptureRecord]:
+        """The newest ``limit`` revisions of ``source`` that verify, oldest
+        first (the CL102 hint), verifying only as many as needed."""
+        dates = self._dated(source, list(self._listing(source)))
+        return list(itertools.islice(self._newest_first(source, dates), max(limit, 0)))[::-1]
+
+    def revisions_containing(self, source: str, snippet: str, exclude: str = "",
+                             limit: int | None = None) -> list[CaptureRecord]:
+        """Verified revisions of ``source`` but ``exclude`` (a sha256) whose text contains
+        ``snippet`` (the CL104 hint), oldest first; with ``limit``, the newest ``limit``
+        only, read newest first until found."""
+        dates = self._dated(source, [r for r in self._listing(source) if r.sha256 != exclude])
+        found = (r for r in self._newest_first(source, dates) if snippet in r.text)
+        return list(itertools.islice(found, limit))[::-1]
 
     def verified_revisions(self, source: str) -> list[CaptureRecord]:
         """Every revision of ``source`` that passes verification, oldest first
-        (computed once per source and instance)."""
-        cached = self._revisions.get(source)
-        if cached is not None:
-            return cached
-        good = []
-        for rev in self.revisions(source):
-            try:
-                good.append(self.lookup(source, rev.sha256))
-            except CaptureError:
-                continue
-        good.sort(key=lambda r: (time_key(r.retrieved_at), r.sha256))
-        self._revisions[source] = good
-        return good
+        by :func:`revision_key`; reads and hashes every one on each call."""
+        good = (self._verified(source, rev.sha256) for rev in self.revisions(source))
+        return sorted((r for r in good if r is not None), key=revision_key)
 
     def iter_records(self) -> Iterator[tuple[Path, CaptureRecord | CaptureError]]:
         """Every new-layout capture file with its verified record or its error.
 
         Temporary files (``.tmp-*``) and anything not shaped like the layout
         are skipped. Files are verified against their directory name by
-        recomputing it from the stored source.
+        recomputing it from the stored source. A source directory that is a
+        symlink leading outside the store is one error row (its path), and
+        nothing behind it is read, as :meth:`lookup` refuses it.
         """
         if not self.root.is_dir():
             return
         for sdir in sorted(self.root.iterdir()):
             if not (_HEX64.fullmatch(sdir.name) and sdir.is_dir()):
+                continue
+            if not self._dir_inside(sdir):
+                yield sdir, CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
                 continue
             for f in sorted(sdir.iterdir()):
                 stem, _, ext = f.name.partition(".")

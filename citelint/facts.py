@@ -14,7 +14,7 @@ from functools import lru_cache
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
-from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store, time_key
+from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
 from citelint.nearmiss import explain_miss, is_variation_selector
 
@@ -97,7 +97,7 @@ def count_overlapping(snippet: str, text: str) -> int:
 
 def _missing_hint(store: Store, source: str, sha: str) -> str:
     """CL102's message: no capture of (source, sha); other revisions are listed, never used."""
-    others = store.verified_revisions(source)
+    others = store.recent_revisions(source, limit=3)
     if others:
         shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
         listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
@@ -110,7 +110,7 @@ def _missing_hint(store: Store, source: str, sha: str) -> str:
 
 def _elsewhere_hint(store: Store, source: str, sha: str, snippet: str) -> str:
     """The end of CL104's hint naming another revision that does hold the snippet ('' if none)."""
-    elsewhere = [r for r in store.verified_revisions(source) if r.sha256 != sha and snippet in r.text]
+    elsewhere = store.revisions_containing(source, snippet, exclude=sha, limit=1)
     if not elsewhere:
         return ""
     other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
@@ -119,8 +119,7 @@ def _elsewhere_hint(store: Store, source: str, sha: str, snippet: str) -> str:
 
 def _newer(store: Store, source: str, record: CaptureRecord) -> CaptureRecord | None:
     """The newest verified revision strictly later than ``record`` (what CL106 names), or None."""
-    newer = [r for r in store.verified_revisions(source) if time_key(r.retrieved_at) > time_key(record.retrieved_at)]
-    return newer[-1] if newer else None
+    return store.newer_revision(source, record)
 
 
 _INVISIBLE = Issue("CL108", "snippet", "snippet has no visible character (only whitespace, zero-width or format "

@@ -11,7 +11,7 @@ import pytest
 
 from citelint.captures import (
     MAX_CAPTURE_FILE_BYTES, CaptureCorrupt, CaptureMissing, Store, TextRejected, capture_path, decode_text,
-    make_record, parse_record, sha256_hex, write_capture,
+    make_record, parse_record, sha256_hex, time_key, write_capture,
 )
 
 SRC = "https://example.org/a.txt"
@@ -159,3 +159,161 @@ def test_legacy_time_out_of_range_is_corrupt_not_a_crash(tmp_path: Path) -> None
                                 "accessedAt": "0001-01-01T00:00:00+01:00"}))
     with pytest.raises(CaptureCorrupt, match="out of range"):
         parse_legacy(path)
+
+
+# ------------------------------------------------------------------ a source's history, read as far as needed
+
+def _revision(root: Path, text: str, when: str, *, layout: str = "writer", corrupt: bool = False) -> str:
+    """Write a revision of SRC; ``layout="other"`` writes valid JSON in another
+    key order (its head date cannot be read); ``corrupt`` breaks its digest."""
+    rec = make_record(SRC, text, retrieved_at=when)
+    path = capture_path(root, SRC, rec.sha256)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if layout == "writer":
+        data = rec.to_json()
+    else:
+        data = json.dumps({"text": rec.text, "format": "citelint.capture/1", "source": SRC, "sha256": rec.sha256,
+                           "retrievedAt": when, "contentType": "text/plain", "bytes": rec.bytes}) + "\n"
+    if corrupt:
+        data = data.replace(json.dumps(text)[1:-1], json.dumps(text + "!")[1:-1])
+    path.write_text(data)
+    return rec.sha256
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Capture files read whole (their sha256 prefixes), in order."""
+    from citelint import captures
+
+    seen: list[str] = []
+    real = captures._read_bounded
+
+    def counting(path: Path) -> bytes:
+        seen.append(Path(path).stem[:8])
+        return real(path)
+
+    monkeypatch.setattr(captures, "_read_bounded", counting)
+    return seen
+
+
+def test_revision_dates_come_from_heads_unread(tmp_path: Path, reads: list[str]) -> None:
+    old = _revision(tmp_path, "oldest", "2026-01-01T00:00:00Z")
+    frac = _revision(tmp_path, "fraction", "2026-01-01T00:00:00.5Z")
+    other = _revision(tmp_path, "other layout", "2027-01-01T00:00:00Z", layout="other")
+    (capture_path(tmp_path, SRC, "f" * 64)).write_text("{}\n")
+    dates = Store(tmp_path).revision_dates(SRC)
+    assert [(d.sha256, d.retrieved_at) for d in dates] == sorted(
+        [(other, None), ("f" * 64, None)]) + [(old, "2026-01-01T00:00:00Z"), (frac, "2026-01-01T00:00:00.5Z")]
+    assert reads == []
+    assert Store(tmp_path).revision_dates("https://example.org/none") == []
+
+
+def test_newer_revision_verifies_only_what_it_names(tmp_path: Path, reads: list[str]) -> None:
+    cited = _revision(tmp_path, "cited", "2026-01-01T00:00:00Z")
+    _revision(tmp_path, "older", "2025-01-01T00:00:00Z")
+    middle = _revision(tmp_path, "middle", "2026-03-01T00:00:00Z")
+    newest_broken = _revision(tmp_path, "newest but altered", "2026-06-01T00:00:00Z", corrupt=True)
+    store = Store(tmp_path)
+    record = store.lookup(SRC, cited)
+    reads.clear()
+    assert store.newer_revision(SRC, record).sha256 == middle
+    assert reads == [newest_broken[:8], middle[:8]]
+    reads.clear()
+    assert Store(tmp_path).newer_revision(SRC, Store(tmp_path).lookup(SRC, middle)) is None
+    assert reads == [middle[:8], newest_broken[:8]]  # the lookup, then the one candidate, which fails
+
+
+def test_newer_revision_of_unknown_date_is_verified_to_learn_it(tmp_path: Path) -> None:
+    cited = _revision(tmp_path, "cited", "2026-01-01T00:00:00Z")
+    _revision(tmp_path, "known newer", "2026-02-01T00:00:00Z")
+    unknown = _revision(tmp_path, "written otherwise, newest", "2026-09-01T00:00:00Z", layout="other")
+    _revision(tmp_path, "written otherwise, older", "2025-09-01T00:00:00Z", layout="other")
+    store = Store(tmp_path)
+    assert store.newer_revision(SRC, store.lookup(SRC, cited)).sha256 == unknown
+    assert store.newer_revision(SRC, store.lookup(SRC, unknown)) is None
+
+
+def test_recent_and_containing_revisions_read_newest_first(tmp_path: Path, reads: list[str]) -> None:
+    shas = [_revision(tmp_path, f"revision {i} says {'yes' if i % 2 else 'no'}", f"2026-0{i}-01T00:00:00Z")
+            for i in range(1, 8)]
+    store = Store(tmp_path)
+    assert [r.sha256 for r in store.recent_revisions(SRC)] == shas[-3:]
+    assert reads == [s[:8] for s in reversed(shas[-3:])]
+    reads.clear()
+    found = Store(tmp_path).revisions_containing(SRC, "says yes", exclude=shas[6], limit=1)
+    assert [r.sha256 for r in found] == [shas[4]]
+    assert reads == [shas[5][:8], shas[4][:8]]  # shas[6] excluded, then newest first until found
+    assert [r.sha256 for r in store.revisions_containing(SRC, "says no")] == [shas[1], shas[3], shas[5]]
+    assert store.recent_revisions(SRC, limit=0) == []
+
+
+def test_history_methods_agree_with_verifying_everything(tmp_path: Path) -> None:
+    """Whatever the mix of dates (ties, fractions), layouts and corrupt files,
+    the lazy methods name what verifying every revision would."""
+    import random
+
+    rnd = random.Random(7)
+    for trial in range(40):
+        root = tmp_path / f"t{trial}"
+        shas = []
+        for i in range(rnd.randint(1, 7)):
+            when = rnd.choice(["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.25Z", "2026-02-01T00:00:00Z",
+                               "2026-03-01T00:00:00.5Z", "2026-03-01T00:00:00.500Z", "2025-12-31T23:59:59Z"])
+            shas.append(_revision(root, f"text {i} {rnd.choice(['alpha', 'beta'])}", when,
+                                  layout=rnd.choice(["writer", "writer", "other"]), corrupt=rnd.random() < 0.2))
+        store = Store(root)
+        every = store.verified_revisions(SRC)
+        assert [r.sha256 for r in store.recent_revisions(SRC)] == [r.sha256 for r in every[-3:]]
+        for rec in every:
+            later = [r for r in every if time_key(r.retrieved_at) > time_key(rec.retrieved_at)]
+            named = store.newer_revision(SRC, rec)
+            assert (named.sha256 if named else None) == (later[-1].sha256 if later else None)
+            alpha = [r for r in every if r.sha256 != rec.sha256 and "alpha" in r.text]
+            assert [r.sha256 for r in store.revisions_containing(SRC, "alpha", exclude=rec.sha256, limit=1)] == \
+                [r.sha256 for r in alpha[-1:]]
+
+
+def test_lookup_keeps_only_a_few_records(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    shas = [_revision(tmp_path, f"revision {i}", "2026-01-01T00:00:00Z") for i in range(20)]
+    for sha in shas:
+        store.lookup(SRC, sha)
+    assert store._lookup.cache_info().currsize <= 4
+    store.revision_dates(SRC)
+    assert (store._listing.cache_info().maxsize, store._head.cache_info().maxsize) == (256, 1024)
+
+
+def test_source_directory_symlinked_outside_is_one_corrupt_row_and_not_read(tmp_path: Path, reads: list[str]) -> None:
+    """`ls` (iter_records) refuses what `check` (lookup) refuses: a source
+    directory that is a symlink leading outside the store is not read through."""
+    outside = tmp_path / "outside"
+    sha = _revision(outside, "planted evidence", "2026-01-01T00:00:00Z")
+    store_root = tmp_path / "store"
+    store_root.mkdir()
+    (store_root / sha256_hex(SRC)).symlink_to(outside / sha256_hex(SRC), target_is_directory=True)
+    inner = write_capture(store_root, make_record("https://example.org/b.txt", "fine")).record
+    store = Store(store_root)
+    with pytest.raises(CaptureCorrupt, match="symlink leading outside"):
+        store.lookup(SRC, sha)
+    rows = list(store.iter_records())
+    assert [(p.name, type(r).__name__) for p, r in rows] == sorted(
+        [(sha256_hex(SRC), "CaptureCorrupt"), (f"{inner.sha256}.json", "CaptureRecord")])
+    assert "symlink leading outside" in str(dict((p.name, r) for p, r in rows)[sha256_hex(SRC)])
+    assert reads == [inner.sha256[:8]]
+    assert store.revision_dates(SRC) == [] and store.recent_revisions(SRC) == []
+
+
+def test_ls_shows_the_symlinked_source_directory_as_corrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import run_cli
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    outside = tmp_path / "outside"
+    _revision(outside, "planted evidence", "2026-01-01T00:00:00Z")
+    repo = tmp_path / "repo"
+    (repo / "captures").mkdir(parents=True)
+    (repo / "citelint.yaml").write_text(json.dumps({"sources": [SRC], "labels": ["x"]}))
+    (repo / "captures" / sha256_hex(SRC)).symlink_to(outside / sha256_hex(SRC), target_is_directory=True)
+    run = run_cli("ls", cwd=repo)
+    assert run.code == 1, run.out + run.err
+    assert f"captures/{sha256_hex(SRC)}\tCORRUPT: capture directory is a symlink leading outside" in run.out
+    assert "planted" not in run.out and "0 capture(s), 1 corrupt" in run.out

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from citelint.captures import make_record, write_capture
+from citelint import gitbase
+from citelint.captures import capture_path, make_record, write_capture
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from gitrepo import commit_all, git, git_env, init_repo
 
@@ -217,3 +220,232 @@ def test_json_output_carries_cl301(branched: Repo) -> None:
     assert [(f["rule"], f["path"], f["line"], f["column"], f["severity"]) for f in doc["findings"]] == \
         [("CL301", rel, 1, 1, "error")]
     assert git_env()["GIT_CONFIG_NOSYSTEM"] == "1"
+
+
+# ------------------------------------------------------------------ reading only what may differ
+
+_OPENED: list[str] = []
+_WATCH: list[str] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event == "open" and _WATCH and isinstance(args[0], (str, bytes, os.PathLike)):
+        path = os.fsdecode(args[0])
+        if path.startswith(_WATCH[0]):
+            _OPENED.append(path)
+
+
+_AUDITING: list[bool] = []
+
+
+def _watch_opens(under: Path) -> None:
+    """Record every file opened under ``under`` from now until :func:`_stop_watching`."""
+    if not _AUDITING:
+        sys.addaudithook(_audit)  # audit hooks cannot be removed; _WATCH gates this one
+        _AUDITING.append(True)
+    _OPENED.clear()
+    _WATCH[:] = [str(under) + os.sep]
+
+
+def _stop_watching() -> list[str]:
+    _WATCH.clear()
+    return list(_OPENED)
+
+
+@pytest.fixture
+def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every path ``gitbase.blob_id`` hashes, relative to the captures directory."""
+    calls: list[str] = []
+    real = gitbase.blob_id
+
+    def counting(path: Path, hex_len: int = 40) -> str:
+        calls.append(Path(path).parent.name[:8] + "/" + Path(path).name[:8])
+        return real(path, hex_len)
+
+    monkeypatch.setattr(gitbase, "blob_id", counting)
+    return calls
+
+
+def _short_rel(path: Path) -> str:
+    return path.parent.name[:8] + "/" + path.name[:8]
+
+
+def _age_and_commit(root: Path, message: str) -> None:
+    """Commit everything with every capture's mtime an hour in the past, so no
+    index entry is racily clean (as in a store committed long ago)."""
+    old = time.time_ns() - 3600 * 10**9
+    for path in (root / "captures").rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(old, old))
+    commit_all(root, message)
+
+
+@pytest.fixture
+def store_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Repo, list[Path]]:
+    """A repository whose ``main`` holds 300 captures committed long ago, on
+    the ``feature`` branch; returns it and the capture files."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    root = tmp_path / "r"
+    init_repo(root)
+    r = Repo(root)
+    sources = [f"https://example.org/doc/{i}.txt" for i in range(300)]
+    r.config(sources=sources)
+    files = [write_capture(root / "captures", make_record(s, f"Document {i}: {i * 7} items were counted.",
+                                                         retrieved_at="2026-07-01T00:00:00Z")).path
+             for i, s in enumerate(sources)]
+    _age_and_commit(root, "base: 300 captures")
+    git(root, "switch", "--quiet", "--create", "feature")
+    return r, files
+
+
+def test_unchanged_large_store_reads_no_capture(store_repo: tuple[Repo, list[Path]], hashed: list[str]) -> None:
+    r, files = store_repo
+    r.capture("https://example.org/doc/0.txt", "A new revision added by this change, 8 items.")
+    commit_all(r.root, "a new capture")  # new, and racily clean: still nothing of the base is read
+    _watch_opens(r.root / "captures")
+    try:
+        run = r.check("--base", "main")
+    finally:
+        opened = _stop_watching()
+    assert (run.code, run.findings()) == (0, []), run.out + run.err
+    assert hashed == [] and opened == []
+
+
+def test_index_file_versions_and_flags_parse_like_git(store_repo: tuple[Repo, list[Path]]) -> None:
+    """The index reader agrees with `git ls-files --stage` for index versions 2,
+    3 (extended flags: skip-worktree, intent-to-add) and 4 (compressed paths),
+    and leaves out of the candidates what git does not compare by stat."""
+    r, files = store_repo
+    git(r.root, "update-index", "--skip-worktree", files[1].relative_to(r.root).as_posix())
+    git(r.root, "update-index", "--assume-unchanged", files[2].relative_to(r.root).as_posix())
+    extra = r.capture("https://example.org/doc/new.txt", "Intent to add only: 3 items.")
+    git(r.root, "add", "--intent-to-add", "captures")
+    index = r.root / ".git" / "index"
+    for version in (3, 4, 2):
+        if version == 2:
+            git(r.root, "update-index", "--no-skip-worktree", files[1].relative_to(r.root).as_posix())
+            git(r.root, "rm", "--quiet", "--cached", "-r", str(capture_path(r.root / "captures", extra.source,
+                                                                           extra.sha256).relative_to(r.root)))
+        git(r.root, "update-index", f"--index-version={version}")
+        listing = gitbase._read_index(index.read_bytes(), "captures/", 20, 2**40)
+        assert listing is not None, version
+        want = {}
+        for line in git(r.root, "ls-files", "--stage", "--", "captures/").splitlines():
+            meta, _, path = line.partition("\t")
+            mode, oid, _stage = meta.split()
+            want[path.removeprefix("captures/")] = oid
+        assert listing.oids == want, version
+        skipped = {files[2]} | ({files[1]} if version != 2 else set())
+        assert {(r.root / "captures" / rel) for rel in set(listing.oids) - listing.candidates} == \
+            skipped | ({capture_path(r.root / "captures", extra.source, extra.sha256)} if version != 2 else set())
+        assert not listing.racy
+
+
+def test_capture_modified_without_git_add_is_hashed_and_cl301(store_repo: tuple[Repo, list[Path]],
+                                                               hashed: list[str]) -> None:
+    r, files = store_repo
+    files[5].write_bytes(files[5].read_bytes().replace(b"items", b"itemz"))
+    run = r.check("--base", "main")
+    rel = files[5].relative_to(r.root).as_posix()
+    assert [ln.split(": ")[1][:5] for ln in run.findings()] == ["CL301"], run.out
+    assert f"{rel}:1:1: CL301 capture was modified" in run.out
+    assert hashed == [_short_rel(files[5])]
+
+
+def test_capture_modified_and_staged_is_cl301(store_repo: tuple[Repo, list[Path]], hashed: list[str]) -> None:
+    r, files = store_repo
+    files[7].write_bytes(files[7].read_bytes() + b"\n")
+    git(r.root, "add", files[7].relative_to(r.root).as_posix())
+    run = r.check("--base", "main")
+    assert [ln.split(": ")[1][:26] for ln in run.findings()] == ["CL301 capture was modified"], run.out
+    assert hashed == [_short_rel(files[7])]
+
+
+def test_capture_assume_unchanged_is_still_compared(store_repo: tuple[Repo, list[Path]],
+                                                     hashed: list[str]) -> None:
+    """git does not look at an assume-unchanged file, so the index cannot vouch for it."""
+    r, files = store_repo
+    git(r.root, "update-index", "--assume-unchanged", files[9].relative_to(r.root).as_posix())
+    files[9].write_bytes(files[9].read_bytes().replace(b"items", b"itemz"))
+    run = r.check("--base", "main")
+    assert [ln.split(": ")[1][:26] for ln in run.findings()] == ["CL301 capture was modified"], run.out
+    assert hashed == [_short_rel(files[9])]
+
+
+def test_racily_clean_capture_is_hashed_and_no_filter_runs(store_repo: tuple[Repo, list[Path]],
+                                                          hashed: list[str]) -> None:
+    """A capture modified in the same second as `git add` indexed it, its size
+    and mtime unchanged, has stat data that still matches the index: git would
+    re-read it through the clean filter a pull request's .gitattributes names.
+    It is hashed here instead, and diff-files never sees it."""
+    r, files = store_repo
+    marker = r.root.parent / "filter-ran"
+    (r.root / ".gitattributes").write_text("captures/** filter=probe\n")
+    git(r.root, "config", "filter.probe.clean", f"touch '{marker}'; cat")
+    racy, clean_but_racy = files[11], files[12]
+    second = time.time_ns() // 10**9 * 10**9
+    for path in (racy, clean_but_racy):
+        os.utime(path, ns=(second, second))
+    git(r.root, "add", racy.relative_to(r.root).as_posix(), clean_but_racy.relative_to(r.root).as_posix())
+    racy.write_bytes(racy.read_bytes().replace(b"items", b"itemz"))  # same size
+    os.utime(racy, ns=(second, second))
+    # The index written in that same second: both entries are racily clean.
+    os.utime(r.root / ".git" / "index", ns=(second, second))
+    marker.unlink(missing_ok=True)
+    run = r.check("--base", "main")
+    rel = racy.relative_to(r.root).as_posix()
+    assert [ln.split(": ")[0] for ln in run.findings()] == [f"{rel}:1:1"], run.out
+    assert "CL301 capture was modified" in run.out
+    assert sorted(hashed) == sorted([_short_rel(racy), _short_rel(clean_but_racy)])
+    assert not marker.exists(), "git ran a clean filter"
+
+
+def test_deleted_and_replaced_captures_of_a_vouched_store(store_repo: tuple[Repo, list[Path]],
+                                                         hashed: list[str]) -> None:
+    """Deleted, replaced by a symlink, its directory replaced by a symlink: the
+    index still holds the base's blob ids, and each is CL301 all the same."""
+    r, files = store_repo
+    deleted, linked, dir_linked = files[20], files[21], files[22]
+    deleted.unlink()
+    copy = r.root.parent / "copy.json"
+    copy.write_bytes(linked.read_bytes())
+    linked.unlink()
+    linked.symlink_to(copy)
+    moved = r.root.parent / "moved-dir"
+    dir_linked.parent.rename(moved)
+    dir_linked.parent.symlink_to(moved)
+    run = r.check("--base", "main")
+    kinds = {ln.split(":")[0]: ln.split(": ")[1].split()[:4] for ln in run.findings()}
+    assert kinds == {
+        deleted.relative_to(r.root).as_posix(): ["CL301", "capture", "was", "deleted"],
+        linked.relative_to(r.root).as_posix(): ["CL301", "capture", "was", "replaced"],
+        dir_linked.relative_to(r.root).as_posix(): ["CL301", "capture", "was", "replaced"],
+    }, run.out
+    assert hashed == []
+
+
+def test_captures_directory_replaced_by_symlink_in_a_vouched_store(store_repo: tuple[Repo, list[Path]],
+                                                                   hashed: list[str]) -> None:
+    r, files = store_repo
+    (r.root / "captures").rename(r.root / "real-captures")
+    (r.root / "captures").symlink_to("real-captures")
+    run = r.check("--base", "main")
+    cl301 = run.findings("CL301")
+    assert len(cl301) == len(files) and all("was replaced by a symlink" in ln for ln in cl301), run.out
+    assert hashed == []
+
+
+def test_commit_hook_index_is_the_one_read(store_repo: tuple[Repo, list[Path]], hashed: list[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit hook is given GIT_INDEX_FILE (the index being committed): that
+    one, not .git/index, says what is staged."""
+    r, files = store_repo
+    other = r.root / ".git" / "hook-index"
+    other.write_bytes((r.root / ".git" / "index").read_bytes())
+    files[30].write_bytes(files[30].read_bytes() + b"\n")
+    git(r.root, "add", files[30].relative_to(r.root).as_posix(), env=git_env({"GIT_INDEX_FILE": str(other)}))
+    os.utime(other, ns=(time.time_ns() + 5 * 10**9,) * 2)
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other))
+    run = r.check("--base", "main")
+    assert [ln.split(": ")[1][:26] for ln in run.findings()] == ["CL301 capture was modified"], run.out
+    assert hashed == [_short_rel(files[30])]
