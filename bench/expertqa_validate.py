@@ -37,6 +37,7 @@ import time
 import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -199,6 +200,82 @@ class Layout:
             self.items[group].append(payload)
 
 
+@dataclass
+class Tree:
+    """The converted split written into a repository, with what the tally needs."""
+
+    root: Path
+    claims: list[Any]
+    conv: Any
+    ctx: Context
+    layout: Layout
+    captures: int
+    not_applicable: Counter[str]
+
+
+def load_claims(corpus_dir: Path) -> list[Any]:
+    """The claims of both validation splits; FileNotFoundError names a missing file."""
+    claims = []
+    for prefix, name in SPLITS:
+        path = corpus_dir / name
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} not found (the ExpertQA corpus lives in ../shared/corpus/expertqa)")
+        claims += list(bx.iter_claims(bx.load_questions(path), prefix=f"{prefix}-"))
+    return claims
+
+
+def build_tree(root: Path, corpus_dir: Path) -> Tree:
+    """Convert both splits and write the repository into ``root``: captures, the
+    base reports, one report group per mutation, the claims as snippets, and
+    ``citelint.yaml`` (``reports/**/*.json``)."""
+    claims = load_claims(corpus_dir)
+    conv = bx.convert(claims)
+    ctx = Context(conv)
+    root.mkdir(parents=True, exist_ok=True)
+    layout = Layout(root)
+    n_captures = bx.write_captures(root / "captures", conv)
+
+    by_report: dict[str, list[Fact]] = defaultdict(list)
+    for claim, fact in conv.facts:
+        by_report[claim.label.rsplit("-c", 1)[0]].append(fact)
+    not_applicable: Counter[str] = Counter()
+    for report, facts in by_report.items():
+        layout.add("base", report, [(f, f) for f in facts])
+        for kind, (mutate, _, _) in MUTATIONS.items():
+            variants = []
+            for f in facts:
+                v = mutate(f, ctx)
+                if v is None:
+                    not_applicable[kind] += 1
+                else:
+                    variants.append((v, (kind, f["label"])))
+            layout.add(f"mut-{kind.replace(' ', '-')}", report, variants)
+
+    # Claims as their own snippets, one fact per (claim, distinct passage).
+    claim_labels = []
+    claim_reports: dict[str, list[tuple[Fact, Any]]] = defaultdict(list)
+    for claim in claims:
+        snippet = bx.strip_citation_marks(claim.text)
+        passages = list(dict.fromkeys((e.url, e.passage) for e in claim.evidence if e.passage is not None))
+        if not snippet.strip() or not passages:
+            continue
+        for k, (url, passage) in enumerate(passages, 1):
+            record = conv.record_of(url, passage)
+            label = f"{claim.label}-e{k}"
+            claim_labels.append(label)
+            claim_reports[claim.label.rsplit("-c", 1)[0]].append((
+                {"state": "cited", "label": label, "source": url, "captureSha256": record.sha256,
+                 "snippet": snippet}, claim.label))
+    for report, entries in claim_reports.items():
+        layout.add("claims", report, entries)
+
+    labels = sorted(conv.labels) + claim_labels
+    (root / "citelint.yaml").write_text(json.dumps(
+        {"captures": "captures", "reports": ["reports/**/*.json"], "sources": ctx.sources, "labels": labels},
+        indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return Tree(root, claims, conv, ctx, layout, n_captures, not_applicable)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Convert, check, print the table; exit 1 if any base fact or mutation misbehaved."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -206,60 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="write the repository here instead of a temporary directory")
     args = parser.parse_args(argv)
 
-    claims = []
-    for prefix, name in SPLITS:
-        path = args.corpus_dir / name
-        if not path.is_file():
-            parser.error(f"{path} not found (the ExpertQA corpus lives in ../shared/corpus/expertqa)")
-        claims += list(bx.iter_claims(bx.load_questions(path), prefix=f"{prefix}-"))
     t0 = time.perf_counter()
-    conv = bx.convert(claims)
-    ctx = Context(conv)
-
     with tempfile.TemporaryDirectory(prefix="citelint-expertqa-") as tmp:
-        root = args.keep or Path(tmp)
-        root.mkdir(parents=True, exist_ok=True)
-        layout = Layout(root)
-        n_captures = bx.write_captures(root / "captures", conv)
-
-        by_report: dict[str, list[Fact]] = defaultdict(list)
-        for claim, fact in conv.facts:
-            by_report[claim.label.rsplit("-c", 1)[0]].append(fact)
-        not_applicable: Counter[str] = Counter()
-        for report, facts in by_report.items():
-            layout.add("base", report, [(f, f) for f in facts])
-            for kind, (mutate, _, _) in MUTATIONS.items():
-                variants = []
-                for f in facts:
-                    v = mutate(f, ctx)
-                    if v is None:
-                        not_applicable[kind] += 1
-                    else:
-                        variants.append((v, (kind, f["label"])))
-                layout.add(f"mut-{kind.replace(' ', '-')}", report, variants)
-
-        # Claims as their own snippets, one fact per (claim, distinct passage).
-        claim_labels = []
-        claim_reports: dict[str, list[tuple[Fact, Any]]] = defaultdict(list)
-        for claim in claims:
-            snippet = bx.strip_citation_marks(claim.text)
-            passages = list(dict.fromkeys((e.url, e.passage) for e in claim.evidence if e.passage is not None))
-            if not snippet.strip() or not passages:
-                continue
-            for k, (url, passage) in enumerate(passages, 1):
-                record = conv.record_of(url, passage)
-                label = f"{claim.label}-e{k}"
-                claim_labels.append(label)
-                claim_reports[claim.label.rsplit("-c", 1)[0]].append((
-                    {"state": "cited", "label": label, "source": url, "captureSha256": record.sha256,
-                     "snippet": snippet}, claim.label))
-        for report, entries in claim_reports.items():
-            layout.add("claims", report, entries)
-
-        labels = sorted(conv.labels) + claim_labels
-        (root / "citelint.yaml").write_text(json.dumps(
-            {"captures": "captures", "reports": ["reports/**/*.json"], "sources": ctx.sources, "labels": labels},
-            indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        try:
+            tree = build_tree(args.keep or Path(tmp), args.corpus_dir)
+        except FileNotFoundError as exc:
+            parser.error(str(exc))
+        root, claims, conv, ctx, layout = tree.root, tree.claims, tree.conv, tree.ctx, tree.layout
+        n_captures, not_applicable = tree.captures, tree.not_applicable
         t_build = time.perf_counter() - t0
 
         config = load_config(None, root)
