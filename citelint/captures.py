@@ -3,7 +3,9 @@ exclusive writer, and migration of the legacy layout (DESIGN §2.2).
 
 Layout: ``<root>/<sha256(source)>/<sha256(text)>.json``. The identity of a
 captured revision is the pair (source, sha256); the path is derived from it,
-so a lookup is one ``open`` and there is nothing to fall back to.
+so a lookup is one ``open`` and there is nothing to fall back to. The record
+inside each file is :mod:`citelint.records`' (its names are re-exported
+here, so users of the store need one import).
 
 Only this module touches the on-disk store. Readers never write; the writer
 never replaces an existing file.
@@ -12,7 +14,6 @@ never replaces an existing file.
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import json
 import os
@@ -23,39 +24,38 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from citelint.files import FileTooLarge, NotRegularFile, decode_utf8, read_regular, write_exclusive
+from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
+from citelint.records import (
+    CAPTURE_FORMAT,
+    RECORD_KEYS,
+    CaptureCorrupt,
+    CaptureError,
+    CaptureMissing,
+    CaptureRecord,
+    TextRejected,
+    _check_digest,
+    decode_text,
+    is_rfc3339_utc,
+    make_record,
+    parse_record,
+    sha256_hex,
+    time_key,
+    utc_now,
+)
 
-CAPTURE_FORMAT = "citelint.capture/1"
+__all__ = [
+    "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
+    "CaptureRecord", "MigrateOutcome", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
+    "capture_path", "decode_text", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
+    "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
+    "write_capture",
+]
+
 #: A capture file larger than this is refused unread (DESIGN §2.2).
 MAX_CAPTURE_FILE_BYTES = 64 * 1024 * 1024
-RECORD_KEYS = frozenset({"format", "source", "sha256", "text", "retrievedAt", "contentType", "bytes"})
 LEGACY_KEYS = frozenset({"source", "text", "sha256", "accessedAt"})
 TMP_PREFIX = ".tmp-"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z")
-
-
-class CaptureError(Exception):
-    """Base class of store errors. ``str()`` is a message for the user."""
-
-
-class CaptureMissing(CaptureError):
-    """No capture file exists for the exact (source, sha256)."""
-
-
-class CaptureCorrupt(CaptureError):
-    """A capture file exists but fails its integrity checks (CL103)."""
-
-
-class TextRejected(CaptureError):
-    """Text offered for capture is not acceptable (not UTF-8, too large, empty)."""
-
-
-def sha256_hex(data: str | bytes) -> str:
-    """Lowercase hex SHA-256 of ``data`` (``str`` is encoded as UTF-8)."""
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
 
 
 def source_dir(root: Path, source: str) -> Path:
@@ -68,88 +68,6 @@ def capture_path(root: Path, source: str, sha256: str) -> Path:
     if not _HEX64.fullmatch(sha256):
         raise ValueError(f"not a lowercase hex SHA-256: {sha256!r}")
     return source_dir(root, source) / f"{sha256}.json"
-
-
-def utc_now() -> str:
-    """The current time as RFC 3339 UTC with second precision, e.g. ``2026-11-29T21:30:00Z``."""
-    return datetime.now(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def time_key(stamp: str) -> tuple[str, str]:
-    """Sort key for RFC 3339 UTC stamps that may differ in fractional-second digits."""
-    base, _, frac = stamp.rstrip("Z").partition(".")
-    return base, frac.ljust(9, "0")
-
-
-def decode_text(body: bytes) -> str:
-    """Decode a captured body by :func:`citelint.files.decode_utf8`: strict
-    UTF-8, one leading BOM removed (its 3 bytes still count in the record's
-    ``bytes``).
-
-    Raises:
-        TextRejected: the body is not valid UTF-8 (the message gives the
-            byte offset of the first bad byte).
-    """
-    try:
-        return decode_utf8(body)
-    except UnicodeDecodeError as exc:
-        raise TextRejected(f"not valid UTF-8 at byte {exc.start} ({exc.reason})") from None
-
-
-@dataclass(frozen=True)
-class CaptureRecord:
-    """One captured revision of one source (the ``citelint.capture/1`` record).
-
-    ``bytes`` is the body length in bytes as received (for ``--from-file``
-    and ``migrate``: the UTF-8 length of the text).
-    """
-
-    source: str
-    sha256: str
-    text: str
-    retrieved_at: str
-    content_type: str
-    bytes: int
-
-    def to_json(self) -> str:
-        """The record as written to disk: one JSON line ending in a newline.
-
-        ``ensure_ascii`` keeps the file pure ASCII, so no editor, encoding
-        setting or line-ending filter can alter the text it carries.
-        """
-        obj = {
-            "format": CAPTURE_FORMAT,
-            "source": self.source,
-            "sha256": self.sha256,
-            "retrievedAt": self.retrieved_at,
-            "contentType": self.content_type,
-            "bytes": self.bytes,
-            "text": self.text,
-        }
-        return json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n"
-
-
-def make_record(source: str, text: str, *, retrieved_at: str | None = None,
-                content_type: str = "text/plain", wire_bytes: int | None = None) -> CaptureRecord:
-    """Build a record for ``text`` of ``source``, computing its digest.
-
-    ``retrieved_at`` defaults to now (RFC 3339 UTC); ``wire_bytes`` defaults
-    to the UTF-8 length of ``text``.
-
-    Raises:
-        TextRejected: ``text`` contains lone surrogates (not encodable as UTF-8),
-            or ``retrieved_at`` is not RFC 3339 UTC.
-    """
-    try:
-        encoded = text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise TextRejected("text contains lone surrogates and cannot be encoded as UTF-8") from None
-    when = retrieved_at or utc_now()
-    if not _RFC3339_UTC.fullmatch(when):
-        raise TextRejected(f"retrievedAt must be RFC 3339 UTC like 2026-01-31T12:00:00Z, got {when!r}")
-    return CaptureRecord(source=source, sha256=sha256_hex(encoded), text=text,
-                         retrieved_at=when, content_type=content_type,
-                         bytes=len(encoded) if wire_bytes is None else wire_bytes)
 
 
 # --------------------------------------------------------------------------- read side
@@ -170,77 +88,6 @@ def _read_bounded(path: Path) -> bytes:
     except OSError as exc:
         # ELOOP: the final component is a symlink.
         raise CaptureCorrupt(f"capture file cannot be opened safely: {exc.strerror}") from None
-
-
-def _check_digest(text: str, recorded: str, mismatch: str) -> None:
-    """Refuse a record whose ``text`` does not hash to its ``recorded``
-    digest, with ``mismatch`` as the message.
-
-    Raises:
-        CaptureCorrupt: lone surrogates in ``text``, or a digest mismatch.
-    """
-    try:
-        actual = sha256_hex(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise CaptureCorrupt("text contains lone surrogates") from None
-    if recorded != actual:
-        raise CaptureCorrupt(mismatch)
-
-
-def parse_record(data: bytes, *, source: str | None = None, sha256: str | None = None) -> CaptureRecord:
-    """Parse and verify one capture file's bytes.
-
-    Checks, in order: UTF-8 JSON object with no duplicate keys; the exact key
-    set; field types; ``format``; the stored digest against the text; and,
-    when given, the ``source`` and ``sha256`` the path was derived from.
-
-    Raises:
-        CaptureCorrupt: any check fails (the message says which).
-    """
-    def no_dupes(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        obj: dict[str, object] = {}
-        for k, v in pairs:
-            if k in obj:
-                raise CaptureCorrupt(f"duplicate key {k!r}")
-            obj[k] = v
-        return obj
-
-    def bad_constant(name: str) -> object:
-        raise CaptureCorrupt(f"non-JSON constant {name}")
-
-    try:
-        obj = json.loads(data.decode("utf-8"), object_pairs_hook=no_dupes, parse_constant=bad_constant)
-    except UnicodeDecodeError:
-        raise CaptureCorrupt("capture file is not UTF-8") from None
-    except (ValueError, RecursionError) as exc:
-        if isinstance(exc, CaptureCorrupt):
-            raise
-        raise CaptureCorrupt(f"capture file is not valid JSON ({exc})") from None
-    if not isinstance(obj, dict):
-        raise CaptureCorrupt("capture file is not a JSON object")
-    keys = set(obj)
-    if keys != RECORD_KEYS:
-        missing, extra = sorted(RECORD_KEYS - keys), sorted(keys - RECORD_KEYS)
-        parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
-                ([f"unknown {', '.join(extra)}"] if extra else [])
-        raise CaptureCorrupt("record keys are wrong: " + "; ".join(parts))
-    for key in ("format", "source", "sha256", "text", "retrievedAt", "contentType"):
-        if not isinstance(obj[key], str):
-            raise CaptureCorrupt(f"{key} is not a string")
-    if not isinstance(obj["bytes"], int) or isinstance(obj["bytes"], bool) or obj["bytes"] < 0:
-        raise CaptureCorrupt("bytes is not a non-negative integer")
-    if obj["format"] != CAPTURE_FORMAT:
-        raise CaptureCorrupt(f"format is {obj['format']!r}, expected {CAPTURE_FORMAT!r}")
-    _check_digest(obj["text"], obj["sha256"],
-                  "text does not match its recorded sha256 (the capture was altered)")
-    if sha256 is not None and obj["sha256"] != sha256:
-        raise CaptureCorrupt("recorded sha256 disagrees with the file name")
-    if source is not None and obj["source"] != source:
-        raise CaptureCorrupt(f"recorded source {obj['source']!r} disagrees with the directory "
-                             f"(derived from {source!r})")
-    return CaptureRecord(source=obj["source"], sha256=obj["sha256"], text=obj["text"],
-                         retrieved_at=obj["retrievedAt"], content_type=obj["contentType"],
-                         bytes=obj["bytes"])
 
 
 @dataclass(frozen=True)
@@ -291,7 +138,7 @@ def read_head_date(path: Path, source: str, sha256: str) -> str | None:
     finally:
         os.close(fd)
     when = head[len(prefix):].partition(b'"')[0].decode("ascii", "replace")
-    ok = head.startswith(prefix) and head[len(prefix) + len(when):][:1] == b'"' and _RFC3339_UTC.fullmatch(when)
+    ok = head.startswith(prefix) and head[len(prefix) + len(when):][:1] == b'"' and is_rfc3339_utc(when)
     return when if ok else None
 
 

@@ -10,7 +10,6 @@ explained in the message, never accepted.
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 

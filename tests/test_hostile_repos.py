@@ -212,9 +212,32 @@ def test_control_characters_in_names_and_fields_are_escaped_everywhere(repo: Rep
     repo.write("reports/\x1b[2Jevil\x07.json", '{"facts": [{"state": "unavailable", "label": "nope\\u001b[1m", '
                                                '"reason": "x"}]}')
     for argv in (("check",), ("check", "--format", "github"), ("ls",), ("show", hostile_source)):
-        from conftest import run_cli
-
         run = run_cli(*argv, cwd=repo.root)
         shown = run.out + run.err
         assert "\x1b" not in shown and "\x07" not in shown, (argv, shown)
     assert "\\u001b" in run_cli("ls", cwd=repo.root).out
+
+
+@pytest.mark.parametrize("stamp", ["2026-02-30T00:00:00Z", "2026-07-01 00:00:00Z", "2026-07-01T00:00:00+02:00",
+                                   "2026-07-01T25:00:00Z", "yesterday"])
+def test_a_capture_whose_retrieved_at_is_not_rfc3339_utc_is_corrupt(repo: Repo, stamp: str) -> None:
+    import json
+
+    from citelint.captures import capture_path
+
+    record = repo.records[SOURCE_A]
+    path = capture_path(repo.root / "captures", SOURCE_A, record.sha256)
+    obj = json.loads(path.read_text())
+    obj["retrievedAt"] = stamp
+    path.write_text(json.dumps(obj) + "\n")
+    repo.report(repo.cited())
+    [line] = repo.check().findings("CL103")
+    assert "is not an RFC 3339 UTC time" in line
+
+
+@pytest.mark.parametrize("stamp", ["2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z"])
+def test_capture_refuses_an_impossible_retrieved_at(repo: Repo, stamp: str, tmp_path: Path) -> None:
+    held = tmp_path / "held.txt"
+    held.write_text("text a pipeline already holds")
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(held), "--retrieved-at", stamp, cwd=repo.root)
+    assert run.code == 2 and "must be a real RFC 3339 UTC time" in run.err

@@ -1,0 +1,219 @@
+"""The capture record (DESIGN §2.2): its fields, its JSON form, and its checks.
+
+A record is one captured revision of one source. This module builds one from
+text (:func:`make_record`), writes its exact JSON form
+(:meth:`CaptureRecord.to_json`) and verifies one read back
+(:func:`parse_record`): exact keys, types, format, the digest of the text,
+and an RFC 3339 UTC ``retrievedAt``. Where records live on disk is
+:mod:`citelint.captures`' business.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from citelint.files import decode_utf8
+
+CAPTURE_FORMAT = "citelint.capture/1"
+RECORD_KEYS = frozenset({"format", "source", "sha256", "text", "retrievedAt", "contentType", "bytes"})
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z")
+_BOM = "\ufeff"
+
+
+class CaptureError(Exception):
+    """Base class of store errors. ``str()`` is a message for the user."""
+
+
+class CaptureMissing(CaptureError):
+    """No capture file exists for the exact (source, sha256)."""
+
+
+class CaptureCorrupt(CaptureError):
+    """A capture file exists but fails its integrity checks (CL103)."""
+
+
+class TextRejected(CaptureError):
+    """Text offered for capture is not acceptable (not UTF-8, too large, empty)."""
+
+
+def sha256_hex(data: str | bytes) -> str:
+    """Lowercase hex SHA-256 of ``data`` (``str`` is encoded as UTF-8)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_rfc3339_utc(stamp: str) -> bool:
+    """True for an RFC 3339 (§5.6) UTC date-time that exists on the calendar:
+    ``YYYY-MM-DDTHH:MM:SS[.fraction]Z``, month 1–12, a day the month has,
+    hours 00–23, minutes 00–59, seconds 00–60 (a leap second is allowed)."""
+    if not _RFC3339_UTC.fullmatch(stamp):
+        return False
+    try:
+        datetime(int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10]))
+    except ValueError:
+        return False
+    return int(stamp[11:13]) <= 23 and int(stamp[14:16]) <= 59 and int(stamp[17:19]) <= 60
+
+
+def utc_now() -> str:
+    """The current time as RFC 3339 UTC with second precision, e.g. ``2026-11-29T21:30:00Z``."""
+    return datetime.now(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def time_key(stamp: str) -> tuple[str, str]:
+    """Sort key for RFC 3339 UTC stamps that may differ in fractional-second digits."""
+    base, _, frac = stamp.rstrip("Z").partition(".")
+    return base, frac.ljust(9, "0")
+
+
+def decode_text(body: bytes) -> str:
+    """Decode a captured body by :func:`citelint.files.decode_utf8`: strict
+    UTF-8, one leading BOM removed (its 3 bytes still count in the record's
+    ``bytes``).
+
+    Raises:
+        TextRejected: the body is not valid UTF-8 (the message gives the
+            byte offset of the first bad byte).
+    """
+    try:
+        return decode_utf8(body)
+    except UnicodeDecodeError as exc:
+        raise TextRejected(f"not valid UTF-8 at byte {exc.start} ({exc.reason})") from None
+
+
+@dataclass(frozen=True)
+class CaptureRecord:
+    """One captured revision of one source (the ``citelint.capture/1`` record).
+
+    ``bytes`` is the body length in bytes as received (for ``--from-file``
+    and ``migrate``: the UTF-8 length of the text).
+    """
+
+    source: str
+    sha256: str
+    text: str
+    retrieved_at: str
+    content_type: str
+    bytes: int
+
+    def to_json(self) -> str:
+        """The record as written to disk: one JSON line ending in a newline.
+
+        ``ensure_ascii`` keeps the file pure ASCII, so no editor, encoding
+        setting or line-ending filter can alter the text it carries.
+        """
+        obj = {
+            "format": CAPTURE_FORMAT,
+            "source": self.source,
+            "sha256": self.sha256,
+            "retrievedAt": self.retrieved_at,
+            "contentType": self.content_type,
+            "bytes": self.bytes,
+            "text": self.text,
+        }
+        return json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n"
+
+
+def make_record(source: str, text: str, *, retrieved_at: str | None = None,
+                content_type: str = "text/plain", wire_bytes: int | None = None) -> CaptureRecord:
+    """Build a record for ``text`` of ``source``, computing its digest.
+
+    ``retrieved_at`` defaults to now (RFC 3339 UTC); ``wire_bytes`` defaults
+    to the UTF-8 length of ``text``.
+
+    Raises:
+        TextRejected: ``text`` contains lone surrogates (not encodable as UTF-8),
+            or ``retrieved_at`` is not RFC 3339 UTC.
+    """
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise TextRejected("text contains lone surrogates and cannot be encoded as UTF-8") from None
+    when = retrieved_at or utc_now()
+    if not is_rfc3339_utc(when):
+        raise TextRejected(f"retrievedAt must be a real RFC 3339 UTC time like 2026-01-31T12:00:00Z, got {when!r}")
+    return CaptureRecord(source=source, sha256=sha256_hex(encoded), text=text,
+                         retrieved_at=when, content_type=content_type,
+                         bytes=len(encoded) if wire_bytes is None else wire_bytes)
+
+
+def _check_digest(text: str, recorded: str, mismatch: str) -> None:
+    """Refuse a record whose ``text`` does not hash to its ``recorded``
+    digest, with ``mismatch`` as the message.
+
+    Raises:
+        CaptureCorrupt: lone surrogates in ``text``, or a digest mismatch.
+    """
+    try:
+        actual = sha256_hex(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise CaptureCorrupt("text contains lone surrogates") from None
+    if recorded != actual:
+        raise CaptureCorrupt(mismatch)
+
+
+def parse_record(data: bytes, *, source: str | None = None, sha256: str | None = None) -> CaptureRecord:
+    """Parse and verify one capture file's bytes.
+
+    Checks, in order: UTF-8 JSON object with no duplicate keys; the exact key
+    set; field types; ``format``; the stored digest against the text; and,
+    when given, the ``source`` and ``sha256`` the path was derived from.
+
+    Raises:
+        CaptureCorrupt: any check fails (the message says which).
+    """
+    def no_dupes(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        obj: dict[str, object] = {}
+        for k, v in pairs:
+            if k in obj:
+                raise CaptureCorrupt(f"duplicate key {k!r}")
+            obj[k] = v
+        return obj
+
+    def bad_constant(name: str) -> object:
+        raise CaptureCorrupt(f"non-JSON constant {name}")
+
+    try:
+        obj = json.loads(data.decode("utf-8"), object_pairs_hook=no_dupes, parse_constant=bad_constant)
+    except UnicodeDecodeError:
+        raise CaptureCorrupt("capture file is not UTF-8") from None
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, CaptureCorrupt):
+            raise
+        raise CaptureCorrupt(f"capture file is not valid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise CaptureCorrupt("capture file is not a JSON object")
+    keys = set(obj)
+    if keys != RECORD_KEYS:
+        missing, extra = sorted(RECORD_KEYS - keys), sorted(keys - RECORD_KEYS)
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
+                ([f"unknown {', '.join(extra)}"] if extra else [])
+        raise CaptureCorrupt("record keys are wrong: " + "; ".join(parts))
+    for key in ("format", "source", "sha256", "text", "retrievedAt", "contentType"):
+        if not isinstance(obj[key], str):
+            raise CaptureCorrupt(f"{key} is not a string")
+    if not isinstance(obj["bytes"], int) or isinstance(obj["bytes"], bool) or obj["bytes"] < 0:
+        raise CaptureCorrupt("bytes is not a non-negative integer")
+    if obj["format"] != CAPTURE_FORMAT:
+        raise CaptureCorrupt(f"format is {obj['format']!r}, expected {CAPTURE_FORMAT!r}")
+    if not is_rfc3339_utc(obj["retrievedAt"]):
+        # CL106 orders revisions by this stamp: one that is not a real UTC
+        # time could make any revision look newest.
+        raise CaptureCorrupt(f"retrievedAt {obj['retrievedAt'][:40]!r} is not an RFC 3339 UTC time like "
+                             "2026-01-31T12:00:00Z")
+    _check_digest(obj["text"], obj["sha256"],
+                  "text does not match its recorded sha256 (the capture was altered)")
+    if sha256 is not None and obj["sha256"] != sha256:
+        raise CaptureCorrupt("recorded sha256 disagrees with the file name")
+    if source is not None and obj["source"] != source:
+        raise CaptureCorrupt(f"recorded source {obj['source']!r} disagrees with the directory "
+                             f"(derived from {source!r})")
+    return CaptureRecord(source=obj["source"], sha256=obj["sha256"], text=obj["text"],
+                         retrieved_at=obj["retrievedAt"], content_type=obj["contentType"],
+                         bytes=obj["bytes"])
