@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
 
 from citelint import pointers
-from citelint.captures import Store, legacy_message, legacy_unmigrated
+from citelint.captures import Store, legacy_message, legacy_unmigrated, sha256_hex
 from citelint.config import Config, relpath
 from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, verify_citations
 from citelint.files import replace_atomically
@@ -225,7 +225,8 @@ class _PhaseOne:
 
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
-               progress: Callable[[int, int], None] | None = None, total: int = 0) -> _PhaseOne:
+               tracking: _GitTracking, progress: Callable[[int, int], None] | None = None,
+               total: int = 0) -> _PhaseOne:
     """Load and label-check fact reports, and check Markdown reports whole.
 
     ``targets`` are (order, target) pairs; order is the target's 1-based
@@ -233,7 +234,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     """
     one = _PhaseOne(CheckResult(), [], [], [])
     store = Store(config.captures_dir)
-    allowlist: tuple[Allowlist, Allowlist | None] | None = None
+    allowlist: LinkEvidence | None = None
     for order, target in targets:
         display = relpath(target.path, cwd)
         one.result.files += 1
@@ -248,11 +249,11 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
                 one.citations.extend((order, citation) for citation in citations)
         else:
             if allowlist is None:
-                allowlist = build_allowlist(config, store)
+                allowlist = build_allowlist(config, store, tracking)
             _check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
             progress(order, total)
-    one.allowlist_empty = allowlist is not None and len(allowlist[0]) == 0
+    one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None
     return one
 
 
@@ -260,8 +261,43 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 _Verified = tuple[int, Citation, list[FactIssue], "AcceptedEntry | None"]
 
 
+class _GitTracking:
+    """Which capture files git has, tracked or staged (CL109), asked of git
+    once per process and only when a capture is cited; picklable before use."""
+
+    def __init__(self, config: Config, cwd: Path):
+        self.captures_dir, self.cwd = config.captures_dir, cwd
+        self.enabled = config.severity("CL109") != "off"
+        self._files: frozenset[str] | None = None
+        self._asked = False
+
+    def _load(self) -> frozenset[str] | None:
+        if not self._asked:
+            from citelint.gitbase import tracked_files
+
+            self._files, self._asked = tracked_files(self.captures_dir), True
+        return self._files
+
+    def untracked(self, source: str, sha256: str) -> str | None:
+        """The capture file of (source, sha256), as the user would type it, when
+        git has it neither tracked nor staged; None when it does, or outside git."""
+        files = self._load() if self.enabled else None
+        rel = f"{sha256_hex(source)}/{sha256}.json"
+        if files is None or rel in files:
+            return None
+        return relpath(self.captures_dir / rel, self.cwd)
+
+    def source_untracked(self, source: str, store: Store) -> bool:
+        """True when git has none of ``source``'s capture files (inside git only)."""
+        files = self._load() if self.enabled else None
+        if files is None:
+            return False
+        directory = sha256_hex(source)
+        return not any(f"{directory}/{rev.sha256}.json" in files for rev in store.revisions(source))
+
+
 def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]]]], config: Config,
-               base: BaseCaptures | None) -> list[_Verified]:
+               base: BaseCaptures | None, tracking: _GitTracking) -> list[_Verified]:
     """Verify cited facts grouped by capture: each capture read once for all
     the facts citing it, then released, so memory holds one capture at a time."""
     store = Store(config.captures_dir)
@@ -269,17 +305,19 @@ def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]
     out: list[_Verified] = []
     for _, group in groups:
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
-                                    store=store, base=cl302_base)
+                                    store=store, base=cl302_base,
+                                    untracked=tracking.untracked if tracking.enabled else None)
         out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
     return out
 
 
-def _check_markdown(target: Target, display: str, config: Config,
-                    allowlists: tuple[Allowlist, Allowlist | None], result: CheckResult, fix: bool) -> None:
+def _check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,
+                    result: CheckResult, fix: bool) -> None:
     """Check one Markdown report's links (CL201–CL203) and, with ``fix``,
     degrade the fixable ones. A link to a source whose every capture is
-    corrupt is CL103, not CL201: the evidence needs repair, and ``--fix``
-    must not delete a correct citation because of it."""
+    corrupt is CL103, and one whose captures git does not have is CL109,
+    not CL201: the evidence needs repair, and ``--fix`` must not delete a
+    correct citation because of it."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -290,16 +328,13 @@ def _check_markdown(target: Target, display: str, config: Config,
         emit("CL001", Position(source.line, source.col), source.message)
         return
     raw, text = source
-    allowlist, corrupt = allowlists
-    report = links.check(text, allowlist, relative=config.links.relative,
+    report = links.check(text, evidence.grounding, relative=config.links.relative,
                          images=config.links.images)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
-    if corrupt is not None:
-        issues = [_corrupt_source(i) if i.rule == "CL201" and corrupt.decide(i.link.href)[1] else i
-                  for i in issues]
+    issues = [_reclassified(i, evidence) if i.rule == "CL201" else i for i in issues]
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -344,12 +379,20 @@ def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _corrupt_source(issue: LinkIssue) -> LinkIssue:
-    """The CL103 finding for a link whose source has captures, all corrupt."""
-    return dataclasses.replace(issue, rule="CL103", near_miss=None, message=(
-        f"link to {issue.link.href}: every capture of this source fails verification, so it grounds nothing; "
-        "restore the capture files from version control or capture the source again (`citelint ls` lists "
-        "them); --fix leaves this link alone"))
+def _reclassified(issue: LinkIssue, evidence: LinkEvidence) -> LinkIssue:
+    """A CL201 link to a source that is captured, but only by corrupt files
+    (CL103) or by files git does not have (CL109), reported as such."""
+    href = issue.link.href
+    if evidence.corrupt is not None and evidence.corrupt.decide(href)[1]:
+        return dataclasses.replace(issue, rule="CL103", near_miss=None, message=(
+            f"link to {href}: every capture of this source fails verification, so it grounds nothing; "
+            "restore the capture files from version control or capture the source again (`citelint ls` lists "
+            "them); --fix leaves this link alone"))
+    if evidence.untracked is not None and evidence.untracked.decide(href)[1]:
+        return dataclasses.replace(issue, rule="CL109", near_miss=None, message=(
+            f"link to {href}: its captures are neither committed nor staged in git, so this check passes here "
+            "and fails in a clean clone; `git add` the captures directory"))
+    return issue
 
 
 def _unsafe_to_write(path: Path, root: Path) -> str | None:
@@ -403,14 +446,15 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     if legacy and config.severity("CL107") != "off":
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
         emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
+    tracking = _GitTracking(config, cwd)
     n = job_count(jobs, len(targets))
     numbered = list(enumerate(targets, 1))
     pool = _pool(n) if n > 1 else None
     try:
         if pool is None:
-            firsts = [_phase_one(numbered, config, cwd, fix, progress, len(targets))]
+            firsts = [_phase_one(numbered, config, cwd, fix, tracking, progress, len(targets))]
         else:
-            futures = [pool.submit(_phase_one, part, config, cwd, fix) for part in _slices(numbered, n)]
+            futures = [pool.submit(_phase_one, part, config, cwd, fix, tracking) for part in _slices(numbered, n)]
             firsts = []
             for future in futures:
                 firsts.append(future.result())
@@ -426,9 +470,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                     (order, citation))
         groups = sorted(grouped.items(), key=lambda item: item[0])
         if pool is None:
-            verified = _phase_two(groups, config, base_captures)
+            verified = _phase_two(groups, config, base_captures, tracking)
         else:
-            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures)
+            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures, tracking)
                                          for part in _slices(groups, n)] for v in future.result()]
     finally:
         if pool is not None:
@@ -490,17 +534,28 @@ def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> Base
     return base
 
 
-def build_allowlist(config: Config, store: Store) -> tuple[Allowlist, Allowlist | None]:
-    """The Markdown link allowlist: approved sources with at least one capture
-    that verifies, plus ``links.allow`` (one directory lookup per source, no
-    scan); and an allowlist of the approved sources whose every capture fails
-    verification (None when there are none)."""
+def build_allowlist(config: Config, store: Store, tracking: _GitTracking | None = None) -> LinkEvidence:
+    """What grounds a Markdown link: approved sources with at least one
+    capture that verifies (and that git has, inside a git work tree), plus
+    ``links.allow`` (one directory lookup per source, no scan); and the
+    sources whose links are reported under another rule: every capture
+    corrupt (CL103), or captured only by files git does not have (CL109)."""
     from citelint.links import Allowlist
 
-    captured, corrupt = [], []
+    captured, corrupt, untracked = [], [], []
     for source in config.sources:
         if store.has_source(source):
-            captured.append(source)
+            (untracked if tracking is not None and tracking.source_untracked(source, store) else captured).append(source)
         elif store.revisions(source):
             corrupt.append(source)
-    return Allowlist(captured, config.links.allow), (Allowlist(corrupt) if corrupt else None)
+    return LinkEvidence(Allowlist(captured, config.links.allow), Allowlist(corrupt) if corrupt else None,
+                        Allowlist(untracked) if untracked else None)
+
+
+@dataclass
+class LinkEvidence:
+    """The allowlists of a run's Markdown checks (see :func:`build_allowlist`)."""
+
+    grounding: Allowlist
+    corrupt: Allowlist | None = None
+    untracked: Allowlist | None = None

@@ -331,15 +331,19 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
 
 
 def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, LabelInfo],
-                     approved: Callable[[str], bool], store: Store,
-                     base: BaseLookup | None = None) -> Iterator[tuple[Citation, list[FactIssue], AcceptedEntry | None]]:
+                     approved: Callable[[str], bool], store: Store, base: BaseLookup | None = None,
+                     untracked: Callable[[str, str], str | None] | None = None,
+                     ) -> Iterator[tuple[Citation, list[FactIssue], AcceptedEntry | None]]:
     """Verify cited facts that all cite one capture (same source and captureSha256).
 
     Yields, per citation in order, its issues and its accepted entry (None
     when a blocking rule rejected it or its label is in a CL004 pair).
     Rules: CL101–CL106 and CL108 through :func:`verify_group` (one capture
     read for the group), CL302 (``base`` given: the capture is not on the
-    base revision) and CL901 (every accepted citation, for semantic review).
+    base revision), CL109 (``untracked(source, sha)`` names the capture file
+    git neither tracks nor has staged) and CL901 (every accepted citation,
+    for semantic review). A fact with an issue of any blocking rule is not
+    accepted.
     """
     if not citations:
         return
@@ -347,6 +351,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     verdicts = verify_group(source, sha, [c.fact["snippet"] for c in citations], approved=approved(source),
                             store=store)
     not_on_base = base is not None and verdicts[0].resolved and not base.has_capture(source, sha)
+    not_in_git = untracked(source, sha) if untracked is not None and verdicts[0].resolved else None
     for citation, verdict in zip(citations, verdicts):
         index, fact = citation.index, citation.fact
         issues = [FactIssue(index, i.rule, i.field, i.message) for i in verdict.issues]
@@ -358,7 +363,12 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                 index, "CL302", "captureSha256",
                 f"capture {_short(sha)}… is not on the base revision {base.commit[:12]} "
                 "(require_captures_on_base); merge the capture in its own change first, then the report"))
-        if not verdict.accepted or citation.duplicated:
+        if not_in_git and verdict.resolved:
+            issues.append(FactIssue(
+                index, "CL109", "captureSha256",
+                f"capture {_short(sha)}… ({not_in_git}) is neither committed nor staged in git, so this check "
+                f"passes here and fails in a clean clone; run `git add {not_in_git}`"))
+        if any(RULES[i.rule].blocking for i in issues) or citation.duplicated:
             # Either fact of a CL004 pair could be the one meant: neither is accepted.
             yield citation, issues, None
             continue

@@ -542,3 +542,24 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
         probe.close()
     return BaseCaptures(ref=ref, commit=commit, via=via, captures_dir=real_top / rel_dir if rel_dir != "."
                         else real_top, entries=entries, vouched=vouched)
+
+
+def tracked_files(directory: Path) -> frozenset[str] | None:
+    """Paths, relative to ``directory`` and in POSIX form, of the files under
+    it that git tracks or has staged (everything in the index), for CL109.
+
+    Returns None when ``directory`` is not inside a git work tree or git is
+    not installed: the rule then stays silent. One ``git ls-files`` run,
+    read-only (``--no-optional-locks``); nothing runs when no ``.git`` is
+    found above ``directory``.
+    """
+    here = Path(os.path.abspath(directory))
+    if not any((d / ".git").exists() for d in (here, *here.parents)) or not here.is_dir():
+        return None
+    try:
+        listing = _git(["ls-files", "-z", "--cached", "--", "."], here)
+    except GitBaseError:
+        return None
+    if listing.returncode != 0:
+        return None
+    return frozenset(os.fsdecode(p) for p in listing.stdout.split(b"\0") if p)

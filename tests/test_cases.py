@@ -25,7 +25,7 @@ CASES = Path(__file__).resolve().parent / "cases"
 REGEN = os.environ.get("CITELINT_REGEN") == "1"
 
 #: Files of a case folder that describe the run rather than belong to the project.
-META = {"README.md", "args", "deleted", "base", "change", "expected.out", "expected.err", "expected-after"}
+META = {"unstaged", "README.md", "args", "deleted", "base", "change", "expected.out", "expected.err", "expected-after"}
 
 #: A fixed author and date make the base commit's id, which CL301 messages name, the same on every run.
 GIT_FIXED = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
@@ -50,7 +50,8 @@ def materialise(case: Path, work: Path) -> None:
 
     A case with ``base/`` is a git change: ``base/`` is committed, then
     ``change/`` is written over it and the paths in ``deleted`` are removed,
-    left uncommitted, as a pre-commit hook or a pull-request check sees them.
+    then staged but not committed, as a pre-commit hook sees them (with an
+    ``unstaged`` file in the case, left unstaged too).
     Otherwise the case folder itself (less its META files) is the project.
     """
     if (case / "base").is_dir():
@@ -62,6 +63,9 @@ def materialise(case: Path, work: Path) -> None:
             shutil.copytree(case / "change", work, dirs_exist_ok=True)
         for rel in read_lines(case / "deleted"):
             (work / rel).unlink()
+        if not (case / "unstaged").exists():
+            # What a pre-commit hook sees: the change staged, not committed.
+            git(work, "add", "--all")
     else:
         shutil.copytree(case, work, ignore=lambda d, names: META & set(names) if Path(d) == case else ())
 
