@@ -22,6 +22,7 @@ from citelint.captures import Store, legacy_message, legacy_unmigrated, sha256_h
 from citelint.config import Config, relpath
 from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, verify_citations
 from citelint.files import replace_atomically
+from citelint.gitindex import find_worktree, indexed_captures
 from citelint.loaders import Document, LazyDocument, ParseFailure, kind_of, load_text, read_source
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
@@ -273,10 +274,25 @@ class _GitTracking:
 
     def _load(self) -> frozenset[str] | None:
         if not self._asked:
+            self._files, self._asked = self._ask(), True
+        return self._files
+
+    def _ask(self) -> frozenset[str] | None:
+        found = find_worktree(self.captures_dir)
+        if found is None:
+            return None
+        top, index = found
+        try:
+            rel = Path(os.path.abspath(self.captures_dir)).relative_to(top).as_posix()
+        except ValueError:
+            return None
+        files = indexed_captures(index, "" if rel == "." else rel + "/")
+        if files is None:
+            # An index this reader does not vouch for: ask git (slower: a process).
             from citelint.gitbase import tracked_files
 
-            self._files, self._asked = tracked_files(self.captures_dir), True
-        return self._files
+            files = tracked_files(self.captures_dir)
+        return files
 
     def untracked(self, source: str, sha256: str) -> str | None:
         """The capture file of (source, sha256), as the user would type it, when
