@@ -374,14 +374,21 @@ class LazyDocument:
             self._cursor = (n, i)
         return self.spans.get(key)
 
-    def _in_fact(self, pointer: str) -> tuple[int, Document] | None:
-        """(index, positions within that fact) for a pointer under ``/facts/<i>``."""
+    @staticmethod
+    def _fact_of(pointer: str) -> int | None:
+        """The index ``i`` when ``pointer`` is ``/facts/<i>`` or under it."""
         if not pointer.startswith("/facts/"):
             return None
         head = pointer[7:].split("/", 1)[0]
         if not (head.isdigit() and head.isascii()) or (len(head) > 1 and head[0] == "0"):
             return None
-        index = int(head)
+        return int(head)
+
+    def _in_fact(self, pointer: str) -> tuple[int, Document] | None:
+        """(index, positions within that fact) for a pointer under ``/facts/<i>``."""
+        index = self._fact_of(pointer)
+        if index is None:
+            return None
         if index not in self._facts:
             span = self._span(index)
             if span is None:
@@ -395,14 +402,15 @@ class LazyDocument:
 
     def locate(self, pointer: str) -> Position:
         """Position of the value at ``pointer``."""
+        index = self._fact_of(pointer)
+        if index is not None and pointer == f"/facts/{index}":
+            span = self._span(index)
+            if span is not None:
+                return self._position(*span)
         found = self._in_fact(pointer)
         if found is None:
             return self.full().locate(pointer)
-        index, doc = found
-        if pointer == f"/facts/{index}":
-            start, end = self.spans[pointer]
-            return self._position(start, end)
-        return doc.locate(pointer)
+        return found[1].locate(pointer)
 
     def locate_key(self, pointer: str) -> Position:
         """Position of the key whose value is at ``pointer`` (or of the value)."""
