@@ -280,6 +280,12 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     path = (explicit if explicit.is_absolute() else cwd / explicit) if explicit else discover(cwd)
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
+    real = Path(os.path.realpath(path))
+    if path.is_symlink() and real.parent != Path(os.path.realpath(path.parent)):
+        # The project is the config's directory; a config read from elsewhere
+        # would let a pull request swap the operator's config for its own.
+        raise ConfigError(f"{path}: is a symlink to {real}, outside its own directory; citelint reads the "
+                          "config only from the project it governs (replace the link by the file)")
     data, locate = _load_raw(path)
 
     def error(pointer: str, message: str) -> ConfigError:

@@ -241,3 +241,14 @@ def test_capture_refuses_an_impossible_retrieved_at(repo: Repo, stamp: str, tmp_
     held.write_text("text a pipeline already holds")
     run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(held), "--retrieved-at", stamp, cwd=repo.root)
     assert run.code == 2 and "must be a real RFC 3339 UTC time" in run.err
+
+
+def test_a_config_that_is_a_symlink_leading_outside_is_a_usage_error(repo: Repo, secret: Path) -> None:
+    config = repo.root / "citelint.yaml"
+    outside = secret.parent / "citelint.yaml"
+    outside.write_text(config.read_text())
+    config.unlink()
+    config.symlink_to(outside)
+    run = repo.check()
+    assert run.code == 2
+    assert f"is a symlink to {outside}, outside its own directory" in run.err
