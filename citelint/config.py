@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from citelint.loaders import ParseFailure, load_yaml_text, read_source
+from citelint.loaders import ParseFailure, read_source
+from citelint.yamldoc import load_yaml_text
 from citelint.model import RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
 from citelint import pointers
 from citelint.pointers import join as pointer_join
