@@ -449,3 +449,31 @@ def test_allowlist_resolves_canonical_and_other_sources_alike() -> None:
     assert Allowlist(sources[2:0:-1]).near_miss("https://ex.example/abd") == "https://ex.example/abc"
     # a fresh allowlist answers a near miss before any decision
     assert Allowlist(sources).near_miss("https://www.ex.example/a") == "https://ex.example/a/"
+
+
+def test_fix_stays_bounded_when_one_planned_edit_cannot_be_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One edit that fails verification must not cost a render per link (quadratic)."""
+    import citelint.links.fix as fix_module
+
+    markdown = "".join(f"See [doc {i}](https://example.org/missing/{i}).\n\n" for i in range(300))
+    issues = check(markdown, ALLOW).issues
+    assert len(issues) == 300
+    bad_href = issues[150].link.href
+    real_ops = fix_module._degrade_ops
+
+    def ops(src: str, link):  # type: ignore[no-untyped-def]
+        planned = real_ops(src, link)
+        if link.href == bad_href and planned:
+            # An edit that also changes what a reader sees: verification refuses it.
+            start, end, _ = planned[0]
+            return [(start, end, "something else entirely")]
+        return planned
+
+    renders = []
+    real_extract = fix_module.extract
+    monkeypatch.setattr(fix_module, "_degrade_ops", ops)
+    monkeypatch.setattr(fix_module, "extract", lambda *a, **k: renders.append(1) or real_extract(*a, **k))
+    new_text, removed = fix(markdown, issues)
+    assert len(renders) <= fix_module._FIX_ATTEMPTS + 4
+    assert bad_href in new_text and len(removed) >= 150
+    assert "doc 150" in new_text

@@ -74,6 +74,11 @@ def _visible(markdown: str) -> str:
     return _LINK_MARKUP.sub("", _IMG_ALT.sub(r"\1", out))
 
 
+#: Verifying renders allowed when the edits of one --fix interact (each is a
+#: render of the whole document).
+_FIX_ATTEMPTS = 40
+
+
 def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue]]:
     """Degrade the links of CL201/CL202 ``issues`` to their visible text (DESIGN §2.4).
 
@@ -147,12 +152,31 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
     result = attempt(planned)
     if result is not None:
         return result
-    # Something interacted: make the edits one at a time, keeping those that verify.
-    kept: list[tuple[LinkIssue, list[tuple[int, int, str]]]] = []
-    for item in planned:
-        if attempt(kept + [item]) is not None:
-            kept.append(item)
-    if not kept:
-        return markdown, []
-    result = attempt(kept)
+    # Something interacted. Each attempt renders the whole document, so trying
+    # the edits one at a time would cost a render per link (quadratic in the
+    # document); halving instead isolates the edits that cannot be made in
+    # a number of renders that grows with their count, not the document's
+    # links, and a fixed budget bounds even a document where many fail. An
+    # edit not verified within it is not made: its finding stays.
+    budget = [_FIX_ATTEMPTS]
+
+    def settle(items: list[tuple[LinkIssue, list[tuple[int, int, str]]]]
+               ) -> list[tuple[LinkIssue, list[tuple[int, int, str]]]]:
+        if not items or budget[0] <= 0:
+            return []
+        budget[0] -= 1
+        if attempt(items) is not None:
+            return items
+        if len(items) == 1:
+            return []
+        half = len(items) // 2
+        left, right = settle(items[:half]), settle(items[half:])
+        if left and right and budget[0] > 0:
+            budget[0] -= 1
+            if attempt(left + right) is not None:
+                return left + right
+        return left if len(left) >= len(right) else right
+
+    kept = settle(planned)
+    result = attempt(kept) if kept else None
     return result if result is not None else (markdown, [])
