@@ -159,6 +159,36 @@ def _scan(out: str, images: bool) -> list[re.Match[str]]:
     return found
 
 
+# The same tags as tuples of strings, for judging without match objects:
+# (href, plain text, raw tag name). A raw tag is ("", "", "a"), cmark's own
+# anchor has no name; the text is "" when it has markup, or when not asked for
+# (``()`` keeps the shape; an anchor's text holds no "<", so skipping it
+# changes where no later tag starts).
+_TUPLES = {(images, text): re.compile(
+    r'<(?:a href="([^"]*)"(?: title="[^"]*")?>' + (r"(?:([^<&]*)</a>)?" if text else "()")
+    + (r"|([aA]|[iI][mM][gG])(?=[\s/>]))" if images else r"|([aA])(?=[\s/>]))"))
+    for images in (False, True) for text in (False, True)}
+
+
+def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str]]:
+    """:func:`_scan` as ``(href, text, raw name)`` tuples: the same tags, in the same order.
+
+    ``href`` and ``text`` are groups 1 and 2 of :func:`_scan`'s match ("" for
+    None; ``text`` is always "" unless ``text`` is true); ``raw name`` is
+    the tag's name ("a", "img", any case) for a raw tag, else "".
+    """
+    pattern = _TUPLES[images, text]
+    if "<!--" not in out:
+        return pattern.findall(out)
+    found: list[tuple[str, str, str]] = []
+    pos = 0
+    for start, end in _comment_spans(out):
+        found.extend(pattern.findall(out, pos, start))
+        pos = end
+    found.extend(pattern.findall(out, pos))
+    return found
+
+
 def _footnotes_start(out: str, footnotes: bool) -> int:
     """Output offset after which links sit in footnote definitions."""
     at = out.rfind(_FOOTNOTES_SECTION) if footnotes else -1
