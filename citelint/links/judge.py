@@ -15,7 +15,7 @@ from typing import Iterable
 from citelint import urls
 from citelint.links.allowlist import Allowlist
 from citelint.links.link import Link, LinkIssue, _cjk_cut
-from citelint.links.locate import _locate_all, _raw_tag, extract
+from citelint.links.locate import _locate_all, _raw_link, _raw_tag, extract
 from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan, _scan_tuples
 from citelint.links.source import _Document
 from citelint.model import RULES
@@ -109,21 +109,33 @@ class LinkReport:
 
 _CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
 _CJK_MARKS = tuple(sorted(urls.CJK_TERMINATORS))  # ten substring searches beat one character class
-_RAW_NAME = itemgetter(2)
+_HREF, _RAW_NAME = itemgetter(0), itemgetter(2)
 _unescape = html.unescape
 
 
-def _hrefs(entries: list[tuple[str, str, str]], need: list[int]) -> list[str | None]:
-    """The href of each of cmark's anchors (from :func:`_scan_tuples`), to decide.
+def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> list[str | None]:
+    """The href to decide for each tag of :func:`_scan_tuples` (of output without comments).
 
-    None for an anchor whose text holds CJK punctuation: a bare URL there may
-    run on past it (CL203), so its index goes to ``need`` to be located.
+    cmark passes a raw ``<a>`` through as written, so its href is read here
+    as locating would read it; None for a raw ``<a>`` that is no link
+    (``<a name=…>``, cmark's footnote anchors). None too for a tag to be
+    located whatever its href, its index put in ``need``: an image, and an
+    anchor whose text holds CJK punctuation (a bare URL there may run on
+    past it, CL203).
     """
     hrefs: list[str | None] = []
     append = hrefs.append
     cjk = _CJK_SEARCH.search
-    for i, (href, text, _) in enumerate(entries):
-        if text and not text.isascii() and cjk(text):
+    for i, (href, text, name, open_rest, loose_rest) in enumerate(entries):
+        if name:
+            if name not in "aA":
+                need.append(i)  # an image: locate it
+                append(None)
+                continue
+            rest = open_rest or loose_rest
+            raw = _raw_link("<" + name + rest, False) if rest else None
+            append(None if raw is None else raw[1])
+        elif text and not text.isascii() and cjk(text):
             need.append(i)
             append(None)
         else:
@@ -132,12 +144,7 @@ def _hrefs(entries: list[tuple[str, str, str]], need: list[int]) -> list[str | N
 
 
 def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> list[str | None]:
-    """:func:`_hrefs` for the tags of :func:`_scan`, raw HTML ``<a>`` and images among them.
-
-    cmark passes a raw ``<a>`` through as written, so its href is read here
-    as locating would read it; None for a raw ``<a>`` that is no link
-    (``<a name=…>``, cmark's footnote anchors). Images go to ``need``.
-    """
+    """:func:`_hrefs` for the tags of :func:`_scan` (match objects), of any output."""
     hrefs: list[str | None] = []
     append = hrefs.append
     cjk = _CJK_SEARCH.search
@@ -180,11 +187,14 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     cjk_page = not out.isascii() and any(mark in out for mark in _CJK_MARKS)
     entries = _scan_tuples(out, images, cjk_page)
     need: list[int] = []  # tags to locate, whatever their href
-    if not any(map(_RAW_NAME, entries)):
-        # cmark's own anchors only: every href is read from the tuples
-        hrefs = _hrefs(entries, need) if cjk_page else \
-            [_unescape(href) if "&" in href else href for href, _, _ in entries]
+    raw = any(map(_RAW_NAME, entries))
+    if not raw and not cjk_page:
+        # cmark's own anchors only (the usual page): every href as it stands
+        hrefs = [_unescape(href) if "&" in href else href for href in map(_HREF, entries)]
+    elif not raw or "<!--" not in out:
+        hrefs = _hrefs(entries, need)
     else:
+        # a raw tag's reading may run into a comment: read the tags from the output
         hrefs = _hrefs_with_raw(out, _scan(out, images), need)
     grounded, others = allowlist.decide_all(hrefs)
     passed = 0  # links that pass without being grounded

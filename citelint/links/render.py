@@ -160,27 +160,38 @@ def _scan(out: str, images: bool) -> list[re.Match[str]]:
 
 
 # The same tags as tuples of strings, for judging without match objects:
-# (href, plain text, raw tag name). A raw tag is ("", "", "a"), cmark's own
-# anchor has no name; the text is "" when it has markup, or when not asked for
-# (``()`` keeps the shape; an anchor's text holds no "<", so skipping it
-# changes where no later tag starts).
+# (href, plain text, raw tag name, rest of the raw tag). cmark's own anchor
+# has no name; its text is "" when it has markup, or when not asked for
+# (``()`` keeps the shape; an anchor's text holds no "<", so skipping it moves
+# no later tag). A raw tag's rest, after its name, is read by a lookahead as
+# locate._OPEN_TAG reads the whole tag, else up to the first ">" (as
+# locate._LOOSE_TAG), else "".
+#: What follows the name of an HTML open tag as CommonMark defines it.
+_OPEN_TAG_ATTRS = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*/?>"""
+_TAG_REST = f"(?=({_OPEN_TAG_ATTRS})|([^>]*>)|)"
 _TUPLES = {(images, text): re.compile(
     r'<(?:a href="([^"]*)"(?: title="[^"]*")?>' + (r"(?:([^<&]*)</a>)?" if text else "()")
-    + (r"|([aA]|[iI][mM][gG])(?=[\s/>]))" if images else r"|([aA])(?=[\s/>]))"))
+    + (r"|([aA]|[iI][mM][gG])" if images else r"|([aA])") + r"(?=[\s/>])" + _TAG_REST + ")")
     for images in (False, True) for text in (False, True)}
 
 
-def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str]]:
-    """:func:`_scan` as ``(href, text, raw name)`` tuples: the same tags, in the same order.
+def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str, str, str]]:
+    """:func:`_scan` as tuples of strings: the same tags, in the same order.
 
-    ``href`` and ``text`` are groups 1 and 2 of :func:`_scan`'s match ("" for
-    None; ``text`` is always "" unless ``text`` is true); ``raw name`` is
-    the tag's name ("a", "img", any case) for a raw tag, else "".
+    Each is ``(href, text, name, open_rest, loose_rest)``: ``href`` and
+    ``text`` are groups 1 and 2 of :func:`_scan`'s match ("" for None;
+    ``text`` is always "" unless ``text`` is true); ``name`` is the tag's
+    name ("a", "img", any case) for a raw tag, else "". For a raw tag,
+    ``"<" + name + open_rest`` is the tag as ``locate._OPEN_TAG`` matches it
+    at the tag's offset, or when that fails (``open_rest`` ""),
+    ``"<" + name + loose_rest`` is ``locate._LOOSE_TAG``'s match (both "" when
+    neither matches). Between comments, that reading stops where the comment
+    starts, so it is exact only for output without comments.
     """
     pattern = _TUPLES[images, text]
     if "<!--" not in out:
         return pattern.findall(out)
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str, str, str, str]] = []
     pos = 0
     for start, end in _comment_spans(out):
         found.extend(pattern.findall(out, pos, start))
