@@ -139,7 +139,8 @@ class Allowlist:
         skipped. Returns ``(grounded, others)``: how many hrefs ``decide``
         finds grounded, and ``(index, category)`` for every other non-None
         href, in order. The usual href, a captured source copied exactly,
-        is settled by one set lookup. Never raises.
+        is settled by the set lookup :meth:`decide` starts with; every other
+        href is decided by :meth:`decide` itself. Never raises.
         """
         exact = self._exact
         misses = [i for i, href in enumerate(hrefs) if href not in exact]

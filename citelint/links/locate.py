@@ -52,7 +52,7 @@ class _RawTag(HTMLParser):
 # A start tag whose attributes are each ``name``, ``name="value"`` or
 # ``name='value'``, one run of whitespace apart: html.parser reads such a tag
 # as written (names lower-cased, values entity-decoded), so its attributes
-# are read without it, 70 times faster (tests/test_links.py checks both agree).
+# are read without it, 70 times faster (tests/test_links_fast.py checks both agree).
 _SIMPLE_TAG = re.compile(
     r"""<[A-Za-z][A-Za-z0-9-]*(?:[ \t\n\r\f]+[A-Za-z_:][A-Za-z0-9_:.\-]*(?:="[^"]*"|='[^']*')?)*"""
     r"""[ \t\n\r\f]*/?>""")

@@ -159,15 +159,15 @@ def _scan(out: str, images: bool) -> list[re.Match[str]]:
     return found
 
 
-# The same tags as tuples of strings, for judging without match objects:
-# (href, plain text, raw tag name, rest of the raw tag). cmark's own anchor
-# has no name; its text is "" when it has markup, or when not asked for
-# (``()`` keeps the shape; an anchor's text holds no "<", so skipping it moves
-# no later tag). A raw tag's rest, after its name, is read by a lookahead as
-# locate._OPEN_TAG reads the whole tag, else up to the first ">" (as
-# locate._LOOSE_TAG), else "".
 #: What follows the name of an HTML open tag as CommonMark defines it.
 _OPEN_TAG_ATTRS = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*/?>"""
+# The tags of _scan as tuples of strings, for judging without match objects:
+# (href, plain text, raw tag name, rest of the raw tag read two ways). cmark's
+# own anchor has no name; its text is "" when it has markup, or when not asked
+# for (``()`` keeps the shape; an anchor's text holds no "<", so skipping it
+# moves no later tag). A raw tag's rest, after its name, is read by a
+# lookahead (the scan goes on after the name, as _scan's does) as an open tag,
+# else up to the first ">", else not at all.
 _TAG_REST = f"(?=({_OPEN_TAG_ATTRS})|([^>]*>)|)"
 _TUPLES = {(images, text): re.compile(
     r'<(?:a href="([^"]*)"(?: title="[^"]*")?>' + (r"(?:([^<&]*)</a>)?" if text else "()")
