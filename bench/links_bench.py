@@ -21,8 +21,10 @@ the whole corpus, from text in memory to a verdict for every link:
 
 Each repeat also times the stages of ``check()`` on their own (CPU): cmark
 (one render per document, without source positions), the allowlists (the
-identity of every source) and the rest (scanning cmark's output, deciding
-each link, locating the findings), so a ceiling can be told from overhead.
+identity of every source), the scan (reading every tag of cmark's output,
+rendered beforehand) and the rest (deciding each link, rendering again and
+locating what has a finding); and, apart, ``check()`` over only the
+documents with a finding, so a ceiling can be told from overhead.
 
 The result is printed as a table and, with ``--json``, written as JSON.
 No network is used except the npm registry for the peer install. With
@@ -49,6 +51,7 @@ if not os.environ.get("PYTHONPATH"):
 
 import citelint  # noqa: E402
 from citelint import links, urls  # noqa: E402
+from citelint.links import render  # noqa: E402
 
 PEER = "llm-link-provenance@0.1.2"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "markdown-readmes"
@@ -105,6 +108,20 @@ def allowlist_corpus(texts: list[str], sources: list[list[str]]) -> None:
     """Stage: building each document's allowlist (the identity of every source)."""
     for srcs in sources:
         links.Allowlist(srcs)
+
+
+def scan_stage(texts: list[str]):
+    """Stage: reading the tags of each document's output as check() does (rendered beforehand)."""
+    outs = [links._render(text, links.GITHUB_EXTENSIONS, True, sourcepos=False) for text in texts]
+    tuples = getattr(render, "_scan_tuples", None)  # older checkouts scan match objects
+
+    def scan_corpus(texts: list[str], sources: list[list[str]]) -> None:
+        for out in outs:
+            if tuples is not None:
+                tuples(out, False, False)
+            else:
+                render._scan(out, False)
+    return scan_corpus
 
 
 def time_citelint(fn, texts: list[str], sources: list[list[str]]) -> tuple[float, float]:
@@ -178,8 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     # background GC/compiler threads).
     paired: dict[str, list[float]] = {name: [] for name in fns}
     paired_wall: dict[str, list[float]] = {name: [] for name in fns}
-    stages = {"cmark": render_corpus, "allowlist": allowlist_corpus}
-    stage_cpu: dict[str, list[float]] = {name: [] for name in (*stages, "rest", "peer")}
+    stages = {"cmark": render_corpus, "allowlist": allowlist_corpus, "scan": scan_stage(texts)}
+    stage_cpu: dict[str, list[float]] = {name: [] for name in (*stages, "rest", "findings", "peer")}
+    with_findings = [i for i, (text, srcs) in enumerate(zip(texts, sources))
+                     if links.check(text, links.Allowlist(srcs)).located]
+    findings_texts = [texts[i] for i in with_findings]
+    findings_sources = [sources[i] for i in with_findings]
     try:
         for _ in range(args.repeats):
             this, this_wall = {}, {}
@@ -189,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                 this[name], this_wall[name] = c, w
             for name, fn in stages.items():
                 stage_cpu[name].append(time_citelint(fn, texts, sources)[1])
-            stage_cpu["rest"].append(this["check"] - stage_cpu["cmark"][-1] - stage_cpu["allowlist"][-1])
+            stage_cpu["rest"].append(this["check"] - sum(stage_cpu[name][-1] for name in stages))
+            stage_cpu["findings"].append(time_citelint(check_corpus, findings_texts, findings_sources)[1])
             if peer is not None and peer.error is None:
                 run = peer.run(files, 2)
                 peer_wall = min(peer_wall, run["seconds"])
@@ -251,7 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     print("check() stages, median CPU of the repeats"
           + (" (share of the peer's time)" if peer_s else "") + ": " + ", ".join(
               f"{name} {v:.3f} s" + (f" ({v / peer_s:.0%})" if peer_s else "")
-              for name, v in medians.items() if name != "peer"))
+              for name, v in medians.items() if name not in ("peer", "findings")))
+    findings_s = medians["findings"]
+    print(f"  check() over the {len(with_findings)} documents with a finding alone "
+          f"({sum(map(len, findings_texts)) / sum(map(len, texts)):.0%} of the text): {findings_s:.3f} s"
+          + (f" ({findings_s / peer_s:.0%})" if peer_s else ""))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return 0

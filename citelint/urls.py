@@ -240,11 +240,27 @@ def _identity_of_escaped(s: str) -> str | None:
 # query and fragment in characters that neither cmark's href escaping nor the
 # WHATWG serialiser changes ("'" is percent-encoded in the query of a special
 # URL), with no "%" at all and no path segment starting with "." (dot segments).
+# Possessive quantifiers (a third faster here) change no answer: each part's
+# characters exclude the character that starts the part after it ("." after
+# a label, "/" after a segment, "?" after the path, "#" after the query).
 _CANONICAL = re.compile(
-    r"https?://((?:(?!xn--)[a-z0-9\-]+\.)*(?!xn--)[a-z][a-z0-9\-]*)"
-    r"((?:/(?!\.)[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*)"
-    r"(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]*)?"
-    r"(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?#]*)?")
+    r"https?://((?:(?!xn--)[a-z0-9\-]++\.)*(?!xn--)[a-z][a-z0-9\-]*+)"
+    r"((?:/(?!\.)[A-Za-z0-9\-._~!$&'()*+,;=:@]*+)*+)"
+    r"(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]*+)?"
+    r"(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?#]*+)?")
+# Canonical spellings joined by "\n" (which none can hold): one call for a list.
+_CANONICAL_LINES = re.compile(f"(?:{_CANONICAL.pattern})(?:\n(?:{_CANONICAL.pattern}))*+")
+
+
+def _all_canonical(spellings: list[str]) -> bool:
+    """True when every string of the non-empty ``spellings`` fullmatches :data:`_CANONICAL`.
+
+    One regular-expression call for the whole list, not one per string: a
+    third of the time for an allowlist of canonical sources.
+    """
+    joined = "\n".join(spellings)
+    # a "\n" inside a spelling could pass for a separator
+    return joined.count("\n") == len(spellings) - 1 and _CANONICAL_LINES.fullmatch(joined) is not None
 
 
 def _quick_identity(href: str) -> str | None:
@@ -283,7 +299,17 @@ def analyse(href: str) -> tuple[str, str | None]:
         return "governed", ident
     if href[:1] == "#" and href.isascii():
         return "pass", None  # a fragment of this page, as _analyse finds (ASCII: nothing to encode)
+    if _QUICK_RELATIVE.fullmatch(href) is not None:
+        return "relative", None
     return _analyse(href)
+
+
+# A site-relative spelling that needs no parser: printable ASCII without
+# spaces (nothing to strip, drop or encode), no scheme, not "www.", and not
+# starting "//", "/\\" or "\\", the spellings a browser reads as another
+# host. Resolved against any page, such a reference keeps the page's origin
+# (WHATWG: only the authority states can leave it, and no later state fails).
+_QUICK_RELATIVE = re.compile(r"(?![A-Za-z][A-Za-z0-9+.\-]*:|[wW][wW][wW]\.)(?:[!-\"$-.0-\[\]-~]|/(?![/\\]))[!-~]*")
 
 
 def _analyse(href: str) -> tuple[str, str | None]:

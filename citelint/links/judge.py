@@ -9,13 +9,14 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Iterable
 
 from citelint import urls
 from citelint.links.allowlist import Allowlist
 from citelint.links.link import Link, LinkIssue, _cjk_cut
-from citelint.links.locate import _locate_all, _raw_tag, extract
-from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan
+from citelint.links.locate import _locate_all, _raw_link, _raw_tag, extract
+from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan, _scan_tuples
 from citelint.links.source import _Document
 from citelint.model import RULES
 
@@ -107,6 +108,62 @@ class LinkReport:
 
 
 _CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
+_CJK_MARKS = tuple(sorted(urls.CJK_TERMINATORS))  # ten substring searches beat one character class
+_HREF, _RAW_NAME = itemgetter(0), itemgetter(2)
+_unescape = html.unescape
+
+
+def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> list[str | None]:
+    """The href to decide for each tag of :func:`_scan_tuples` (of output without comments).
+
+    cmark passes a raw ``<a>`` through as written, so its href is read here
+    as locating would read it; None for a raw ``<a>`` that is no link
+    (``<a name=…>``, cmark's footnote anchors). None too for a tag to be
+    located whatever its href, its index put in ``need``: an image, and an
+    anchor whose text holds CJK punctuation (a bare URL there may run on
+    past it, CL203).
+    """
+    hrefs: list[str | None] = []
+    append = hrefs.append
+    cjk = _CJK_SEARCH.search
+    for i, (href, text, name, open_rest, loose_rest) in enumerate(entries):
+        if name:
+            if name not in "aA":
+                need.append(i)  # an image: locate it
+                append(None)
+                continue
+            rest = open_rest or loose_rest
+            raw = _raw_link("<" + name + rest, False) if rest else None
+            append(None if raw is None else raw[1])
+        elif text and not text.isascii() and cjk(text):
+            need.append(i)
+            append(None)
+        else:
+            append(_unescape(href) if "&" in href else href)
+    return hrefs
+
+
+def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> list[str | None]:
+    """:func:`_hrefs` for the tags of :func:`_scan` (match objects), of any output."""
+    hrefs: list[str | None] = []
+    append = hrefs.append
+    cjk = _CJK_SEARCH.search
+    for i, m in enumerate(tags):
+        href, text = m.group(1, 2)
+        if href is None:
+            t = m.start()
+            if out[t + 1] not in "aA":
+                need.append(i)  # an image: locate it
+                append(None)
+                continue
+            raw = _raw_tag(out, t, False)
+            append(None if raw is None else raw[1])
+        elif text is not None and not text.isascii() and cjk(text):
+            need.append(i)
+            append(None)
+        else:
+            append(_unescape(href) if "&" in href else href)
+    return hrefs
 
 
 def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
@@ -126,44 +183,34 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     # need none: render without them first, and again with them only when a
     # link has to be located (the anchors come out identical and in order).
     out = _render(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
-    tags = _scan(out, images)
-    decide = allowlist.decide
-    unescape = html.unescape
-    cjk = _CJK_SEARCH.search
+    # A bare URL may run on past CJK punctuation (CL203) only if the page has some.
+    cjk_page = not out.isascii() and any(mark in out for mark in _CJK_MARKS)
+    entries = _scan_tuples(out, images, cjk_page)
+    need: list[int] = []  # tags to locate, whatever their href
+    raw = any(map(_RAW_NAME, entries))
+    if not raw and not cjk_page:
+        # cmark's own anchors only (the usual page): every href as it stands
+        hrefs = [_unescape(href) if "&" in href else href for href in map(_HREF, entries)]
+    elif not raw or "<!--" not in out:
+        hrefs = _hrefs(entries, need)
+    else:
+        # a raw tag's reading may run into a comment: read the tags from the output
+        hrefs = _hrefs_with_raw(out, _scan(out, images), need)
+    grounded, others = allowlist.decide_all(hrefs)
+    passed = 0  # links that pass without being grounded
     relative_passes = relative == "pass"
-    grounded = passed = 0  # decided here: grounded links, and links that pass
-    need: list[int] = []
-    for i, m in enumerate(tags):
-        href, text = m.group(1, 2)
-        if href is None:
-            t = m.start()
-            if out[t + 1] not in "aA":
-                need.append(i)  # an image: locate it
-                continue
-            # raw HTML <a>: cmark passes it through as written, so its href
-            # is read here as locating would read it
-            raw = _raw_tag(out, t, False)
-            if raw is None:
-                continue  # no link (<a name=…>, cmark's footnote anchors)
-            href = raw[1]
-        elif text is not None and not text.isascii() and cjk(text):
-            need.append(i)  # a bare URL may run on past CJK punctuation (CL203)
-            continue
-        elif "&" in href:
-            href = unescape(href)
-        category, ok = decide(href)
-        if ok:
-            grounded += 1
-        elif category == "pass" or (category == "relative" and relative_passes):
+    for i, category in others:
+        if category == "pass" or (category == "relative" and relative_passes):
             passed += 1
         else:
             need.append(i)
+    need.sort()
     links, governed = grounded + passed, grounded
     located: list[Link] = []
     if need:
         out = _render(markdown, GITHUB_EXTENSIONS, True)
         positioned = _scan(out, images)
-        if len(positioned) != len(tags):
+        if len(positioned) != len(entries):
             # Source positions change no anchor, so this does not happen; if
             # it ever did, the safe answer is to locate every link.
             links = governed = grounded = 0

@@ -159,6 +159,47 @@ def _scan(out: str, images: bool) -> list[re.Match[str]]:
     return found
 
 
+#: What follows the name of an HTML open tag as CommonMark defines it.
+_OPEN_TAG_ATTRS = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*/?>"""
+# The tags of _scan as tuples of strings, for judging without match objects:
+# (href, plain text, raw tag name, rest of the raw tag read two ways). cmark's
+# own anchor has no name; its text is "" when it has markup, or when not asked
+# for (``()`` keeps the shape; an anchor's text holds no "<", so skipping it
+# moves no later tag). A raw tag's rest, after its name, is read by a
+# lookahead (the scan goes on after the name, as _scan's does) as an open tag,
+# else up to the first ">", else not at all.
+_TAG_REST = f"(?=({_OPEN_TAG_ATTRS})|([^>]*>)|)"
+_TUPLES = {(images, text): re.compile(
+    r'<(?:a href="([^"]*)"(?: title="[^"]*")?>' + (r"(?:([^<&]*)</a>)?" if text else "()")
+    + (r"|([aA]|[iI][mM][gG])" if images else r"|([aA])") + r"(?=[\s/>])" + _TAG_REST + ")")
+    for images in (False, True) for text in (False, True)}
+
+
+def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str, str, str]]:
+    """:func:`_scan` as tuples of strings: the same tags, in the same order.
+
+    Each is ``(href, text, name, open_rest, loose_rest)``: ``href`` and
+    ``text`` are groups 1 and 2 of :func:`_scan`'s match ("" for None;
+    ``text`` is always "" unless ``text`` is true); ``name`` is the tag's
+    name ("a", "img", any case) for a raw tag, else "". For a raw tag,
+    ``"<" + name + open_rest`` is the tag as ``locate._OPEN_TAG`` matches it
+    at the tag's offset, or when that fails (``open_rest`` ""),
+    ``"<" + name + loose_rest`` is ``locate._LOOSE_TAG``'s match (both "" when
+    neither matches). Between comments, that reading stops where the comment
+    starts, so it is exact only for output without comments.
+    """
+    pattern = _TUPLES[images, text]
+    if "<!--" not in out:
+        return pattern.findall(out)
+    found: list[tuple[str, str, str, str, str]] = []
+    pos = 0
+    for start, end in _comment_spans(out):
+        found.extend(pattern.findall(out, pos, start))
+        pos = end
+    found.extend(pattern.findall(out, pos))
+    return found
+
+
 def _footnotes_start(out: str, footnotes: bool) -> int:
     """Output offset after which links sit in footnote definitions."""
     at = out.rfind(_FOOTNOTES_SECTION) if footnotes else -1
