@@ -145,18 +145,21 @@ _SCAN_A_IMG = re.compile(
 def _scan(out: str, images: bool) -> list[re.Match[str]]:
     """Every ``<a …>`` (and ``<img …>`` when ``images``) tag of cmark's output outside comments."""
     pattern = _SCAN_A_IMG if images else _SCAN_A
+    # No match can run from before a comment into it: an anchor's text stops
+    # at "<" and a raw tag's match is its "<a" alone.
+    return [m for lo, hi in _outside_comments(out) for m in pattern.finditer(out, lo, hi)]
+
+
+def _outside_comments(out: str) -> list[tuple[int, int]]:
+    """The (start, end) stretches of cmark's output outside HTML comments, in order."""
     if "<!--" not in out:
-        return list(pattern.finditer(out))
-    # Scan the text between comments only. No match can run from before a
-    # comment into it: an anchor's text stops at "<" and a raw tag's match is
-    # its "<a" alone.
-    found: list[re.Match[str]] = []
-    pos = 0
+        return [(0, len(out))]
+    stretches, pos = [], 0
     for start, end in _comment_spans(out):
-        found.extend(pattern.finditer(out, pos, start))
+        stretches.append((pos, start))
         pos = end
-    found.extend(pattern.finditer(out, pos))
-    return found
+    stretches.append((pos, len(out)))
+    return stretches
 
 
 #: What follows the name of an HTML open tag as CommonMark defines it.
@@ -191,13 +194,7 @@ def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str
     pattern = _TUPLES[images, text]
     if "<!--" not in out:
         return pattern.findall(out)
-    found: list[tuple[str, str, str, str, str]] = []
-    pos = 0
-    for start, end in _comment_spans(out):
-        found.extend(pattern.findall(out, pos, start))
-        pos = end
-    found.extend(pattern.findall(out, pos))
-    return found
+    return [t for lo, hi in _outside_comments(out) for t in pattern.findall(out, lo, hi)]
 
 
 def _footnotes_start(out: str, footnotes: bool) -> int:
