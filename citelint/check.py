@@ -519,12 +519,15 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     return result
 
 
-def _pool(n: int) -> Executor:
-    """A pool of ``n`` forked worker processes (fork: the config, the targets
-    and the base need not be re-imported or re-read, and start-up is fast)."""
+def _pool(n: int) -> Executor | None:
+    """A pool of ``n`` forked worker processes (fork: nothing is imported or
+    read again, and start-up is fast), or None where the platform cannot
+    fork (the check then runs in this process)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
     return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"))
 
 
