@@ -84,20 +84,12 @@ def test_write_exclusive_never_replaces_and_replace_keeps_the_mode(tmp_path: Pat
 
 
 @needs_fifo
-def test_a_fifo_report_is_cl001_not_a_hang(repo: Repo) -> None:
-    fifo(repo.root / "reports" / "r.json")
+@pytest.mark.parametrize("name", ["reports/r.json", "reports/answer.md"])
+def test_a_fifo_report_is_cl001_not_a_hang(repo: Repo, name: str) -> None:
+    fifo(repo.root / name)
     run = within(20, repo.check)
     assert run.code == 1
-    assert run.findings("CL001") == ["reports/r.json:1:1: CL001 cannot read the file: "
-                                     "not a regular file [report-unreadable]"], run.out
-
-
-@needs_fifo
-def test_a_fifo_markdown_report_is_cl001_not_a_hang(repo: Repo) -> None:
-    fifo(repo.root / "reports" / "answer.md")
-    run = within(20, repo.check)
-    assert run.code == 1
-    assert run.findings("CL001") == ["reports/answer.md:1:1: CL001 cannot read the file: "
+    assert run.findings("CL001") == [f"{name}:1:1: CL001 cannot read the file: "
                                      "not a regular file [report-unreadable]"], run.out
 
 

@@ -332,7 +332,8 @@ def test_extract_handles_any_text_without_raising() -> None:
         extract(text)
 
 
-def test_link_modules_never_import_a_network_library() -> None:
+def _run_fresh(code: str) -> str:
+    """Run ``code`` in a fresh interpreter that imports this checkout; its stdout."""
     import os
     import subprocess
     import sys
@@ -340,32 +341,26 @@ def test_link_modules_never_import_a_network_library() -> None:
 
     root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    code = ("import sys, citelint.links, citelint.urls\n"
-            "from citelint.links import Allowlist, check\n"
-            "check('[a](https://x.example)', Allowlist([]))\n"
-            "bad = [m for m in ('urllib3', 'http.client', 'socket', 'ssl') if m in sys.modules]\n"
-            "print(bad)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert out.stdout.strip() == "[]"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+
+
+def test_link_modules_never_import_a_network_library() -> None:
+    out = _run_fresh("import sys, citelint.links, citelint.urls\n"
+                     "from citelint.links import Allowlist, check\n"
+                     "check('[a](https://x.example)', Allowlist([]))\n"
+                     "print([m for m in ('urllib3', 'http.client', 'socket', 'ssl') if m in sys.modules])\n")
+    assert out.strip() == "[]"
 
 
 def test_link_modules_never_import_pycparser() -> None:
     # Freeing cmark's memory goes through ctypes: cffi's cdef would parse C
     # declarations with pycparser at every start-up.
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = str(Path(__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    code = ("import sys, citelint.links\n"
-            "from citelint.links import Allowlist, check\n"
-            "check('[a](https://x.example) [b](/rel) https://y.example', Allowlist([]))\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pycparser', 'cffi')))\n"
-            "print(citelint.links._to_html is not citelint.links._cmarkgfm_to_html)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert out.stdout.split() == ["[]", "True"]
+    out = _run_fresh("import sys, citelint.links\n"
+                     "from citelint.links import Allowlist, check\n"
+                     "check('[a](https://x.example) [b](/rel) https://y.example', Allowlist([]))\n"
+                     "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pycparser', 'cffi')))\n"
+                     "print(citelint.links._to_html is not citelint.links._cmarkgfm_to_html)\n")
+    assert out.split() == ["[]", "True"]
 
 
 def test_rendering_frees_cmark_memory() -> None:

@@ -133,23 +133,16 @@ def test_one_call_for_a_list_of_canonical_sources() -> None:
 
 
 def _built_one_by_one(sources: list[str]) -> tuple[set[str], list, list[str]]:
-    """An allowlist's exact spellings, pending sources and rejected ones, source by source."""
+    """An allowlist's exact spellings, pending sources and rejected ones, built
+    from one single-source allowlist per source (no chunk holds two sources)."""
     exact: set[str] = set()
     pending: list = []
     rejected: list[str] = []
     for source in sources:
-        if urls._CANONICAL.fullmatch(source):
-            exact.add(source)
-            pending.append(source)
-            continue
-        category, ident = urls.analyse(source)
-        decoded = urls.source_identity(source)
-        if ident is None and decoded is None:
-            rejected.append(source)
-            continue
-        if category == "governed":
-            exact.add(source)
-        pending.append((source, ident, decoded))
+        one = Allowlist([source])
+        exact |= one._exact
+        pending += one._pending
+        rejected += one.rejected
     return exact, pending, rejected
 
 
