@@ -125,11 +125,13 @@ _INVISIBLE = Issue("CL108", "snippet", "snippet has no visible character (only w
                                        "characters); quote readable text from the capture")
 
 
-#: Near-miss explanations per capture in one run, and the largest capture text
-#: (code points) explained at all: explaining folds the whole text in Python,
-#: so without bounds a report of junk snippets against a large capture would
-#: run for minutes. Per capture, so the output is the same for any --jobs.
-NEAR_MISSES_PER_CAPTURE = 20
+#: Bounds of near-miss explanation, per capture in one run (so the output is
+#: the same for any --jobs). Explaining a miss scans the capture's folded
+#: text, so the budget is in characters scanned: a short capture explains
+#: every miss, a long one a few, and one over NEAR_MISS_MAX_CHARS none (the
+#: folding itself runs in Python). At least NEAR_MISSES_MIN are explained.
+NEAR_MISS_CHARS = 64 * 1024 * 1024
+NEAR_MISSES_MIN = 20
 NEAR_MISS_MAX_CHARS = 8 * 1024 * 1024
 
 
@@ -137,11 +139,13 @@ class _Budget:
     """How many more misses against one capture may be explained."""
 
     def __init__(self, text: str):
-        self.left = NEAR_MISSES_PER_CAPTURE if len(text) <= NEAR_MISS_MAX_CHARS else 0
+        self.total = 0 if len(text) > NEAR_MISS_MAX_CHARS else \
+            max(NEAR_MISSES_MIN, NEAR_MISS_CHARS // max(1, len(text)))
+        self.left = self.total
         self.why = ("not explained: the capture is too large to compare near misses "
-                    f"(over {NEAR_MISS_MAX_CHARS} characters)" if not self.left else
-                    f"not explained: near misses are explained for at most {NEAR_MISSES_PER_CAPTURE} snippets "
-                    "per capture in a run")
+                    f"(over {NEAR_MISS_MAX_CHARS} characters)" if not self.total else
+                    f"not explained: near misses are explained for at most {self.total} snippets "
+                    "against this capture in a run")
 
     def take(self) -> bool:
         if self.left <= 0:

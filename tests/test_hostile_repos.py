@@ -169,19 +169,28 @@ def test_repeated_findings_are_capped_with_a_count(repo: Repo) -> None:
                               "per rule); fix these first [unknown-label]")
 
 
-def test_near_miss_explanations_are_budgeted_per_capture(repo: Repo) -> None:
-    from citelint.facts import NEAR_MISSES_PER_CAPTURE
+def test_near_miss_explanations_are_budgeted_per_capture(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citelint.facts as facts
 
-    facts = [repo.cited(label=f"l{i}", snippet=f"Synthetic source:  4{i} items") for i in range(30)]
+    # A budget of 20 explanations for this capture: 20 times its length in characters.
+    monkeypatch.setattr(facts, "NEAR_MISS_CHARS", 20 * len(repo.records[SOURCE_A].text))
+    facts_ = [repo.cited(label=f"l{i}", snippet=f"Synthetic source:  4{i} items") for i in range(30)]
     repo.config(labels=[f"l{i}" for i in range(30)])
-    repo.report(*facts)
+    repo.report(*facts_)
     run = repo.check()
     misses = run.findings("CL104")
     assert len(misses) == 30
     explained = [m for m in misses if "not explained" not in m]
-    assert len(explained) == NEAR_MISSES_PER_CAPTURE
-    assert sum("not explained: near misses are explained for at most 20 snippets per capture" in m
-               for m in misses) == 30 - NEAR_MISSES_PER_CAPTURE
+    assert len(explained) == 20
+    assert sum("not explained: near misses are explained for at most 20 snippets against this capture" in m
+               for m in misses) == 10
+
+
+def test_a_short_capture_explains_every_miss(repo: Repo) -> None:
+    facts_ = [repo.cited(label=f"l{i}", snippet=f"Synthetic source:  4{i} items") for i in range(30)]
+    repo.config(labels=[f"l{i}" for i in range(30)])
+    repo.report(*facts_)
+    assert not [m for m in repo.check().findings("CL104") if "not explained" in m]
 
 
 # ---------------------------------------------------------------- evidence that cannot be read
