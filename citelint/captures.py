@@ -27,6 +27,7 @@ from typing import Iterator
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
 from citelint.records import (
     CAPTURE_FORMAT,
+    CAPTURE_FORMAT_V2,
     RECORD_KEYS,
     CaptureCorrupt,
     CaptureError,
@@ -46,7 +47,7 @@ from citelint.records import (
 __all__ = [
     "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
     "CaptureRecord", "MigrateOutcome", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
-    "capture_path", "decode_text", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
+    "RecordTooLarge", "capture_path", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
     "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
     "write_capture",
 ]
@@ -68,6 +69,13 @@ def capture_path(root: Path, source: str, sha256: str) -> Path:
     if not _HEX64.fullmatch(sha256):
         raise ValueError(f"not a lowercase hex SHA-256: {sha256!r}")
     return source_dir(root, source) / f"{sha256}.json"
+
+
+def raw_path(root: Path, source: str, raw_sha256: str) -> Path:
+    """Path of the raw body ``<raw_sha256>.raw`` kept beside an extracted capture of ``source``."""
+    if not _HEX64.fullmatch(raw_sha256):
+        raise ValueError(f"not a lowercase hex SHA-256: {raw_sha256!r}")
+    return source_dir(root, source) / f"{raw_sha256}.raw"
 
 
 # --------------------------------------------------------------------------- read side
@@ -122,8 +130,9 @@ def read_head_date(path: Path, source: str, sha256: str) -> str | None:
     read without loading or hashing its text; None unless the head is what
     :meth:`CaptureRecord.to_json` writes (``format``, ``source``, ``sha256``, then an RFC 3339
     UTC ``retrievedAt``) in a regular file of at most 64 MiB, not a symlink."""
-    prefix = (f'{{"format":"{CAPTURE_FORMAT}","source":{json.dumps(source)},"sha256":"{sha256}",'
-              '"retrievedAt":"').encode("ascii")
+    rest = f'","source":{json.dumps(source)},"sha256":"{sha256}","retrievedAt":"'
+    prefix = f'{{"format":"{CAPTURE_FORMAT}{rest}'.encode("ascii")
+    prefix_v2 = f'{{"format":"{CAPTURE_FORMAT_V2}{rest}'.encode("ascii")
     try:
         fd = os.open(path, _OPEN_HEAD)
     except OSError:
@@ -137,6 +146,9 @@ def read_head_date(path: Path, source: str, sha256: str) -> str | None:
         head = b""
     finally:
         os.close(fd)
+    if head.startswith(prefix_v2):
+        # Same length as the v1 prefix: only the format's last digit differs.
+        prefix = prefix_v2
     when = head[len(prefix):].partition(b'"')[0].decode("ascii", "replace")
     ok = head.startswith(prefix) and head[len(prefix) + len(when):][:1] == b'"' and is_rfc3339_utc(when)
     return when if ok else None
@@ -353,11 +365,38 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
         OSError: the directory cannot be created or written.
     """
     final = capture_path(root, record.source, record.sha256)
+    data = record.to_json().encode("ascii")
+    if len(data) > MAX_CAPTURE_FILE_BYTES:
+        # Written, it would be refused unread by every check (CL103).
+        raise RecordTooLarge(f"the capture record would be {len(data)} bytes, over the {MAX_CAPTURE_FILE_BYTES} "
+                             "byte limit a capture file may have; capture a smaller source")
     final.parent.mkdir(parents=True, exist_ok=True)
     if final.exists():
         return WriteOutcome(False, final, record)
-    created = write_exclusive(final, record.to_json().encode("ascii"), tmp_prefix=TMP_PREFIX)
+    created = write_exclusive(final, data, tmp_prefix=TMP_PREFIX)
     return WriteOutcome(created, final, record)
+
+
+class RecordTooLarge(CaptureError):
+    """A record's JSON form is over :data:`MAX_CAPTURE_FILE_BYTES`: never written."""
+
+
+def write_raw(root: Path, source: str, raw: bytes) -> tuple[bool, Path]:
+    """Keep the raw body of an extracted capture as ``<sha256(raw)>.raw``
+    beside it, exclusively, as :func:`write_capture` does (an existing file
+    of that name holds the same bytes, by its name, and is left alone).
+
+    Returns:
+        (created, path).
+
+    Raises:
+        OSError: the directory cannot be created or written.
+    """
+    final = raw_path(root, source, sha256_hex(raw))
+    final.parent.mkdir(parents=True, exist_ok=True)
+    if final.exists():
+        return False, final
+    return write_exclusive(final, raw, tmp_prefix=TMP_PREFIX), final
 
 
 # --------------------------------------------------------------------------- legacy

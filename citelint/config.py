@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from citelint.loaders import ParseFailure, read_source
 from citelint.yamldoc import load_yaml_text
-from citelint.model import RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
+from citelint.model import DEFAULT_EXTRACTORS, EXTRACTOR_TYPES, RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
 from citelint import pointers
 from citelint.pointers import join as pointer_join
 from citelint.schema import config_validator, quick_valid
@@ -271,6 +271,30 @@ def _schema_error_message(error: Any) -> tuple[str, str]:
     return pointer, f"{key}: {error.message}"
 
 
+def _capture_extractors(cap: dict, error) -> tuple[tuple[str, str], ...]:
+    """``capture.extractors`` as (media type, extractor) pairs, lower-cased,
+    after checking that each extractor reads its media type and that every
+    type in ``capture.content_types`` has one (DESIGN §5).
+
+    Raises:
+        ConfigError: through ``error(pointer, message)``.
+    """
+    pairs = tuple((media.strip().lower(), name) for media, name in cap.get("extractors", {}).items())
+    for (media, name), key in zip(pairs, cap.get("extractors", {})):
+        if media not in EXTRACTOR_TYPES[name]:
+            raise error(pointer_join("/capture/extractors", key),
+                        f"capture.extractors: {name} does not read {media}; it reads "
+                        f"{', '.join(EXTRACTOR_TYPES[name])}")
+    chosen = dict(DEFAULT_EXTRACTORS + pairs)
+    for index, media in enumerate(cap.get("content_types", ())):
+        bare = media.split(";")[0].strip().lower()
+        if bare not in chosen:
+            raise error(f"/capture/content_types/{index}",
+                        f"capture.content_types: {media} has no extractor; add it to capture.extractors "
+                        f"(one of {', '.join(sorted(EXTRACTOR_TYPES))}) or remove it")
+    return pairs
+
+
 def load_config(explicit: Path | None, cwd: Path) -> Config:
     """Discover (or take ``explicit``), parse, validate and resolve the config.
 
@@ -331,6 +355,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
 
     root = path.parent.resolve()
     cap = data.get("capture", {})
+    extractors = _capture_extractors(cap, error)
     ca_file = cap.get("ca_file")
     capture = CaptureSettings(
         timeout_s=float(cap.get("timeout_s", CaptureSettings.timeout_s)),
@@ -340,6 +365,8 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         ca_file=str(root / ca_file) if ca_file else None,
         proxy=cap.get("proxy"),
         user_agent=cap.get("user_agent"),
+        extractors=extractors,
+        keep_raw=bool(cap.get("keep_raw", True)),
     )
     lk = data.get("links", {})
     links = LinkSettings(allow=tuple(lk.get("allow", ())), relative=lk.get("relative", "pass"),

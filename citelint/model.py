@@ -181,7 +181,17 @@ class CheckResult:
 #: Defaults of the ``capture`` config block (DESIGN §2.1, §5).
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-DEFAULT_CONTENT_TYPES = ("text/plain",)
+DEFAULT_CONTENT_TYPES = ("text/plain", "text/html", "application/pdf")
+#: Which extractor turns a body of each media type into text, unless
+#: ``capture.extractors`` says otherwise (:mod:`citelint.capture.extract`).
+DEFAULT_EXTRACTORS = (("text/plain", "identity"), ("text/html", "html-text"), ("application/pdf", "pypdf"))
+#: The media types each extractor reads (the config refuses any other pairing).
+EXTRACTOR_TYPES = {
+    "identity": ("text/plain",),
+    "html-text": ("text/html", "application/xhtml+xml"),
+    "trafilatura": ("text/html", "application/xhtml+xml"),
+    "pypdf": ("application/pdf",),
+}
 
 
 @dataclass(frozen=True)
@@ -199,6 +209,10 @@ class CaptureSettings:
     ``user_agent`` overrides ``citelint/<version>``. ``allow_http_loopback``
     (``--allow-http-loopback``, never in the config) permits plain ``http``
     to loopback addresses only; it exists for tests and local development.
+    ``extractors`` maps media types to extractor names, over
+    :data:`DEFAULT_EXTRACTORS` (pairs, so the settings stay hashable);
+    ``keep_raw`` keeps an extracted capture's raw body beside it.
+    Extraction has its own deadline of ``timeout_s`` seconds.
 
     Plain data: the config builds it, the command line derives a run's
     variant with :func:`dataclasses.replace`, and
@@ -213,6 +227,12 @@ class CaptureSettings:
     proxy: str | None = None
     user_agent: str | None = None
     allow_http_loopback: bool = False
+    extractors: tuple[tuple[str, str], ...] = ()
+    keep_raw: bool = True
+
+    def extractor_for(self, media_type: str) -> str | None:
+        """The extractor name for a lower-cased ``type/subtype``, or None when none is set."""
+        return dict(DEFAULT_EXTRACTORS + self.extractors).get(media_type)
 
 
 def rule_properties(rule: Rule) -> str:

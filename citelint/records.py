@@ -19,7 +19,11 @@ from datetime import datetime, timezone
 from citelint.files import decode_utf8
 
 CAPTURE_FORMAT = "citelint.capture/1"
+#: Records of an extracted text (HTML, PDF): the v1 keys plus the extractor and the raw body's digest.
+CAPTURE_FORMAT_V2 = "citelint.capture/2"
 RECORD_KEYS = frozenset({"format", "source", "sha256", "text", "retrievedAt", "contentType", "bytes"})
+RECORD_KEYS_V2 = RECORD_KEYS | {"extractor", "rawSha256"}
+EXTRACTOR_KEYS = frozenset({"name", "version", "options"})
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z")
 _BOM = "\ufeff"
@@ -88,11 +92,40 @@ def decode_text(body: bytes) -> str:
 
 
 @dataclass(frozen=True)
+class Extractor:
+    """What turned a raw body into a capture's text (record v2's ``extractor``).
+
+    ``name`` is a registered extractor (``html-text``, ``trafilatura``,
+    ``pypdf``), ``version`` the version of the library that ran, and
+    ``options`` everything else that can change the text (the decoding
+    used, the library's own options, the versions of what it parses with),
+    as a JSON object. Re-running ``name`` at ``version`` with ``options`` on
+    the raw bytes gives the same text (``capture --verify-extraction``).
+    """
+
+    name: str
+    version: str
+    options: dict
+
+    def describe(self) -> str:
+        """``name version``, as messages name the extractor."""
+        return f"{self.name} {self.version}"
+
+    def to_obj(self) -> dict:
+        """The JSON object form."""
+        return {"name": self.name, "version": self.version, "options": self.options}
+
+
+@dataclass(frozen=True)
 class CaptureRecord:
-    """One captured revision of one source (the ``citelint.capture/1`` record).
+    """One captured revision of one source.
 
     ``bytes`` is the body length in bytes as received (for ``--from-file``
-    and ``migrate``: the UTF-8 length of the text).
+    and ``migrate``: the UTF-8 length of the text). A ``citelint.capture/1``
+    record has no ``extractor``: its text is the body, decoded as strict
+    UTF-8. A ``citelint.capture/2`` record names the ``extractor`` that made
+    ``text`` from the raw body and that body's digest ``raw_sha256`` (the raw
+    bytes may be kept beside it as ``<raw_sha256>.raw``).
     """
 
     source: str
@@ -101,6 +134,13 @@ class CaptureRecord:
     retrieved_at: str
     content_type: str
     bytes: int
+    extractor: Extractor | None = None
+    raw_sha256: str | None = None
+
+    @property
+    def format(self) -> str:
+        """``citelint.capture/2`` for an extracted text, else ``citelint.capture/1``."""
+        return CAPTURE_FORMAT if self.extractor is None else CAPTURE_FORMAT_V2
 
     def to_json(self) -> str:
         """The record as written to disk: one JSON line ending in a newline.
@@ -108,24 +148,31 @@ class CaptureRecord:
         ``ensure_ascii`` keeps the file pure ASCII, so no editor, encoding
         setting or line-ending filter can alter the text it carries.
         """
-        obj = {
-            "format": CAPTURE_FORMAT,
+        # The head (format, source, sha256, retrievedAt) comes first, in this
+        # order: read_head_date reads CL106's dates from it without parsing.
+        obj: dict[str, object] = {
+            "format": self.format,
             "source": self.source,
             "sha256": self.sha256,
             "retrievedAt": self.retrieved_at,
             "contentType": self.content_type,
             "bytes": self.bytes,
-            "text": self.text,
         }
+        if self.extractor is not None:
+            obj["extractor"] = self.extractor.to_obj()
+            obj["rawSha256"] = self.raw_sha256
+        obj["text"] = self.text
         return json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
 def make_record(source: str, text: str, *, retrieved_at: str | None = None,
-                content_type: str = "text/plain", wire_bytes: int | None = None) -> CaptureRecord:
+                content_type: str = "text/plain", wire_bytes: int | None = None,
+                extractor: Extractor | None = None, raw_sha256: str | None = None) -> CaptureRecord:
     """Build a record for ``text`` of ``source``, computing its digest.
 
     ``retrieved_at`` defaults to now (RFC 3339 UTC); ``wire_bytes`` defaults
-    to the UTF-8 length of ``text``.
+    to the UTF-8 length of ``text``. With ``extractor`` (and the raw body's
+    ``raw_sha256``) the record is a ``citelint.capture/2`` one.
 
     Raises:
         TextRejected: ``text`` contains lone surrogates (not encodable as UTF-8),
@@ -138,9 +185,12 @@ def make_record(source: str, text: str, *, retrieved_at: str | None = None,
     when = retrieved_at or utc_now()
     if not is_rfc3339_utc(when):
         raise TextRejected(f"retrievedAt must be a real RFC 3339 UTC time like 2026-01-31T12:00:00Z, got {when!r}")
+    if (extractor is None) != (raw_sha256 is None):
+        raise TextRejected("an extracted text needs both its extractor and the raw body's digest")
     return CaptureRecord(source=source, sha256=sha256_hex(encoded), text=text,
                          retrieved_at=when, content_type=content_type,
-                         bytes=len(encoded) if wire_bytes is None else wire_bytes)
+                         bytes=len(encoded) if wire_bytes is None else wire_bytes,
+                         extractor=extractor, raw_sha256=raw_sha256)
 
 
 def _check_digest(text: str, recorded: str, mismatch: str) -> None:
@@ -190,8 +240,9 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
     if not isinstance(obj, dict):
         raise CaptureCorrupt("capture file is not a JSON object")
     keys = set(obj)
-    if keys != RECORD_KEYS:
-        missing, extra = sorted(RECORD_KEYS - keys), sorted(keys - RECORD_KEYS)
+    expected = RECORD_KEYS_V2 if obj.get("format") == CAPTURE_FORMAT_V2 else RECORD_KEYS
+    if keys != expected:
+        missing, extra = sorted(expected - keys), sorted(keys - expected)
         parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
                 ([f"unknown {', '.join(extra)}"] if extra else [])
         raise CaptureCorrupt("record keys are wrong: " + "; ".join(parts))
@@ -200,8 +251,9 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
             raise CaptureCorrupt(f"{key} is not a string")
     if not isinstance(obj["bytes"], int) or isinstance(obj["bytes"], bool) or obj["bytes"] < 0:
         raise CaptureCorrupt("bytes is not a non-negative integer")
-    if obj["format"] != CAPTURE_FORMAT:
-        raise CaptureCorrupt(f"format is {obj['format']!r}, expected {CAPTURE_FORMAT!r}")
+    if obj["format"] not in (CAPTURE_FORMAT, CAPTURE_FORMAT_V2):
+        raise CaptureCorrupt(f"format is {obj['format']!r}, expected {CAPTURE_FORMAT!r} or {CAPTURE_FORMAT_V2!r}")
+    extractor = _parse_extractor(obj) if expected is RECORD_KEYS_V2 else None
     if not is_rfc3339_utc(obj["retrievedAt"]):
         # CL106 orders revisions by this stamp: one that is not a real UTC
         # time could make any revision look newest.
@@ -216,4 +268,24 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
                              f"(derived from {source!r})")
     return CaptureRecord(source=obj["source"], sha256=obj["sha256"], text=obj["text"],
                          retrieved_at=obj["retrievedAt"], content_type=obj["contentType"],
-                         bytes=obj["bytes"])
+                         bytes=obj["bytes"], extractor=extractor,
+                         raw_sha256=obj["rawSha256"] if extractor is not None else None)
+
+
+def _parse_extractor(obj: dict) -> Extractor:
+    """The ``extractor`` and ``rawSha256`` of a v2 record, checked.
+
+    Raises:
+        CaptureCorrupt: a wrong shape (the message says which).
+    """
+    raw = obj["rawSha256"]
+    if not isinstance(raw, str) or not _HEX64.fullmatch(raw):
+        raise CaptureCorrupt("rawSha256 is not 64 lowercase hex digits")
+    ext = obj["extractor"]
+    if not isinstance(ext, dict) or set(ext) != EXTRACTOR_KEYS:
+        raise CaptureCorrupt("extractor is not an object with exactly name, version and options")
+    if not (isinstance(ext["name"], str) and ext["name"] and isinstance(ext["version"], str)):
+        raise CaptureCorrupt("extractor name and version are not strings")
+    if not isinstance(ext["options"], dict):
+        raise CaptureCorrupt("extractor options is not an object")
+    return Extractor(ext["name"], ext["version"], ext["options"])

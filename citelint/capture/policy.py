@@ -25,7 +25,7 @@ import base64
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from citelint.escape import quoted
 from citelint.model import CaptureSettings
@@ -69,11 +69,15 @@ _MEDIA_TYPE = re.compile(rf"({_TOKEN})/({_TOKEN})")
 _PARAM = re.compile(rf"[ \t]*;[ \t]*(?:({_TOKEN})=({_TOKEN}|{_QUOTED}))?")
 
 
-def check_content_type(value: str, allowed: Sequence[str]) -> str:
+def check_content_type(value: str, allowed: Sequence[str],
+                       extractor_for: Callable[[str], str | None] | None = None) -> str:
     """Check one ``Content-Type`` value against the allowed media types.
 
-    The media type is compared without case; a ``charset`` parameter may be
-    absent or ``utf-8`` (any case, optionally quoted) and nothing else.
+    The media type is compared without case. A body kept as it is (the
+    ``identity`` extractor, and every type when ``extractor_for`` is None)
+    may have a ``charset`` parameter that is absent or ``utf-8`` (any case,
+    optionally quoted) and nothing else; an extracted type (HTML, PDF) may
+    name any charset, since its extractor decodes it.
 
     Returns:
         The media type, lower-cased (``type/subtype``).
@@ -106,7 +110,11 @@ def check_content_type(value: str, allowed: Sequence[str]) -> str:
                              "to accept it")
     if len(charsets) > 1:
         raise CaptureRefused(f"Content-Type {quoted(value)} names more than one charset")
-    if charsets and charsets[0] != "utf-8":
+    extractor = extractor_for(media) if extractor_for is not None else "identity"
+    if extractor is None:
+        raise CaptureRefused(f"Content-Type {media!r} is allowed but has no extractor; set "
+                             f"capture.extractors.{media} (for example html-text or pypdf)")
+    if extractor == "identity" and charsets and charsets[0] != "utf-8":
         raise CaptureRefused(f"charset {quoted(charsets[0])} is not utf-8; only UTF-8 text "
                              "is captured")
     return media

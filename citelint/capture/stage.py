@@ -21,10 +21,12 @@ from citelint.captures import (
     TextRejected,
     decode_text,
     make_record,
+    sha256_hex,
     write_capture,
+    write_raw,
 )
 from citelint.files import FileTooLarge, read_regular
-from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, CaptureSettings
+from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
 
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetcher
@@ -63,12 +65,18 @@ class CaptureOutcome:
 
 # --------------------------------------------------------------------------- recording
 
-def _record_outcome(captures_dir: Path, record: CaptureRecord) -> CaptureOutcome:
-    """Write ``record`` with the exclusive writer; verify an existing file."""
+def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None = None) -> CaptureOutcome:
+    """Write ``raw`` (when kept) and then ``record`` with the exclusive
+    writer; verify an existing file. The raw body goes first, so a record
+    that names one never lacks it for want of a second write."""
     try:
+        if raw is not None:
+            write_raw(captures_dir, record.source, raw)
         result = write_capture(captures_dir, record)
     except OSError as exc:
         raise CaptureRefused(f"cannot write the capture: {exc.strerror or exc}") from None
+    except CaptureError as exc:  # RecordTooLarge
+        raise CaptureRefused(str(exc)) from None
     if not result.created:
         try:
             Store(captures_dir).lookup(record.source, record.sha256)
@@ -94,17 +102,59 @@ def _decode(body: bytes, max_bytes: int, what: str) -> str:
     return text
 
 
+def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings,
+          retrieved_at: str | None, what: str) -> tuple[CaptureRecord, bytes | None]:
+    """The record for ``body`` (and the raw bytes to keep beside it, or
+    None), by the extractor ``settings`` names for its media type.
+
+    Raises:
+        CaptureRefused: the body is over the limit, empty, not decodable,
+            or the extractor fails.
+    """
+    media = check_content_type(content_type, tuple(settings.content_types) + ("text/plain",),
+                               settings.extractor_for)
+    name = settings.extractor_for(media)
+    if name == "identity":
+        text = _decode(body, settings.max_bytes, what)
+        return make_record(source, text, retrieved_at=retrieved_at, content_type=content_type,
+                           wire_bytes=len(body)), None
+    from citelint.capture.extract import ExtractionFailed, run_extractor
+
+    if len(body) > settings.max_bytes:
+        _decode(body, settings.max_bytes, what)
+    if not body:
+        raise CaptureRefused(f"the {what} is empty; there is nothing to cite")
+    try:
+        done = run_extractor(name, body, content_type, deadline_s=settings.timeout_s)
+    except ExtractionFailed as exc:
+        raise CaptureRefused(str(exc)) from None
+    if not done.text.strip():
+        raise CaptureRefused(f"the {name} extractor found no text in the {what}; there is nothing to cite")
+    try:
+        record = make_record(source, done.text, retrieved_at=retrieved_at, content_type=content_type,
+                             wire_bytes=len(body), extractor=done.extractor, raw_sha256=sha256_hex(body))
+    except TextRejected as exc:
+        raise CaptureRefused(f"the {name} extractor's text is unusable: {exc}") from None
+    return record, (body if settings.keep_raw else None)
+
+
 def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: Sequence[str],
                 max_bytes: int = DEFAULT_MAX_BYTES, content_type: str = "text/plain",
                 content_types: Sequence[str] = DEFAULT_CONTENT_TYPES,
-                retrieved_at: str | None = None) -> CaptureOutcome:
+                retrieved_at: str | None = None, extractors: Sequence[tuple[str, str]] = (),
+                keep_raw: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S) -> CaptureOutcome:
     """Record text a pipeline already holds as a capture of ``source``,
     without fetching anything (``capture --source URL --from-file F``).
 
     A retrieval-augmented system should record exactly the text the model
-    was given. ``data`` is the body as bytes (strict UTF-8, one leading BOM
-    removed; ``bytes`` in the record is its length) or as ``str`` (encoded as
-    UTF-8 first, so the same rules apply). The same checks as a fetch apply:
+    was given. ``data`` is the body as bytes (``bytes`` in the record is its
+    length) or as ``str`` (encoded as UTF-8 first). Its media type's
+    extractor makes the text: for ``text/plain``, strict UTF-8 with one
+    leading BOM removed; for ``text/html`` and ``application/pdf``, the
+    extractor ``extractors`` (``(media type, name)`` pairs over the
+    defaults) names, run in a child process within ``timeout_s`` seconds,
+    its raw bytes kept beside the capture unless ``keep_raw`` is False
+    (:mod:`citelint.capture.extract`). The same checks as a fetch apply:
     ``source`` must be in ``sources`` exactly (``http`` is accepted here,
     since nothing is fetched), no userinfo or fragment; at most ``max_bytes``
     bytes; ``content_type`` must pass :func:`check_content_type` against
@@ -121,22 +171,21 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
             path fails verification, or the file cannot be written.
     """
     check_source(source, sources, fetching=False)
-    # text/plain is the documented default for held text, so it is always
-    # accepted; anything else must be a type the operator allows.
-    check_content_type(content_type, tuple(content_types) + DEFAULT_CONTENT_TYPES)
     if isinstance(data, str):
         try:
             data = data.encode("utf-8")
         except UnicodeEncodeError:
             raise CaptureRefused("the text contains lone surrogates and is not valid "
                                  "Unicode") from None
-    text = _decode(data, max_bytes, "text")
+    # text/plain is the documented default for held text, so it is always
+    # accepted (by _make); anything else must be a type the operator allows.
+    settings = CaptureSettings(max_bytes=max_bytes, content_types=tuple(content_types), timeout_s=timeout_s,
+                               extractors=tuple(extractors), keep_raw=keep_raw)
     try:
-        record = make_record(source, text, retrieved_at=retrieved_at, content_type=content_type,
-                             wire_bytes=len(data))
+        record, raw = _make(source, data, content_type, settings, retrieved_at, "text")
     except TextRejected as exc:
         raise CaptureRefused(str(exc)) from None
-    return _record_outcome(captures_dir, record)
+    return _record_outcome(captures_dir, record, raw)
 
 
 def read_input(path: str, max_bytes: int, *, stdin: BinaryIO | None = None) -> bytes:
@@ -182,10 +231,8 @@ def capture_one(captures_dir: Path, source: str, sources: Sequence[str],
     try:
         target = check_source(source, sources, allow_http_loopback=settings.allow_http_loopback)
         fetched = (fetcher or _new_fetcher(settings)).fetch(target)
-        text = _decode(fetched.body, settings.max_bytes, "body")
-        record = make_record(source, text, retrieved_at=fetched.retrieved_at,
-                             content_type=fetched.content_type, wire_bytes=len(fetched.body))
-        return _record_outcome(captures_dir, record)
+        record, raw = _make(source, fetched.body, fetched.content_type, settings, fetched.retrieved_at, "body")
+        return _record_outcome(captures_dir, record, raw)
     except (CaptureRefused, TextRejected) as exc:
         return CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
 

@@ -436,7 +436,7 @@ def _check_response_headers(resp: urllib3.response.BaseHTTPResponse, opts: Captu
     if len(types) > 1:
         raise CaptureRefused(f"the response has {len(types)} Content-Type headers; exactly one "
                              "is required")
-    check_content_type(types[0], opts.content_types)
+    check_content_type(types[0], opts.content_types, opts.extractor_for)
     lengths = resp.headers.getlist("Content-Length")
     if lengths and not transfer:
         values = {v.strip() for v in lengths}

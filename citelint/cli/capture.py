@@ -31,13 +31,23 @@ examples:
   citelint capture --dry-run             list what would be fetched; fetch and write nothing
   citelint capture --source https://example.org/q3.txt --from-file q3.txt
                                          record text a retrieval pipeline already holds (- for stdin)
+  citelint capture --source https://example.org/r.html --from-file r.html --content-type text/html
+                                         record a page already fetched; its text is extracted
+  citelint capture --verify-extraction   re-run every extracted capture's recorded extractor on
+                                         its raw body; exit 1 if any text differs
+
+HTML and PDF bodies are turned into text by the extractor capture.extractors
+names (text/html: html-text, application/pdf: pypdf), in a child process
+within capture.timeout_s; the raw body is kept beside the capture as
+<rawSha256>.raw. They need an extra: pip install 'citelint[html]' or
+'citelint[pdf]' ('citelint[html-main]' for trafilatura).
 
 Only sources listed in the config's `sources` are fetched, over https, from
 globally routable addresses, with no redirects and within capture.timeout_s
 and capture.max_bytes. Captures are only ever added, never replaced.
 
-exit codes: 0 every source captured (or already captured), 1 a source was
-refused, 2 usage or config error
+exit codes: 0 every source captured (or already captured, or reproduced),
+1 a source was refused (or an extraction differs), 2 usage or config error
 """
 
 
@@ -53,12 +63,16 @@ def add_options(capture: argparse.ArgumentParser) -> None:
     capture.add_argument("--source", metavar="URL",
                          help="with --from-file: the approved source the text was retrieved from")
     capture.add_argument("--from-file", metavar="FILE",
-                         help="record the UTF-8 text in FILE (- for standard input) instead of fetching")
+                         help="record the body in FILE (- for standard input) instead of fetching")
     capture.add_argument("--content-type", metavar="TYPE",
-                         help="with --from-file: the record's contentType (default text/plain)")
+                         help="with --from-file: the body's Content-Type, which picks its extractor "
+                              "(default text/plain; also text/html, application/pdf)")
     capture.add_argument("--retrieved-at", metavar="TIME", type=_rfc3339,
                          help="with --from-file: when the text was retrieved, RFC 3339 UTC like "
                               "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible)")
+    capture.add_argument("--verify-extraction", action="store_true",
+                         help="re-run the recorded extractor of every extracted capture (of the URLs "
+                              "given, if any) on its raw body and report texts that differ")
     capture.add_argument("--ca-file", metavar="FILE",
                          help="PEM CA bundle to trust instead of the system store "
                               "(overrides capture.ca_file)")
@@ -99,11 +113,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     if args.from_file is not None:
         clash = [flag for flag, on in (("URL arguments", args.urls), ("--all", args.refetch_all),
-                                       ("--dry-run", args.dry_run)) if on]
+                                       ("--dry-run", args.dry_run),
+                                       ("--verify-extraction", args.verify_extraction)) if on]
         if clash or not args.source:
             err.write("citelint: --from-file needs --source URL"
                       + (f" and cannot be combined with {', '.join(clash)}" if clash else "") + "\n")
             return EXIT_USAGE
+    elif args.verify_extraction and (args.refetch_all or args.dry_run):
+        err.write("citelint: --verify-extraction cannot be combined with --all or --dry-run\n")
+        return EXIT_USAGE
     elif args.urls and args.refetch_all:
         err.write("citelint: name URLs or use --all, not both\n")
         return EXIT_USAGE
@@ -131,7 +149,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             outcome = record_text(config.captures_dir, args.source, data, sources=config.sources,
                                   max_bytes=options.max_bytes,
                                   content_type=args.content_type or "text/plain",
-                                  content_types=options.content_types, retrieved_at=args.retrieved_at)
+                                  content_types=options.content_types, retrieved_at=args.retrieved_at,
+                                  extractors=options.extractors, keep_raw=options.keep_raw,
+                                  timeout_s=options.timeout_s)
         except OSError as exc:
             err.write(f"citelint: cannot read {args.from_file}: {exc.strerror or exc}\n")
             return EXIT_USAGE
@@ -140,6 +160,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_FINDINGS
         out.write(_capture_line(outcome) + "\n")
         return EXIT_OK
+
+    if args.verify_extraction:
+        return _verify(config.captures_dir, args.urls, options.timeout_s, out)
 
     show_progress = isatty(err)
 
@@ -165,6 +188,26 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     order = ["would fetch", "captured", "already captured", "refused"]
     out.write(f"{total} source(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
     return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+
+
+def _verify(captures_dir: Path, urls: list[str], deadline_s: float, out: TextIO) -> int:
+    """``--verify-extraction``: one line per capture, then counts."""
+    from citelint.capture.reproduce import verify_extraction
+
+    counts: dict[str, int] = {}
+    failed = False
+    for done in verify_extraction(captures_dir, urls, deadline_s=deadline_s):
+        if done.status != "plain text":
+            out.write(f"{done.status}: {terminal(done.source or str(done.path))} revision {done.sha256}: "
+                      f"{terminal(done.detail)}\n")
+            out.flush()
+        counts[done.status] = counts.get(done.status, 0) + 1
+        failed = failed or done.failed
+    order = ["reproduced", "differs", "not verifiable", "plain text"]
+    total = sum(counts.values())
+    out.write(f"{total} capture(s): " + (", ".join(f"{counts[s]} {s}" for s in order if s in counts) or "none")
+              + "\n")
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def _capture_line(outcome: CaptureOutcome) -> str:

@@ -1,0 +1,100 @@
+"""``capture --verify-extraction``: re-run each extracted capture's recorded
+extractor on its kept raw body and report any text that differs.
+
+Meant for the trusted CI job: a difference means another version of the
+extractor (or of what it parses with) is installed, or that a capture or
+its raw body was altered. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from citelint.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, Store, raw_path, sha256_hex
+from citelint.files import FileTooLarge, NotRegularFile, read_regular
+
+#: Outcome statuses, as printed.
+REPRODUCED = "reproduced"
+DIFFERS = "differs"
+NOT_VERIFIABLE = "not verifiable"
+PLAIN = "plain text"
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What re-running one capture's extractor showed.
+
+    ``status`` is ``reproduced``, ``differs`` (the text, the raw body or the
+    record does not hold up), ``not verifiable`` (no raw body was kept) or
+    ``plain text`` (a v1 record: nothing was extracted). ``detail`` says
+    more; ``path`` is the capture file.
+    """
+
+    path: Path
+    source: str
+    sha256: str
+    status: str
+    detail: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """True for ``differs``: the command exits 1."""
+        return self.status == DIFFERS
+
+
+def _first_difference(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
+                      deadline_s: float = 30.0) -> Iterator[Reproduction]:
+    """Re-run the extraction of every capture (of ``sources`` only, when
+    given), yielding one :class:`Reproduction` per capture file, in store
+    order. Each extractor runs bounded by ``deadline_s`` seconds
+    (:func:`citelint.capture.extract.run_extractor`).
+    """
+    from citelint.capture.extract import ExtractionFailed, run_extractor
+
+    wanted = set(sources)
+    for path, rec in Store(captures_dir).iter_records():
+        if isinstance(rec, CaptureError):
+            yield Reproduction(path, "", path.stem, DIFFERS, f"the capture is corrupt: {rec}")
+            continue
+        if wanted and rec.source not in wanted:
+            continue
+        if rec.extractor is None or rec.raw_sha256 is None:
+            yield Reproduction(path, rec.source, rec.sha256, PLAIN, "a citelint.capture/1 record: its text is the body")
+            continue
+        raw_file = raw_path(captures_dir, rec.source, rec.raw_sha256)
+        try:
+            raw = read_regular(raw_file, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
+        except FileNotFoundError:
+            yield Reproduction(path, rec.source, rec.sha256, NOT_VERIFIABLE,
+                               f"no raw body {raw_file.name} was kept (capture.keep_raw)")
+            continue
+        except (OSError, FileTooLarge, NotRegularFile) as exc:
+            yield Reproduction(path, rec.source, rec.sha256, DIFFERS, f"the raw body cannot be read ({exc})")
+            continue
+        if sha256_hex(raw) != rec.raw_sha256:
+            yield Reproduction(path, rec.source, rec.sha256, DIFFERS,
+                               f"the raw body {raw_file.name} does not match its name (it was altered)")
+            continue
+        try:
+            again = run_extractor(rec.extractor.name, raw, rec.content_type, deadline_s=deadline_s)
+        except ExtractionFailed as exc:
+            yield Reproduction(path, rec.source, rec.sha256, DIFFERS, f"re-running it failed: {exc}")
+            continue
+        ran = again.extractor.describe()
+        versions = f"recorded {rec.extractor.describe()}, ran {ran}"
+        if again.text != rec.text:
+            at = _first_difference(again.text, rec.text)
+            yield Reproduction(path, rec.source, rec.sha256, DIFFERS,
+                               f"the text differs from character {at} on ({versions})")
+        elif again.extractor.options != rec.extractor.options:
+            yield Reproduction(path, rec.source, rec.sha256, REPRODUCED,
+                               f"same text; options differ ({versions})")
+        else:
+            yield Reproduction(path, rec.source, rec.sha256, REPRODUCED, f"by {ran}")
