@@ -280,3 +280,16 @@ def test_capture_one_python_api_extracts_html(serve, ca_file: str, tmp_path: Pat
     held = record_text(tmp_path / "held", url, PAGE.encode(), sources=[url], content_type="text/html",
                        timeout_s=20)
     assert held.sha256 == outcome.sha256
+
+
+def test_check_never_imports_an_extractor(repo: Repo) -> None:
+    """The hook's start-up stays lean: checking an extracted capture reads committed text only."""
+    html_project(repo)
+    code, sha = capture_page(repo, PAGE)
+    repo.records[HTML_SOURCE] = record_of(repo, sha)
+    repo.report(repo.cited(source=HTML_SOURCE, snippet="The cooperative grew by 3 stores."))
+    probe = ("import io, sys; from citelint.cli import main; code = main(['check'], stdout=io.StringIO());"
+             "print(code, sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('lxml', 'html_text', 'w3lib', 'pypdf', 'trafilatura', 'urllib3') or m.startswith('citelint.capture.')))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=repo.root)
+    assert proc.stdout.split(" ", 1) == ["1", "[]\n"], proc.stdout + proc.stderr
