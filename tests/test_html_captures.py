@@ -293,3 +293,27 @@ def test_check_never_imports_an_extractor(repo: Repo) -> None:
              "('lxml', 'html_text', 'w3lib', 'pypdf', 'trafilatura', 'urllib3') or m.startswith('citelint.capture.')))")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=repo.root)
     assert proc.stdout.split(" ", 1) == ["1", "[]\n"], proc.stdout + proc.stderr
+
+
+def test_fetched_pdf_over_https_end_to_end(repo: Repo, serve, ca_file: str) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    doc = fpdf.FPDF()
+    for line in ("Page one: revenue rose 12% in the third quarter.", "Page two: costs fell by 3% over the year."):
+        doc.add_page()
+        doc.set_font("Helvetica", size=12)
+        doc.cell(text=line)
+    body = bytes(doc.output())
+    server = serve(response(body=body, headers=[("Content-Type", "application/pdf")]))
+    url = server.url("/report.pdf")
+    repo.config(sources=[SOURCE_A, url], capture={"timeout_s": 20, "allow_private_addresses": True,
+                                                  "ca_file": ca_file})
+    run = run_cli("capture", url, cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    rec = Store(repo.root / "captures").lookup(url, run.out.split(" revision ")[1].split()[0])
+    assert rec.extractor.name == "pypdf" and rec.text.count("\f") == 1
+    assert raw_path(repo.root / "captures", url, rec.raw_sha256).read_bytes() == body
+    repo.records[url] = rec
+    repo.report(repo.cited(source=url, snippet="Page two: costs fell by 3% over the year."))
+    init_repo(repo.root)
+    commit_all(repo.root, "capture and report")
+    assert repo.check().code == 0
