@@ -267,9 +267,14 @@ def test_a_decompression_bomb_is_refused_in_bounded_time_and_memory(tmp_path):
     elapsed = time.monotonic() - start
     assert elapsed < 20, elapsed
     assert run.code == 1 and run.lines[0].startswith(f"refused: {SOURCE}: "), run.out + run.err
-    assert "pypdf" in run.lines[0] and "Traceback" not in run.out + run.err
+    assert "the PDF is over a pypdf safety limit, as a decompression bomb is (" in run.lines[0], run.out
+    assert "Traceback" not in run.out + run.err
     # Raw bodies are written only after a successful extraction: nothing at all.
     assert files_under(root / "captures") == []
+
+    # In-process too, the bomb is a refusal (ValueError), not a crash.
+    with pytest.raises(ValueError, match="decompression bomb"):
+        extract_here("pypdf", bomb, PDF)
 
     # The child, run as the capture stage runs it, never inflates the 400 MiB:
     # its peak resident size is measured for that one process (wait4).
