@@ -163,7 +163,8 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
     offset = text.find(snippet)
     if offset < 0:
         budget = budget or _Budget(text)
-        hint = explain_miss(snippet, text) + _elsewhere_hint(store, record.source, record.sha256, snippet) \
+        made_by = record.extractor.describe() if record.extractor is not None else None
+        hint = explain_miss(snippet, text, made_by) + _elsewhere_hint(store, record.source, record.sha256, snippet) \
             if budget.take() else f"{budget.why}; quote the capture verbatim"
         return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}"),),
                        resolved=True)

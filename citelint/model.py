@@ -184,7 +184,8 @@ DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_CONTENT_TYPES = ("text/plain", "text/html", "application/pdf")
 #: Which extractor turns a body of each media type into text, unless
 #: ``capture.extractors`` says otherwise (:mod:`citelint.capture.extract`).
-DEFAULT_EXTRACTORS = (("text/plain", "identity"), ("text/html", "html-text"), ("application/pdf", "pypdf"))
+DEFAULT_EXTRACTORS = (("text/plain", "identity"), ("text/html", "html-text"), ("application/xhtml+xml", "html-text"),
+                      ("application/pdf", "pypdf"))
 #: The media types each extractor reads (the config refuses any other pairing).
 EXTRACTOR_TYPES = {
     "identity": ("text/plain",),

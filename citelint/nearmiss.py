@@ -3,7 +3,10 @@
 A snippet is accepted only when it occurs verbatim. When it does not, the
 message should say why it looked right: curly vs straight quotes, Unicode
 normalization, whitespace runs, no-break spaces, zero-width characters,
-soft hyphens, dashes, variation selectors. This module folds both sides to
+soft hyphens, dashes, variation selectors, and the artefacts of turning a
+page into text (ligatures, a word hyphenated at a line break, a form feed
+at a page break), naming the extractor that made the capture when it is
+known. This module folds both sides to
 find the passage meant and names the first differing character by code
 point. It only ever explains; nothing here accepts a snippet.
 """
@@ -25,7 +28,21 @@ _INVISIBLE_NAMES = {
     "\u200d": "ZERO WIDTH JOINER",
     "\u2060": "WORD JOINER",
     "\ufeff": "ZERO WIDTH NO-BREAK SPACE",
+    "\t": "CHARACTER TABULATION",
+    "\n": "LINE FEED",
+    "\r": "CARRIAGE RETURN",
+    "\f": "FORM FEED",
 }
+
+
+#: Typographic ligatures (Unicode's Alphabetic Presentation Forms, U+FB00–U+FB06)
+#: that PDF text extraction passes through, folded to their letters.
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+              "\ufb05": "st", "\ufb06": "st"}
+_HYPHENS = "-\u2010"
+#: Kinds of difference that text extraction typically makes, not a quoter.
+EXTRACTION_ARTEFACTS = frozenset({"ligature", "hyphenation at a line break", "form feed (a page break)",
+                                  "soft hyphen", "non-breaking space"})
 
 
 def is_variation_selector(c: str) -> bool:
@@ -39,16 +56,32 @@ def char_name(c: str) -> str:
     return f"U+{ord(c):04X} {name}"
 
 
-def _kind(a: str, b: str) -> str:
-    """Name the kind of difference between two characters that fold alike.
+def _line_break_follows(text: str, at: int) -> bool:
+    """True when ``text`` has a line break after ``at``, with only spaces or tabs before it."""
+    i = at
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i < len(text) and text[i] in "\n\r"
+
+
+def _kind(a: str, b: str, passage: str = "", at: int = 0) -> str:
+    """Name the kind of difference between two characters that fold alike:
+    ``a`` of the snippet, ``b`` of the capture's ``passage`` at index ``at``.
 
     Variation selectors are decided first (a missing one leaves the next
-    character, often a space, facing it), then whitespace: folding collapses
-    runs, so after a doubled space the raw strings are offset and the other
-    side may be any character.
+    character, often a space, facing it), then extraction artefacts, then
+    whitespace: folding collapses runs, so after a doubled space the raw
+    strings are offset and the other side may be any character.
     """
     if is_variation_selector(a) or is_variation_selector(b):
         return "variation selector (emoji or text presentation)"
+    if a in _LIGATURES or b in _LIGATURES:
+        return "ligature"
+    if (b in _HYPHENS and _line_break_follows(passage, at + 1)) or \
+            (b in "\n\r \t" and at and passage[at - 1] in _HYPHENS and _line_break_follows(passage, at)):
+        return "hyphenation at a line break"
+    if a == "\f" or b == "\f":
+        return "form feed (a page break)"
     for c in (a, b):
         if c in "\u00a0\u202f\u2007":
             return "non-breaking space"
@@ -70,19 +103,36 @@ def _kind(a: str, b: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _fold(text: str) -> tuple[str, list[int]]:
+def _fold(text: str, join_hyphenated: bool = False) -> tuple[str, list[int]]:
     """Fold text for near-miss search, keeping a map from folded index to source index.
 
     Folding: canonical decomposition per character, quotes and dashes to
-    ASCII, every whitespace run (incl. no-break spaces) to one space, and
-    format controls (zero-width characters, soft hyphen) and variation
-    selectors removed. Used only
-    to explain a miss; never to accept a snippet.
+    ASCII, ligatures to their letters, every whitespace run (incl. no-break
+    spaces) to one space, format controls (zero-width characters, soft
+    hyphen) and variation selectors removed, and the line break after a
+    hyphen that ends a line removed (``well-\nknown``: ``well-known``); with
+    ``join_hyphenated`` the hyphen goes too (``extrac-\ntion``:
+    ``extraction``). Used only to explain a miss; never to accept a snippet.
     """
     out: list[str] = []
     where: list[int] = []
+    skip_break = False
     for i, c in enumerate(text):
         if unicodedata.category(c) == "Cf" or c == "\u00ad" or is_variation_selector(c):
+            continue
+        if c in _HYPHENS and i and text[i - 1].isalpha() and _line_break_follows(text, i + 1):
+            skip_break = True
+            if not join_hyphenated:
+                out.append("-")
+                where.append(i)
+            continue
+        if skip_break:
+            if c.isspace():
+                continue
+            skip_break = False
+        if c in _LIGATURES:
+            out.extend(_LIGATURES[c])
+            where.extend([i] * len(_LIGATURES[c]))
             continue
         if c.isspace() or c in "\u00a0\u202f\u2007":
             if out and out[-1] == " ":
@@ -107,17 +157,23 @@ def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None
     return None
 
 
-def explain_miss(snippet: str, text: str) -> str:
+def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
     """A hint for a snippet that is not a substring of ``text`` (CL104).
 
     When the snippet occurs after folding (Unicode form, quotes, dashes,
-    whitespace runs, no-break or invisible characters), names the first
-    differing character of snippet and capture by code point. Otherwise
-    says how much of the snippet's start does occur.
+    whitespace runs, no-break or invisible characters, ligatures, words
+    hyphenated at a line break), names the first differing character of
+    snippet and capture by code point; when that difference is a typical
+    artefact of extraction (:data:`EXTRACTION_ARTEFACTS`) and ``extractor``
+    (``"name version"``) made the capture, says so. Otherwise says how much
+    of the snippet's start does occur.
     """
     fs, _ = _fold(snippet)
     ft, where = _fold(text)
     hit = ft.find(fs) if fs.strip() else -1
+    if hit < 0 and fs.strip() and ("-\n" in text or "-\r" in text or "\u2010" in text):
+        ft, where = _fold(text, True)
+        hit = ft.find(fs)
     if hit >= 0:
         start = where[hit]
         end_folded = hit + len(fs)
@@ -127,9 +183,14 @@ def explain_miss(snippet: str, text: str) -> str:
         diff = _first_difference(snippet, passage)
         if diff is not None:
             i, a, b = diff
-            kind = _kind(a or " ", b or " ")
+            kind = _kind(a or " ", b or " ", passage, i)
             have = char_name(a) if a else "its end"
             want = char_name(b) if b else "the end of the passage"
+            if extractor and kind in EXTRACTION_ARTEFACTS:
+                return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+                        f"capture has {want}, as extractor {extractor} wrote the text: a typical artefact of "
+                        "extraction, not a sign of fabrication; quote the capture's text as it is "
+                        "(`citelint show` prints it)")
             return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
                     f"capture has {want}; copy the text exactly from the capture, never edit the capture")
     lo, hi = 0, len(snippet)

@@ -67,7 +67,16 @@ def test_lookup_missing_and_other_source_never_borrowed(tmp_path: Path) -> None:
     (lambda r: r.pop("retrievedAt"), "missing retrievedAt"),
     (lambda r: r.update(note="x"), "unknown note"),
     (lambda r: r.update(bytes="12"), "bytes is not"),
-    (lambda r: r.update(format="citelint.capture/2"), "format"),
+    (lambda r: r.update(format="citelint.capture/9"), "format"),
+    (lambda r: r.update(format="citelint.capture/2"), "missing extractor, rawSha256"),
+    (lambda r: r.update(format="citelint.capture/2", extractor={"name": "pypdf", "version": "6.0", "options": {}},
+                        rawSha256="A" * 64), "rawSha256 is not"),
+    (lambda r: r.update(format="citelint.capture/2", extractor={"name": "pypdf"}, rawSha256="a" * 64),
+     "exactly name, version and options"),
+    (lambda r: r.update(format="citelint.capture/2", extractor={"name": "pypdf", "version": 6, "options": {}},
+                        rawSha256="a" * 64), "not strings"),
+    (lambda r: r.update(format="citelint.capture/2", extractor={"name": "pypdf", "version": "6", "options": []},
+                        rawSha256="a" * 64), "options is not an object"),
 ])
 def test_corrupt_records(tmp_path: Path, mutate, words: str) -> None:
     rec = write_capture(tmp_path, make_record(SRC, "text")).record

@@ -1,6 +1,7 @@
-"""``citelint ls``: list captures (source, revision, date, size).
+"""``citelint ls``: list captures (source, revision, date, size, extractor).
 
-List every capture in the store. Read-only.
+List every capture in the store, with the extractor that made an HTML or
+PDF capture's text and whether its raw body is kept. Read-only.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from citelint.captures import CaptureError, Store
+from citelint.captures import CaptureError, CaptureRecord, Store, raw_path
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, add_config_option, load_config
 from citelint.config import relpath
 from citelint.escape import terminal
@@ -18,7 +19,8 @@ NAME = "ls"
 
 EPILOG = """\
 examples:
-  citelint ls                            every capture: source, revision (captureSha256), date, size
+  citelint ls                            every capture: source, revision (captureSha256), date, size,
+                                         extractor (- for plain text; "raw kept" when its raw body is)
   citelint ls --config docs/citelint.yaml
 """
 
@@ -26,6 +28,14 @@ examples:
 def add_options(ls: argparse.ArgumentParser) -> None:
     """Add the ``ls`` options and arguments to its parser."""
     add_config_option(ls)
+
+
+def _made_by(store: Store, rec: CaptureRecord) -> str:
+    """The extractor column: ``-`` for a plain-text capture, else its extractor and its raw body's state."""
+    if rec.extractor is None or rec.raw_sha256 is None:
+        return "-"
+    kept = raw_path(store.root, rec.source, rec.raw_sha256).is_file()
+    return f"{terminal(rec.extractor.describe())} ({'raw kept' if kept else 'raw not kept'})"
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -42,9 +52,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             bad += 1
             rows.append(("CORRUPT", relpath(path, Path.cwd()), "", "", str(rec)))
         else:
-            rows.append(("", rec.source, rec.sha256, rec.retrieved_at, f"{rec.bytes} B"))
+            rows.append(("", rec.source, rec.sha256, rec.retrieved_at, f"{rec.bytes} B\t{_made_by(store, rec)}"))
     rows.sort(key=lambda r: (r[1], r[3]))
-    out.write("source\trevision\tretrievedAt\tsize\n")
+    out.write("source\trevision\tretrievedAt\tsize\textractor\n")
     for flag, source, sha, when, size in rows:
         if flag:
             out.write(f"{terminal(source)}\tCORRUPT: {terminal(size)}\n")

@@ -1,0 +1,319 @@
+"""HTML captures (issue 11): record v2, the html-text extractor run in a
+bounded child process, WHATWG decoding, raw bodies kept append-only, and
+``--verify-extraction``. Real pages, a real local HTTPS server, real git.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citelint.capture import CaptureSettings, capture_one, record_text
+from citelint.capture.extract import extract_here, missing_install, run_extractor, ExtractionFailed
+from citelint.captures import Store, raw_path, sha256_hex, source_dir
+from conftest import SOURCE_A, Repo, corpus_path, run_cli
+from gitrepo import commit_all, git, init_repo
+from servers import response
+from test_fetch import ca, ca_file, files_under, serve  # noqa: F401  (fixtures)
+
+HTML_SOURCE = "https://example.org/report.html"
+PAGE = ("<!doctype html><html><head><title>Quarterly report</title><style>p{color:red}</style>"
+        "<script>var hidden = 'script text';</script></head><body>"
+        "<h1>Third quarter</h1>"
+        "<p>Revenue rose&nbsp;12%\n   to 4.1 million in the <b>third</b> quarter.</p>"
+        "<p hidden>This paragraph is hidden and never rendered.</p>"
+        "<div style=\"display: none\">Display none text.</div>"
+        "<template><p>Template text.</p></template><noscript>Enable scripts.</noscript>"
+        "<p>The co&shy;operative grew by 3 stores.</p>"
+        "</body></html>")
+
+
+def html_project(repo: Repo, **capture: object) -> None:
+    repo.config(sources=[SOURCE_A, HTML_SOURCE], capture=capture or {"timeout_s": 20})
+
+
+def capture_page(repo: Repo, page: bytes | str, content_type: str = "text/html") -> tuple[int, str]:
+    path = repo.write("page.html", page)
+    run = run_cli("capture", "--source", HTML_SOURCE, "--from-file", str(path), "--content-type", content_type,
+                  "--retrieved-at", "2026-07-01T00:00:00Z", cwd=repo.root)
+    sha = run.out.split(" revision ")[1].split()[0] if " revision " in run.out else ""
+    return run.code, sha if run.code == 0 else run.out + run.err
+
+
+def record_of(repo: Repo, sha: str):
+    return Store(repo.root / "captures").lookup(HTML_SOURCE, sha)
+
+
+# --------------------------------------------------------------------------- the extractor
+
+def test_html_capture_is_a_v2_record_with_its_raw_body(repo: Repo) -> None:
+    html_project(repo)
+    code, sha = capture_page(repo, PAGE)
+    assert code == 0, sha
+    rec = record_of(repo, sha)
+    assert rec.format == "citelint.capture/2" and rec.extractor.name == "html-text"
+    assert rec.extractor.options["encoding"] == "utf-8"
+    raw = raw_path(repo.root / "captures", HTML_SOURCE, rec.raw_sha256)
+    assert raw.read_bytes() == PAGE.encode() and rec.raw_sha256 == sha256_hex(PAGE.encode())
+    text = rec.text
+    assert "Revenue rose 12% to 4.1 million in the third quarter." in text  # nbsp copied as a space, runs collapsed
+    assert "co\u00adoperative" in text  # a soft hyphen as the browser copies it
+    for hidden in ("hidden and never", "Display none", "Template text", "Enable scripts", "script text", "color:red"):
+        assert hidden not in text
+    assert run_cli("ls", cwd=repo.root).out.count("html-text") == 1
+
+
+def test_keep_raw_false_writes_no_raw_file(repo: Repo) -> None:
+    html_project(repo, keep_raw=False, timeout_s=20)
+    code, sha = capture_page(repo, PAGE)
+    assert code == 0, sha
+    assert not list((repo.root / "captures").rglob("*.raw"))
+    assert "raw not kept" in run_cli("ls", cwd=repo.root).out
+
+
+@pytest.mark.parametrize("page, content_type, expected, encoding", [
+    ("<meta charset=windows-1252><p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html", "café crème", "cp1252"),
+    ("<p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html; charset=iso-8859-1", "café crème", "cp1252"),
+    ("<meta charset=iso-8859-1><p>café crème</p>".encode("utf-8"), "text/html; charset=utf-8", "café crème",
+     "utf-8"),
+    (b"\xef\xbb\xbf<meta charset=windows-1252><p>caf\xc3\xa9 cr\xc3\xa8me</p>", "text/html; charset=iso-8859-1",
+     "café crème", "utf-8"),
+    ("<p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html", "café crème", "cp1252"),
+    ("<p>café crème</p>".encode("utf-8"), "text/html", "café crème", "utf-8"),
+])
+def test_html_is_decoded_as_browsers_decode_it(repo: Repo, page: bytes, content_type: str, expected: str,
+                                               encoding: str) -> None:
+    """WHATWG order: BOM, then the HTTP charset, then <meta charset>, then UTF-8 if valid, else windows-1252."""
+    html_project(repo)
+    code, sha = capture_page(repo, page, content_type)
+    assert code == 0, sha
+    rec = record_of(repo, sha)
+    assert expected in rec.text and rec.extractor.options["encoding"] == encoding
+
+
+def test_extraction_is_deterministic_in_and_across_processes(repo: Repo,
+                                                             tmp_path_factory: pytest.TempPathFactory) -> None:
+    page = gzip.decompress(next(corpus_path("article-html", "html").glob("*.html.gz")).read_bytes())
+    once = extract_here("html-text", page, "text/html")
+    assert extract_here("html-text", page, "text/html") == once
+    child = run_extractor("html-text", page, "text/html", deadline_s=30)
+    assert child == once
+    html_project(repo)
+    code, sha = capture_page(repo, page)
+    assert code == 0 and record_of(repo, sha).text == once.text
+    again = Repo(tmp_path_factory.mktemp("again"))
+    html_project(again)
+    code2, sha2 = capture_page(again, page)
+    assert code2 == 0 and sha2 == sha
+
+    def files(r: Repo) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in source_dir(r.root / "captures", HTML_SOURCE).iterdir()}
+    assert files(repo) == files(again) and len(files(repo)) == 2
+
+
+def test_extractor_not_installed_names_the_install_command(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "html_text" else real(name, *a))
+    assert "pip install 'citelint[html]'" in missing_install("html-text")
+    html_project(repo)
+    code, out = capture_page(repo, PAGE)
+    assert code == 1 and "pip install 'citelint[html]'" in out
+    assert not (repo.root / "captures" / sha256_hex(HTML_SOURCE)).exists()
+
+
+def test_huge_html_is_refused_within_the_deadline_and_nothing_is_written(repo: Repo) -> None:
+    html_project(repo, timeout_s=1, max_bytes=64 * 1024 * 1024)
+    # About 10 s of parsing for lxml and html-text (deep nesting is cut off
+    # by libxml2's depth limit, so a wide page is the slow one).
+    bomb = b"<html><body>" + b"<p>x</p>" * 1_000_000 + b"</body></html>"
+    started = time.monotonic()
+    code, out = capture_page(repo, bomb)
+    elapsed = time.monotonic() - started
+    assert code == 1 and "deadline" in out, out
+    assert elapsed < 1 + 3.0, elapsed
+    assert not (repo.root / "captures" / sha256_hex(HTML_SOURCE)).exists()
+
+
+def test_child_limits_bound_memory_and_output() -> None:
+    page = b"<p>" + b"word " * 200_000 + b"</p>"
+    with pytest.raises(ExtractionFailed, match="over 1000 bytes"):
+        run_extractor("html-text", page, "text/html", deadline_s=30, max_output_bytes=1000)
+    table = b"<table>" + b"<tr><td>a<td>b" * 300_000  # about 1 GiB of tree for 4 MB of markup
+    with pytest.raises(ExtractionFailed, match="ran out of memory|cannot be parsed"):
+        run_extractor("html-text", table, "text/html", deadline_s=30, memory_bytes=256 * 1024 * 1024)
+
+
+def test_child_does_not_import_from_the_working_directory(tmp_path: Path) -> None:
+    """A report author's repository may hold a file named like one of ours."""
+    (tmp_path / "citelint").mkdir()
+    (tmp_path / "citelint" / "__init__.py").write_text("raise SystemExit('shadowed')\n")
+    code = ("import os, sys; from citelint.capture.extract import run_extractor; os.chdir(sys.argv[1]);"
+            "print(run_extractor('html-text', b'<p>plain words here</p>', 'text/html', deadline_s=30).text)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 0 and proc.stdout.strip() == "plain words here", proc.stderr
+
+
+# --------------------------------------------------------------------------- config
+
+@pytest.mark.parametrize("capture, words", [
+    ({"content_types": ["text/plain", "image/png"]}, "image/png has no extractor"),
+    ({"extractors": {"text/html": "pypdf"}}, "pypdf does not read text/html"),
+    ({"extractors": {"text/html": "tika"}}, "tika"),
+])
+def test_extractor_config_errors(repo: Repo, capture: dict, words: str) -> None:
+    repo.config(capture=capture)
+    run = run_cli("capture", "--dry-run", cwd=repo.root)
+    assert run.code == 2 and words in run.err, run.err
+
+
+def test_trafilatura_is_selectable(repo: Repo) -> None:
+    html_project(repo, extractors={"text/html": "trafilatura"}, timeout_s=20)
+    article = "<html><body><nav>Home | About | Contact</nav><article><h1>Results</h1>" + \
+        "".join(f"<p>Paragraph {i} of the article says that revenue rose by {i} percent in the quarter.</p>"
+                for i in range(8)) + "</article><footer>Copyright</footer></body></html>"
+    code, sha = capture_page(repo, article)
+    assert code == 0, sha
+    rec = record_of(repo, sha)
+    assert rec.extractor.name == "trafilatura" and rec.extractor.options["deduplicate"] is False
+    assert "Paragraph 3 of the article says that revenue rose by 3 percent" in rec.text
+
+
+# --------------------------------------------------------------------------- check, hints, verify
+
+def test_quotes_of_the_rendered_page_pass_and_artefacts_are_named(repo: Repo) -> None:
+    html_project(repo)
+    code, sha = capture_page(repo, PAGE)
+    assert code == 0
+    repo.records[HTML_SOURCE] = record_of(repo, sha)
+    repo.report(repo.cited(source=HTML_SOURCE, snippet="Revenue rose 12% to 4.1 million in the third quarter."))
+    assert repo.check().code == 0
+    repo.report(repo.cited(source=HTML_SOURCE, snippet="The cooperative grew by 3 stores."),
+                repo.cited(label="sales", source=HTML_SOURCE, snippet="This paragraph is hidden and never rendered."))
+    run = repo.check()
+    assert run.code == 1
+    soft, hidden = run.findings("CL104")
+    assert "soft hyphen" in soft and "extractor html-text" in soft and "not a sign of fabrication" in soft
+    assert "html-text" not in hidden
+
+
+def test_verify_extraction_reproduces_and_catches_tampering(repo: Repo) -> None:
+    html_project(repo)
+    code, sha = capture_page(repo, PAGE)
+    assert code == 0
+    run = run_cli("capture", "--verify-extraction", cwd=repo.root)
+    assert run.code == 0 and f"reproduced: {HTML_SOURCE} revision {sha}: by html-text" in run.out, run.out
+    assert "3 capture(s): 1 reproduced, 2 plain text" in run.out
+    raw = raw_path(repo.root / "captures", HTML_SOURCE, record_of(repo, sha).raw_sha256)
+    raw.write_bytes(raw.read_bytes().replace(b"12%", b"13%"))
+    run = run_cli("capture", "--verify-extraction", HTML_SOURCE, cwd=repo.root)
+    assert run.code == 1 and "differs:" in run.out and "altered" in run.out, run.out
+    raw.unlink()
+    run = run_cli("capture", "--verify-extraction", cwd=repo.root)
+    assert run.code == 0 and "not verifiable" in run.out
+
+
+def test_verify_extraction_reports_a_text_the_extractor_does_not_make(repo: Repo) -> None:
+    """A record whose text was edited and re-hashed (so CL103 passes) no longer matches its raw body."""
+    from citelint.captures import make_record, write_capture
+
+    html_project(repo)
+    code, sha = capture_page(repo, PAGE)
+    rec = record_of(repo, sha)
+    forged = make_record(HTML_SOURCE, rec.text.replace("12%", "21%"), retrieved_at=rec.retrieved_at,
+                         content_type=rec.content_type, wire_bytes=rec.bytes, extractor=rec.extractor,
+                         raw_sha256=rec.raw_sha256)
+    write_capture(repo.root / "captures", forged)
+    run = run_cli("capture", "--verify-extraction", cwd=repo.root)
+    assert run.code == 1 and f"differs: {HTML_SOURCE} revision {forged.sha256}: the text differs" in run.out, run.out
+
+
+def test_record_over_the_capture_file_limit_is_refused(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citelint.captures
+
+    monkeypatch.setattr(citelint.captures, "MAX_CAPTURE_FILE_BYTES", 2000)
+    html_project(repo)
+    code, out = capture_page(repo, "<p>" + "long sentence of words " * 200 + "</p>")
+    assert code == 1 and "over the 2000 byte limit" in out, out
+
+
+# --------------------------------------------------------------------------- fetched, committed, checked
+
+def test_fetched_html_over_https_end_to_end_with_git(repo: Repo, serve, ca_file: str) -> None:
+    page = "<html><body><p>Fetched over TLS:&nbsp;revenue rose 12% in the third quarter of 2026.</p></body></html>"
+    server = serve(response(body=page.encode("cp1252"), headers=[("Content-Type", "text/html; charset=windows-1252")]))
+    url = server.url("/report.html")
+    repo.config(sources=[SOURCE_A, url], capture={"timeout_s": 20, "allow_private_addresses": True,
+                                                  "ca_file": ca_file})
+    run = run_cli("capture", url, cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    sha = run.out.split(" revision ")[1].split()[0]
+    rec = Store(repo.root / "captures").lookup(url, sha)
+    assert rec.content_type == "text/html; charset=windows-1252" and rec.extractor.options["encoding"] == "cp1252"
+    repo.records[url] = rec
+    repo.report(repo.cited(source=url, snippet="Fetched over TLS: revenue rose 12% in the third quarter of 2026."))
+    init_repo(repo.root)
+    commit_all(repo.root, "capture and report")
+    assert repo.check().code == 0
+    git(repo.root, "switch", "--quiet", "--create", "feature")
+    raw = raw_path(repo.root / "captures", url, rec.raw_sha256)
+    raw.write_bytes(raw.read_bytes() + b"<!-- edited -->")
+    run = repo.check("--base", "main")
+    rel = raw.relative_to(repo.root).as_posix()
+    assert run.code == 1 and any(f"{rel}:1:1: CL301 capture was modified" in ln for ln in run.findings()), run.out
+
+
+def test_capture_one_python_api_extracts_html(serve, ca_file: str, tmp_path: Path) -> None:
+    server = serve(response(body=PAGE.encode(), headers=[("Content-Type", "text/html")]))
+    url = server.url("/p.html")
+    opts = CaptureSettings(timeout_s=20, ca_file=ca_file, allow_private_addresses=True)
+    outcome = capture_one(tmp_path / "captures", url, [url], opts)
+    assert outcome.status == "captured", outcome
+    assert Store(tmp_path / "captures").lookup(url, outcome.sha256).extractor.name == "html-text"
+    held = record_text(tmp_path / "held", url, PAGE.encode(), sources=[url], content_type="text/html",
+                       timeout_s=20)
+    assert held.sha256 == outcome.sha256
+
+
+def test_check_never_imports_an_extractor(repo: Repo) -> None:
+    """The hook's start-up stays lean: checking an extracted capture reads committed text only."""
+    html_project(repo)
+    code, sha = capture_page(repo, PAGE)
+    repo.records[HTML_SOURCE] = record_of(repo, sha)
+    repo.report(repo.cited(source=HTML_SOURCE, snippet="The cooperative grew by 3 stores."))
+    probe = ("import io, sys; from citelint.cli import main; code = main(['check'], stdout=io.StringIO());"
+             "print(code, sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('lxml', 'html_text', 'w3lib', 'pypdf', 'trafilatura', 'urllib3') or m.startswith('citelint.capture.')))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=repo.root)
+    assert proc.stdout.split(" ", 1) == ["1", "[]\n"], proc.stdout + proc.stderr
+
+
+def test_fetched_pdf_over_https_end_to_end(repo: Repo, serve, ca_file: str) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    doc = fpdf.FPDF()
+    for line in ("Page one: revenue rose 12% in the third quarter.", "Page two: costs fell by 3% over the year."):
+        doc.add_page()
+        doc.set_font("Helvetica", size=12)
+        doc.cell(text=line)
+    body = bytes(doc.output())
+    server = serve(response(body=body, headers=[("Content-Type", "application/pdf")]))
+    url = server.url("/report.pdf")
+    repo.config(sources=[SOURCE_A, url], capture={"timeout_s": 20, "allow_private_addresses": True,
+                                                  "ca_file": ca_file})
+    run = run_cli("capture", url, cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    rec = Store(repo.root / "captures").lookup(url, run.out.split(" revision ")[1].split()[0])
+    assert rec.extractor.name == "pypdf" and rec.text.count("\f") == 1
+    assert raw_path(repo.root / "captures", url, rec.raw_sha256).read_bytes() == body
+    repo.records[url] = rec
+    repo.report(repo.cited(source=url, snippet="Page two: costs fell by 3% over the year."))
+    init_repo(repo.root)
+    commit_all(repo.root, "capture and report")
+    assert repo.check().code == 0
