@@ -200,6 +200,10 @@ def test_a_pdf_capture_is_a_v2_record_with_its_raw_body(pdf_bytes, captured):
     assert (doc["rawSha256"], doc["bytes"], doc["contentType"], doc["retrievedAt"]) == \
         (pdf_sha, len(pdf_bytes), PDF, STAMP)
     assert doc["sha256"] == sha == sha256_hex(doc["text"])
+    from jsonschema import Draft202012Validator
+    from citelint.schema import load_schema
+
+    Draft202012Validator(load_schema("capture.schema.json")).validate(doc)
 
     text = doc["text"]
     assert text.count("\f") == PAGES - 1
