@@ -312,14 +312,17 @@ def _pypdf(raw: bytes, content_type: str) -> tuple[str, str, dict]:
     import io
 
     import pypdf
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PyPdfError
 
     try:
         reader = pypdf.PdfReader(io.BytesIO(raw), strict=False)
         if reader.is_encrypted and not reader.decrypt(""):
             raise ValueError("the PDF is encrypted with a password; capture an unencrypted copy")
         pages = [page.extract_text(extraction_mode="plain") or "" for page in reader.pages]
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except LimitReachedError as exc:  # not a PdfReadError: pypdf's own bounds, e.g. on FlateDecode output
+        raise ValueError(f"the PDF is over a pypdf safety limit, as a decompression bomb is "
+                         f"({str(exc)[:200]})") from None
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(str(exc) if isinstance(exc, ValueError) and "encrypted" in str(exc)
                          else f"the PDF cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from None
     return "\f".join(pages), _version("pypdf"), {"extractionMode": "plain", "pageSeparator": "\f"}

@@ -1,0 +1,341 @@
+"""PDF captures end to end: real PDFs made at test time, the real CLI.
+
+The PDFs are drawn with fpdf2 (a real generator, a TrueType font embedded
+with its ToUnicode map) or, for the decompression bomb, written by hand in
+raw PDF syntax. Each test runs ``citelint capture`` and ``citelint check``
+in-process in a temporary project, and the pypdf extractor runs as the
+capture stage runs it: in its bounded child process. Nothing is mocked
+except, in the last test, the module lookup that says pypdf is installed.
+
+The document carries the artefacts a PDF's text layer really has: a
+ligature character (U+FB01) drawn as one glyph, a word hyphenated at a line
+break, two columns, Cyrillic, and page breaks (a form feed in the capture).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+import zlib
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from conftest import Run, run_cli
+from citelint.capture.extract import EXTRACT_MEMORY_BYTES, extract_here, missing_install
+from citelint.captures import Store, raw_path, sha256_hex, source_dir
+
+FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+SOURCE = "https://example.org/annual-report.pdf"
+STAMP = "2026-07-01T00:00:00Z"
+PDF = "application/pdf"
+PAGES = 3
+LABELS = [f"quote-{i}" for i in range(1, 9)]
+
+LIGATURE_LINE = "The \ufb01nancial statements were audited in March."
+HYPHENATED = ("Careful text extrac-", "tion needs a named extractor.")
+CYRILLIC = "Пример текста на русском языке."
+PAGE_ONE_END = "Page one ends with this closing sentence."
+PAGE_TWO_START = "Page two opens with a second sentence."
+LEFT_COLUMN = ("Revenue rose 12% in the year.", "Staff grew to 40 people.", "Exports doubled.")
+RIGHT_COLUMN = ("Costs fell 3% overall.", "Debt was repaid early.", "Imports held steady.")
+PAGE_THREE = "The third page reports seven new offices."
+
+
+# --------------------------------------------------------------------------- documents
+
+def report_pdf() -> bytes:
+    """Three A4 pages drawn line by line at explicit positions: page 1 the
+    ligature, the hyphenated break and Cyrillic; page 2 two columns (the left
+    drawn first, then the right at x = 110 mm on the same baselines); page 3
+    one sentence."""
+    if not FONT.is_file():
+        pytest.skip(f"the DejaVu Sans font is not installed at {FONT} (fonts-dejavu-core)")
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc))
+    pdf.add_font("DejaVu", fname=str(FONT))
+    pdf.set_font("DejaVu", size=11)
+    pdf.add_page()
+    pdf.text(20, 30, LIGATURE_LINE)
+    pdf.text(20, 40, HYPHENATED[0])
+    pdf.text(20, 46, HYPHENATED[1])
+    pdf.text(20, 60, CYRILLIC)
+    pdf.text(20, 280, PAGE_ONE_END)
+    pdf.add_page()
+    pdf.text(20, 30, PAGE_TWO_START)
+    for x, column in ((20, LEFT_COLUMN), (110, RIGHT_COLUMN)):
+        for i, line in enumerate(column):
+            pdf.text(x, 50 + 6 * i, line)
+    pdf.add_page()
+    pdf.text(20, 30, PAGE_THREE)
+    assert pdf.pages_count == PAGES
+    return bytes(pdf.output())
+
+
+def raw_pdf(content: bytes, *, filters: bytes = b"") -> bytes:
+    """A one-page PDF in raw syntax, Helvetica as font /F1, ``content`` its
+    content stream (already encoded by ``filters``), with a correct xref."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d %s>>\nstream\n%s\nendstream" % (len(content), filters, content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+BOMB_INFLATED = 400 * 1024 * 1024
+
+
+def flate_bomb_pdf() -> bytes:
+    """A valid one-page PDF whose content stream, a text operator and then
+    400 MiB of spaces, is FlateDecode'd to about 400 KB. It has a font, so
+    an extractor must inflate it to look for text."""
+    deflate = zlib.compressobj(9)
+    parts = [deflate.compress(b"BT /F1 12 Tf 72 720 Td (Nothing but spaces follow.) Tj ET\n")]
+    chunk = b" " * (1 << 20)
+    parts += [deflate.compress(chunk) for _ in range(BOMB_INFLATED // len(chunk))]
+    parts.append(deflate.flush())
+    return raw_pdf(b"".join(parts), filters=b"/Filter /FlateDecode ")
+
+
+@pytest.fixture(scope="module")
+def pdf_bytes() -> bytes:
+    return report_pdf()
+
+
+# --------------------------------------------------------------------------- projects
+
+@pytest.fixture(autouse=True)
+def _not_in_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
+def make_project(root: Path, **capture) -> Path:
+    """A citelint.yaml (JSON is YAML) approving SOURCE and LABELS."""
+    root.mkdir(parents=True, exist_ok=True)
+    data = {"sources": [SOURCE], "reports": ["reports/*.json"], "labels": LABELS}
+    if capture:
+        data["capture"] = capture
+    (root / "citelint.yaml").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return root
+
+
+def capture_pdf(root: Path, data: bytes, name: str = "held.pdf") -> Run:
+    held = root / name
+    held.write_bytes(data)
+    return run_cli("capture", "--source", SOURCE, "--from-file", str(held), "--content-type", PDF,
+                   "--retrieved-at", STAMP, cwd=root)
+
+
+def captured_sha(run: Run) -> str:
+    assert run.code == 0 and run.lines[0].startswith(f"captured: {SOURCE} revision "), run.out + run.err
+    return run.lines[0].split(" revision ")[1].split()[0]
+
+
+def files_under(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+def check_json(root: Path, sha: str, *snippets: str) -> tuple[int, dict]:
+    facts = [{"state": "cited", "label": label, "source": SOURCE, "captureSha256": sha, "snippet": snippet}
+             for label, snippet in zip(LABELS[:len(snippets)], snippets, strict=True)]
+    (root / "reports").mkdir(exist_ok=True)
+    (root / "reports" / "r.json").write_text(json.dumps({"facts": facts}, ensure_ascii=False, indent=2),
+                                             encoding="utf-8")
+    run = run_cli("check", "--format", "json", cwd=root)
+    assert run.code in (0, 1), run.out + run.err
+    return run.code, json.loads(run.out)
+
+
+@pytest.fixture(scope="module")
+def captured(pdf_bytes: bytes, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One project with the report PDF captured: (root, revision sha256)."""
+    root = make_project(tmp_path_factory.mktemp("pdf-project"))
+    old = os.environ.pop("GITHUB_ACTIONS", None)
+    try:
+        sha = captured_sha(capture_pdf(root, pdf_bytes))
+    finally:
+        if old is not None:
+            os.environ["GITHUB_ACTIONS"] = old
+    return root, sha
+
+
+# --------------------------------------------------------------------------- capture
+
+def test_a_pdf_capture_is_a_v2_record_with_its_raw_body(pdf_bytes, captured):
+    root, sha = captured
+    captures = root / "captures"
+    pdf_sha = hashlib.sha256(pdf_bytes).hexdigest()
+    raw = raw_path(captures, SOURCE, pdf_sha)
+    record_file = source_dir(captures, SOURCE) / f"{sha}.json"
+    assert files_under(captures) == sorted([raw, record_file])
+    assert raw.name == f"{pdf_sha}.raw" and raw.read_bytes() == pdf_bytes
+
+    doc = json.loads(record_file.read_text(encoding="ascii"))
+    assert doc["format"] == "citelint.capture/2"
+    assert doc["extractor"] == {"name": "pypdf", "version": version("pypdf"),
+                                "options": {"extractionMode": "plain", "pageSeparator": "\f"}}
+    assert (doc["rawSha256"], doc["bytes"], doc["contentType"], doc["retrievedAt"]) == \
+        (pdf_sha, len(pdf_bytes), PDF, STAMP)
+    assert doc["sha256"] == sha == sha256_hex(doc["text"])
+    from jsonschema import Draft202012Validator
+    from citelint.schema import load_schema
+
+    Draft202012Validator(load_schema("capture.schema.json")).validate(doc)
+
+    text = doc["text"]
+    assert text.count("\f") == PAGES - 1
+    pages = text.split("\f")
+    assert LIGATURE_LINE in pages[0] and CYRILLIC in pages[0] and "\n".join(HYPHENATED) in pages[0]
+    assert all(line in pages[1] for line in LEFT_COLUMN + RIGHT_COLUMN)
+    assert pages[2] == PAGE_THREE
+    assert Store(captures).lookup(SOURCE, sha).text == text
+
+
+def test_quotes_from_the_extracted_text_are_accepted(captured):
+    root, sha = captured
+    code, doc = check_json(root, sha, CYRILLIC, LEFT_COLUMN[0], RIGHT_COLUMN[1], PAGE_THREE,
+                           LIGATURE_LINE, "\n".join(HYPHENATED), f"{PAGE_ONE_END}\f{PAGE_TWO_START}")
+    assert code == 0 and doc["findings"] == [], doc["findings"]
+    assert doc["counts"]["factsCited"] == 7
+
+
+@pytest.mark.parametrize("snippet, words", [
+    # Plain "fi" where the PDF draws the U+FB01 ligature glyph.
+    ("The financial statements were audited", ("ligature", "pypdf")),
+    # The word joined where the page breaks it as "extrac-" / "tion".
+    ("Careful text extraction needs a named extractor.", ("hyphen", "pypdf")),
+    # A space where the capture separates pages with a form feed.
+    (f"{PAGE_ONE_END} {PAGE_TWO_START}", ("form feed", "pypdf")),
+], ids=["ligature", "hyphenation", "page-break"])
+def test_quotes_missing_an_extraction_artefact_are_refused_with_a_hint(captured, snippet, words):
+    root, sha = captured
+    code, doc = check_json(root, sha, snippet)
+    assert code == 1
+    assert [f["rule"] for f in doc["findings"]] == ["CL104"], doc["findings"]
+    finding = doc["findings"][0]
+    assert (finding["path"], finding["severity"]) == ("reports/r.json", "error")
+    assert f"extractor pypdf {version('pypdf')}" in finding["message"], finding["message"]
+    for word in words:
+        assert word in finding["message"], finding["message"]
+
+
+def test_the_same_pdf_captures_to_identical_bytes(pdf_bytes, tmp_path):
+    stores = []
+    for name in ("one", "two"):
+        root = make_project(tmp_path / name)
+        captured_sha(capture_pdf(root, pdf_bytes))
+        captures = root / "captures"
+        stores.append({p.relative_to(captures): p.read_bytes() for p in files_under(captures)})
+    assert stores[0] == stores[1] and len(stores[0]) == 2
+
+    # The child process and this process extract the same text.
+    here = [extract_here("pypdf", pdf_bytes, PDF) for _ in range(2)]
+    record = next(json.loads(data) for path, data in stores[0].items() if path.suffix == ".json")
+    assert here[0] == here[1]
+    assert here[0].text == record["text"]
+    assert here[0].extractor.to_obj() == record["extractor"]
+
+
+def test_a_decompression_bomb_is_refused_in_bounded_time_and_memory(tmp_path):
+    root = make_project(tmp_path / "project", timeout_s=5)
+    bomb = flate_bomb_pdf()
+    assert len(bomb) < 1_000_000
+    held = root / "bomb.pdf"
+    held.write_bytes(bomb)
+
+    start = time.monotonic()
+    run = run_cli("capture", "--source", SOURCE, "--from-file", str(held), "--content-type", PDF, cwd=root)
+    elapsed = time.monotonic() - start
+    assert elapsed < 20, elapsed
+    assert run.code == 1 and run.lines[0].startswith(f"refused: {SOURCE}: "), run.out + run.err
+    assert "the PDF is over a pypdf safety limit, as a decompression bomb is (" in run.lines[0], run.out
+    assert "Traceback" not in run.out + run.err
+    # Raw bodies are written only after a successful extraction: nothing at all.
+    assert files_under(root / "captures") == []
+
+    # In-process too, the bomb is a refusal (ValueError), not a crash.
+    with pytest.raises(ValueError, match="decompression bomb"):
+        extract_here("pypdf", bomb, PDF)
+
+    # The child, run as the capture stage runs it, never inflates the 400 MiB:
+    # its peak resident size is measured for that one process (wait4).
+    with held.open("rb") as stdin:
+        child = subprocess.Popen([sys.executable, "-P", "-m", "citelint.capture.extract", "pypdf", PDF],
+                                 stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 cwd=tmp_path)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    assert child.returncode != 0
+    assert peak < BOMB_INFLATED < EXTRACT_MEMORY_BYTES, peak
+
+
+@pytest.mark.parametrize("body", [
+    random.Random(0).randbytes(64 * 1024),
+    b"%PDF-1.7\n" + random.Random(1).randbytes(64 * 1024),
+], ids=["random-bytes", "pdf-header-then-random"])
+def test_a_body_that_is_not_a_pdf_is_refused(tmp_path, body):
+    root = make_project(tmp_path)
+    run = capture_pdf(root, body, "garbage.pdf")
+    assert run.code == 1, run.out + run.err
+    assert len(run.lines) == 1 and run.lines[0].startswith(f"refused: {SOURCE}: the PDF cannot be read ("), run.out
+    assert "Traceback" not in run.out + run.err
+    assert files_under(root / "captures") == []
+
+
+def test_verify_extraction_reproduces_then_notices_an_altered_raw_body(pdf_bytes, tmp_path):
+    root = make_project(tmp_path)
+    sha = captured_sha(capture_pdf(root, pdf_bytes))
+    run = run_cli("capture", "--verify-extraction", cwd=root)
+    assert run.code == 0, run.out + run.err
+    assert run.lines == [f"reproduced: {SOURCE} revision {sha}: by pypdf {version('pypdf')}",
+                         "1 capture(s): 1 reproduced"]
+
+    raw = raw_path(root / "captures", SOURCE, hashlib.sha256(pdf_bytes).hexdigest())
+    with raw.open("ab") as f:
+        f.write(b"\n")
+    run = run_cli("capture", "--verify-extraction", cwd=root)
+    assert run.code == 1, run.out + run.err
+    assert run.lines[0].startswith(f"differs: {SOURCE} revision {sha}: the raw body {raw.name} ")
+    assert "altered" in run.lines[0] and run.lines[1] == "1 capture(s): 1 differs"
+
+
+def test_without_pypdf_capture_refuses_with_the_install_command(pdf_bytes, tmp_path, monkeypatch):
+    real = importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):
+        return None if name.split(".")[0] == "pypdf" else real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    assert "pip install 'citelint[pdf]'" in missing_install("pypdf")
+    assert missing_install("identity") is None
+
+    root = make_project(tmp_path)
+    run = capture_pdf(root, pdf_bytes)
+    assert run.code == 1, run.out + run.err
+    assert run.lines[0].startswith(f"refused: {SOURCE}: the pypdf extractor is not installed")
+    assert "pip install 'citelint[pdf]'" in run.lines[0]
+    assert files_under(root / "captures") == []
