@@ -339,3 +339,24 @@ def test_without_pypdf_capture_refuses_with_the_install_command(pdf_bytes, tmp_p
     assert run.lines[0].startswith(f"refused: {SOURCE}: the pypdf extractor is not installed")
     assert "pip install 'citelint[pdf]'" in run.lines[0]
     assert files_under(root / "captures") == []
+
+
+@pytest.mark.parametrize("pages, words", [
+    (0, "found no text"),
+    (1, "encrypted with a password"),
+], ids=["no-text-layer", "password"])
+def test_pdfs_with_nothing_to_cite_are_refused(tmp_path, pages, words):
+    fpdf = pytest.importorskip("fpdf")
+    doc = fpdf.FPDF()
+    doc.add_page()
+    if pages:
+        doc.set_font("Helvetica", size=12)
+        doc.cell(text="Behind a password: revenue rose 12% in the quarter.")
+        doc.set_encryption(owner_password="owner", user_password="secret")
+    else:
+        doc.rect(10, 10, 50, 50)  # a page with drawing and no text, like a scan without a text layer
+    root = make_project(tmp_path)
+    run = capture_pdf(root, bytes(doc.output()))
+    assert run.code == 1 and run.lines[0].startswith(f"refused: {SOURCE}: ") and words in run.out, run.out + run.err
+    assert "Traceback" not in run.out + run.err
+    assert files_under(root / "captures") == []

@@ -312,19 +312,22 @@ def _pypdf(raw: bytes, content_type: str) -> tuple[str, str, dict]:
     import io
 
     import pypdf
-    from pypdf.errors import LimitReachedError, PyPdfError
+    from pypdf.errors import DependencyError, LimitReachedError, PyPdfError
 
     try:
         reader = pypdf.PdfReader(io.BytesIO(raw), strict=False)
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise ValueError("the PDF is encrypted with a password; capture an unencrypted copy")
-        pages = [page.extract_text(extraction_mode="plain") or "" for page in reader.pages]
+        locked = reader.is_encrypted and not reader.decrypt("")
+        pages = [] if locked else [page.extract_text(extraction_mode="plain") or "" for page in reader.pages]
     except LimitReachedError as exc:  # not a PdfReadError: pypdf's own bounds, e.g. on FlateDecode output
         raise ValueError(f"the PDF is over a pypdf safety limit, as a decompression bomb is "
                          f"({str(exc)[:200]})") from None
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(str(exc) if isinstance(exc, ValueError) and "encrypted" in str(exc)
-                         else f"the PDF cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from None
+    except DependencyError:
+        raise ValueError("the PDF is AES-encrypted and pypdf needs the cryptography package to read it: "
+                         "pip install cryptography") from None
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise ValueError(f"the PDF cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from None
+    if locked:
+        raise ValueError("the PDF is encrypted with a password; capture an unencrypted copy")
     return "\f".join(pages), _version("pypdf"), {"extractionMode": "plain", "pageSeparator": "\f"}
 
 

@@ -129,7 +129,8 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
     except ExtractionFailed as exc:
         raise CaptureRefused(str(exc)) from None
     if not done.text.strip():
-        raise CaptureRefused(f"the {name} extractor found no text in the {what}; there is nothing to cite")
+        raise CaptureRefused(f"the {name} extractor found no text (a scanned PDF without a text layer, or a page "
+                             "with no visible text); there is nothing to cite")
     try:
         record = make_record(source, done.text, retrieved_at=retrieved_at, content_type=content_type,
                              wire_bytes=len(body), extractor=done.extractor, raw_sha256=sha256_hex(body))
