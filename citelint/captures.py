@@ -47,7 +47,7 @@ from citelint.records import (
 __all__ = [
     "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
     "CaptureRecord", "MigrateOutcome", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
-    "RecordTooLarge", "capture_path", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
+    "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
     "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
     "write_capture",
 ]
@@ -365,11 +365,7 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
         OSError: the directory cannot be created or written.
     """
     final = capture_path(root, record.source, record.sha256)
-    data = record.to_json().encode("ascii")
-    if len(data) > MAX_CAPTURE_FILE_BYTES:
-        # Written, it would be refused unread by every check (CL103).
-        raise RecordTooLarge(f"the capture record would be {len(data)} bytes, over the {MAX_CAPTURE_FILE_BYTES} "
-                             "byte limit a capture file may have; capture a smaller source")
+    data = record_bytes(record)
     final.parent.mkdir(parents=True, exist_ok=True)
     if final.exists():
         return WriteOutcome(False, final, record)
@@ -381,22 +377,47 @@ class RecordTooLarge(CaptureError):
     """A record's JSON form is over :data:`MAX_CAPTURE_FILE_BYTES`: never written."""
 
 
+def record_bytes(record: CaptureRecord) -> bytes:
+    """The bytes :func:`write_capture` would write for ``record``.
+
+    Raises:
+        RecordTooLarge: over :data:`MAX_CAPTURE_FILE_BYTES`, so every check
+            would refuse the file unread (CL103).
+    """
+    data = record.to_json().encode("ascii")
+    if len(data) > MAX_CAPTURE_FILE_BYTES:
+        raise RecordTooLarge(f"the capture record would be {len(data)} bytes, over the {MAX_CAPTURE_FILE_BYTES} "
+                             "byte limit a capture file may have; capture a smaller source")
+    return data
+
+
 def write_raw(root: Path, source: str, raw: bytes) -> tuple[bool, Path]:
     """Keep the raw body of an extracted capture as ``<sha256(raw)>.raw``
-    beside it, exclusively, as :func:`write_capture` does (an existing file
-    of that name holds the same bytes, by its name, and is left alone).
+    beside it, exclusively, as :func:`write_capture` does. An existing entry
+    of that name is accepted only as a regular file (not a symlink) holding
+    exactly these bytes.
 
     Returns:
         (created, path).
 
     Raises:
+        CaptureCorrupt: an entry of that name exists but is not those bytes
+            in a regular file.
         OSError: the directory cannot be created or written.
     """
     final = raw_path(root, source, sha256_hex(raw))
     final.parent.mkdir(parents=True, exist_ok=True)
-    if final.exists():
-        return False, final
-    return write_exclusive(final, raw, tmp_prefix=TMP_PREFIX), final
+    if write_exclusive(final, raw, tmp_prefix=TMP_PREFIX):
+        return True, final
+    try:
+        held = read_regular(final, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
+    except (OSError, FileTooLarge, NotRegularFile) as exc:
+        raise CaptureCorrupt(f"{final.name} already exists but is not a readable regular file ({exc}); "
+                             "raw bodies are never replaced, inspect it by hand") from None
+    if held != raw:
+        raise CaptureCorrupt(f"{final.name} already exists with other bytes (it was altered); raw bodies are "
+                             "never replaced, inspect it by hand")
+    return False, final
 
 
 # --------------------------------------------------------------------------- legacy

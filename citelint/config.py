@@ -281,6 +281,9 @@ def _capture_extractors(cap: dict, error) -> tuple[tuple[str, str], ...]:
     """
     pairs = tuple((media.strip().lower(), name) for media, name in cap.get("extractors", {}).items())
     for (media, name), key in zip(pairs, cap.get("extractors", {})):
+        if sum(m == media for m, _ in pairs) > 1:
+            raise error(pointer_join("/capture/extractors", key),
+                        f"capture.extractors: {media} is given more than once (media types ignore case)")
         if media not in EXTRACTOR_TYPES[name]:
             raise error(pointer_join("/capture/extractors", key),
                         f"capture.extractors: {name} does not read {media}; it reads "

@@ -86,6 +86,10 @@ def test_keep_raw_false_writes_no_raw_file(repo: Repo) -> None:
      "café crème", "utf-8"),
     ("<p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html", "café crème", "cp1252"),
     ("<p>café crème</p>".encode("utf-8"), "text/html", "café crème", "utf-8"),
+    # A UTF-16 label in <meta> means UTF-8 (the prescan found it in ASCII bytes).
+    ('<meta charset="utf-16"><p>café crème</p>'.encode("utf-8"), "text/html", "café crème", "utf-8"),
+    # The label utf-16 means UTF-16LE.
+    ("<p>café crème</p>".encode("utf-16-le"), "text/html; charset=utf-16", "café crème", "utf-16-le"),
 ])
 def test_html_is_decoded_as_browsers_decode_it(repo: Repo, page: bytes, content_type: str, expected: str,
                                                encoding: str) -> None:
@@ -129,6 +133,14 @@ def test_extractor_not_installed_names_the_install_command(repo: Repo, monkeypat
     assert not (repo.root / "captures" / sha256_hex(HTML_SOURCE)).exists()
 
 
+def test_deep_and_large_pages_are_extracted_whole(repo: Repo) -> None:
+    """libxml2 stops at a depth of 256 and near 10 MB of text unless asked not to, and returns what it has."""
+    deep = "<p>before</p>" + "<div>" * 300 + "inner" + "</div>" * 300 + "<p>after the deep part</p>"
+    assert extract_here("html-text", deep.encode(), "text/html").text == "before\n\ninner\n\nafter the deep part"
+    big = b"".join(b"<p>" + f"part {i} ".encode() + "漢".encode() * 1_000_000 + b"</p>" for i in range(4))
+    assert "part 3 " in extract_here("html-text", big, "text/html").text
+
+
 def test_huge_html_is_refused_within_the_deadline_and_nothing_is_written(repo: Repo) -> None:
     html_project(repo, timeout_s=1, max_bytes=64 * 1024 * 1024)
     # About 10 s of parsing for lxml and html-text (deep nesting is cut off
@@ -165,6 +177,7 @@ def test_child_does_not_import_from_the_working_directory(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("capture, words", [
     ({"content_types": ["text/plain", "image/png"]}, "image/png has no extractor"),
+    ({"extractors": {"TEXT/HTML": "trafilatura", "text/html": "html-text"}}, "more than once"),
     ({"extractors": {"text/html": "pypdf"}}, "pypdf does not read text/html"),
     ({"extractors": {"text/html": "tika"}}, "tika"),
 ])
@@ -217,7 +230,12 @@ def test_verify_extraction_reproduces_and_catches_tampering(repo: Repo) -> None:
     assert run.code == 1 and "differs:" in run.out and "altered" in run.out, run.out
     raw.unlink()
     run = run_cli("capture", "--verify-extraction", cwd=repo.root)
-    assert run.code == 0 and "not verifiable" in run.out
+    assert run.code == 1 and "differs:" in run.out and "though capture.keep_raw is on" in run.out, run.out
+    html_project(repo, keep_raw=False, timeout_s=20)
+    run = run_cli("capture", "--verify-extraction", cwd=repo.root)
+    assert run.code == 0 and "not verifiable" in run.out, run.out
+    run = run_cli("capture", "--verify-extraction", "https://example.org/typo.html", cwd=repo.root)
+    assert run.code == 1 and "no capture of this source verifies" in run.out, run.out
 
 
 def test_verify_extraction_reports_a_text_the_extractor_does_not_make(repo: Repo) -> None:
@@ -242,6 +260,43 @@ def test_record_over_the_capture_file_limit_is_refused(repo: Repo, monkeypatch: 
     html_project(repo)
     code, out = capture_page(repo, "<p>" + "long sentence of words " * 200 + "</p>")
     assert code == 1 and "over the 2000 byte limit" in out, out
+    assert not (repo.root / "captures" / sha256_hex(HTML_SOURCE)).exists()  # no raw body left behind either
+
+
+@pytest.mark.parametrize("occupant", ["fifo", "symlink", "directory", "other bytes"])
+def test_an_entry_squatting_on_the_raw_name_is_refused(repo: Repo, occupant: str) -> None:
+    import os
+
+    html_project(repo)
+    raw = raw_path(repo.root / "captures", HTML_SOURCE, sha256_hex(PAGE.encode()))
+    raw.parent.mkdir(parents=True)
+    {"fifo": lambda: os.mkfifo(raw), "symlink": lambda: raw.symlink_to("/etc/passwd"),
+     "directory": raw.mkdir, "other bytes": lambda: raw.write_bytes(b"<p>other</p>")}[occupant]()
+    code, out = capture_page(repo, PAGE)
+    assert code == 1 and "inspect it by hand" in out, out
+    assert [p.name for p in raw.parent.iterdir()] == [raw.name]
+
+
+def test_the_parents_own_limits_do_not_break_extraction(repo: Repo) -> None:
+    """CI containers set hard limits below what the child asks for; the child takes what it can have."""
+    html_project(repo)
+    page = repo.write("page.html", PAGE)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_CPU, (120, 120));"
+            "resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31)); from citelint.cli import main;"
+            "sys.exit(main(['capture', '--source', sys.argv[1], '--from-file', sys.argv[2], '--content-type',"
+            " 'text/html']))")
+    proc = subprocess.run([sys.executable, "-c", code, HTML_SOURCE, str(page)], capture_output=True, text=True,
+                          cwd=repo.root)
+    assert proc.returncode == 0 and proc.stdout.startswith("captured: "), proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("name, content_type, words", [
+    ("identity", "text/plain", "not an extraction"),
+    ("html-text", "text/html\x00x", "control characters"),
+])
+def test_run_extractor_refuses_what_it_cannot_run(name: str, content_type: str, words: str) -> None:
+    with pytest.raises(ExtractionFailed, match=words):
+        run_extractor(name, b"<p>text</p>", content_type, deadline_s=10)
 
 
 # --------------------------------------------------------------------------- fetched, committed, checked

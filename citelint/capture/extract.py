@@ -36,11 +36,11 @@ import importlib.util
 import json
 import os
 import re
-import selectors
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -111,26 +111,40 @@ def missing_install(name: str) -> str | None:
 
 # --------------------------------------------------------------------------- parent side
 
-def _limit_child(memory_bytes: int, cpu_s: int) -> Callable[[], None] | None:
+def _limit_self(memory_bytes: int, cpu_s: int) -> None:
+    """In the child, before it reads or imports anything else: cap its address
+    space, CPU time, core dumps and file size (its standard error is a
+    temporary file: room for a message, not a flood). Each limit is clamped
+    to the hard limit already in force, which an unprivileged process cannot
+    raise; not POSIX, nothing is set and the parent's deadline kill still
+    bounds the time."""
     try:
         import resource
-    except ImportError:  # not POSIX: the deadline kill still bounds the time
-        return None
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        # Its standard error is a temporary file: room for a message, not for a flood.
-        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-    return limit
+    except ImportError:
+        return
+    for which, soft, hard in ((resource.RLIMIT_AS, memory_bytes, memory_bytes),
+                              (resource.RLIMIT_CPU, cpu_s, cpu_s + 1),
+                              (resource.RLIMIT_CORE, 0, 0),
+                              (resource.RLIMIT_FSIZE, 1 << 20, 1 << 20)):
+        _, current = resource.getrlimit(which)
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            pass
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (OSError, AttributeError):
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):  # gone already, or no process groups (Windows)
+        try:
+            proc.kill()
+        except OSError:
+            pass
     proc.wait()
 
 
@@ -151,49 +165,38 @@ def run_extractor(name: str, raw: bytes, content_type: str, *, deadline_s: float
             the input, ran out of time or memory, wrote too much, or crashed.
     """
     spec_for(name)
+    if name not in _RUN:
+        raise ExtractionFailed(f"{name} is not an extraction: its text is the body itself")
     hint = missing_install(name)
     if hint:
         raise ExtractionFailed(hint)
+    if not content_type.isprintable():
+        raise ExtractionFailed("the Content-Type contains control characters")
     started = time.monotonic()
+    # The child imports this very package, whatever the working directory
+    # (an empty one) or an installation elsewhere would offer; -P keeps the
+    # directory out of sys.path.
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    argv = [sys.executable, "-P", "-m", "citelint.capture.extract", name, content_type, str(memory_bytes),
+            str(max(1, int(deadline_s + 0.999)))]
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr, \
             tempfile.TemporaryDirectory(prefix="citelint-extract-") as cwd:
         stdin.write(raw)
         stdin.seek(0)
-        # -P: the child's cwd (an empty directory anyway) never shadows a module.
-        proc = subprocess.Popen([sys.executable, "-P", "-m", "citelint.capture.extract", name, content_type],
-                                stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, cwd=cwd,
-                                preexec_fn=_limit_child(memory_bytes, max(1, int(deadline_s + 0.999))),
-                                start_new_session=True)
-        assert proc.stdout is not None
-        chunks: list[bytes] = []
-        size = 0
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ)
-            while True:
-                left = deadline_s - (time.monotonic() - started)
-                if left <= 0:
-                    _kill(proc)
-                    raise ExtractionFailed(f"the {name} extractor did not finish within the {deadline_s:g} s "
-                                           "deadline (capture.timeout_s); nothing was written")
-                if not sel.select(left):
-                    continue
-                chunk = os.read(proc.stdout.fileno(), 1 << 20)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > max_output_bytes:
-                    _kill(proc)
-                    raise ExtractionFailed(f"the {name} extractor's text is over {max_output_bytes} bytes, more "
-                                           "than a capture may hold; nothing was written")
-                chunks.append(chunk)
-        proc.stdout.close()
         try:
-            code = proc.wait(max(0.1, deadline_s - (time.monotonic() - started)))
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            raise ExtractionFailed(f"the {name} extractor did not exit within the {deadline_s:g} s deadline") from None
-        stderr.seek(0)
-        said = stderr.read(4096).decode("utf-8", "replace").strip()
+            proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, cwd=cwd, env=env,
+                                    start_new_session=True)
+        except (OSError, ValueError) as exc:
+            raise ExtractionFailed(f"the {name} extractor could not be started ({exc})") from None
+        try:
+            code, chunks = _collect(proc, name, started, deadline_s, max_output_bytes)
+        finally:
+            if proc.poll() is None:  # an exception or Ctrl-C here: no orphan keeps parsing
+                _kill(proc)
+        # The last lines say why: earlier ones may be a library's warnings.
+        stderr.seek(max(0, stderr.seek(0, os.SEEK_END) - 4096))
+        said = stderr.read().decode("utf-8", "replace").strip()
     if code != 0:
         raise ExtractionFailed(_failure(name, code, said, memory_bytes))
     try:
@@ -203,11 +206,56 @@ def run_extractor(name: str, raw: bytes, content_type: str, *, deadline_s: float
         raise ExtractionFailed(f"the {name} extractor wrote no usable result") from None
 
 
+def _collect(proc: subprocess.Popen, name: str, started: float, deadline_s: float,
+             max_output_bytes: int) -> tuple[int, list[bytes]]:
+    """Read the child's output until it exits; (exit status, output chunks).
+
+    Raises:
+        ExtractionFailed: the deadline passed or the output grew over the cap
+            (the child is killed).
+    """
+    # A reader thread rather than select(): pipes cannot be selected on Windows.
+    stdout = proc.stdout
+    assert stdout is not None
+    chunks: list[bytes] = []
+    over = threading.Event()
+
+    def pump() -> None:
+        size = 0
+        while chunk := stdout.read1(1 << 20):
+            size += len(chunk)
+            if size > max_output_bytes:
+                over.set()
+                _kill(proc)
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    reader.join(max(0.0, deadline_s - (time.monotonic() - started)))
+    if reader.is_alive():
+        _kill(proc)
+        reader.join()
+        raise ExtractionFailed(f"the {name} extractor did not finish within the {deadline_s:g} s "
+                               "deadline (capture.timeout_s); nothing was written")
+    if over.is_set():
+        raise ExtractionFailed(f"the {name} extractor's text is over {max_output_bytes} bytes, more "
+                               "than a capture may hold; nothing was written")
+    stdout.close()
+    try:
+        return proc.wait(max(0.1, deadline_s - (time.monotonic() - started))), chunks
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        raise ExtractionFailed(f"the {name} extractor did not exit within the {deadline_s:g} s deadline") from None
+
+
 def _failure(name: str, code: int, said: str, memory_bytes: int) -> str:
     if code == _EXIT_REFUSED and said:
         return said.splitlines()[-1]
-    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+    if code == -getattr(signal, "SIGXCPU", 0):
         return f"the {name} extractor ran out of CPU time; nothing was written"
+    if code == -getattr(signal, "SIGKILL", 0):
+        return f"the {name} extractor was killed (out of CPU time or memory); nothing was written"
     if "MemoryError" in said:
         return f"the {name} extractor ran out of memory (limit {memory_bytes} bytes); nothing was written"
     last = said.splitlines()[-1] if said else f"exit status {code}"
@@ -219,30 +267,52 @@ def _failure(name: str, code: int, said: str, memory_bytes: int) -> str:
 _UTF8_BOM, _UTF16LE_BOM, _UTF16BE_BOM = b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"
 
 
+def _decoder_for(label: str | None, *, from_meta: bool) -> str | None:
+    """The Python codec for an encoding label, as WHATWG Encoding §4.2 maps it
+    (w3lib's table; ``latin1`` means windows-1252), or None when unknown.
+    ``utf-16`` means UTF-16LE; from a ``<meta>`` declaration a UTF-16 label
+    means UTF-8 and ``x-user-defined`` windows-1252 (HTML §13.2.3.2)."""
+    from w3lib.encoding import resolve_encoding
+
+    if not label:
+        return None
+    label = label.strip().lower()
+    if from_meta and (label.startswith("utf-16") or label == "x-user-defined"):
+        return "utf-8" if label.startswith("utf-16") else "cp1252"
+    if label in ("utf-16", "utf16", "unicode", "ucs-2", "csunicode", "iso-10646-ucs-2", "unicodefeff"):
+        return "utf-16-le"
+    try:
+        return resolve_encoding(label)
+    except LookupError:
+        return None
+
+
 def decode_html(raw: bytes, content_type: str) -> tuple[str, str]:
     """Decode an HTML body as a browser does (WHATWG Encoding §4.2 and HTML
     §13.2.3.2): a BOM wins, then the ``charset`` of ``content_type``, then a
-    ``<meta charset>`` in the first bytes (w3lib's prescan); with none, UTF-8
-    when the bytes are valid UTF-8, else windows-1252. Undecodable bytes
-    become U+FFFD, as in a browser.
+    ``<meta charset>`` or ``http-equiv`` declaration in the first bytes
+    (w3lib's prescan); with none, UTF-8 when the bytes are valid UTF-8, else
+    windows-1252. Undecodable bytes become U+FFFD, as in a browser.
 
     Returns:
-        (encoding name, text).
+        (codec name, text).
     """
-    from w3lib.encoding import html_to_unicode
+    from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding
 
     for bom, enc in ((_UTF8_BOM, "utf-8"), (_UTF16LE_BOM, "utf-16-le"), (_UTF16BE_BOM, "utf-16-be")):
         if raw.startswith(bom):
             return enc, raw[len(bom):].decode(enc, "replace")
-
-    def sniff(body: bytes) -> str | None:
+    enc = _decoder_for(http_content_type_encoding(content_type or ""), from_meta=False) or \
+        _decoder_for(html_body_declared_encoding(raw[:4096]), from_meta=True)
+    if enc is None:
         try:
-            body.decode("utf-8")
+            return "utf-8", raw.decode("utf-8")
         except UnicodeDecodeError:
-            return None
-        return "utf-8"
-
-    return html_to_unicode(content_type or None, raw, default_encoding="cp1252", auto_detect_fun=sniff)
+            enc = "cp1252"
+    try:
+        return enc, raw.decode(enc, "replace")
+    except LookupError:  # a label w3lib knows but this Python has no codec for
+        return "cp1252", raw.decode("cp1252", "replace")
 
 
 # --------------------------------------------------------------------------- the extractors (child side)
@@ -276,8 +346,12 @@ def _parse_html(raw: bytes, content_type: str):
     encoding, text = decode_html(raw, content_type)
     # lxml refuses a str that still declares an encoding in an XML prolog.
     text = re.sub(r"^\s*<\?xml[^>]*>", "", text)
+    # huge_tree: without it libxml2 stops at a nesting depth of 256 and at
+    # about 10 MB of text and returns what it has, silently; the child's
+    # address-space limit bounds the memory instead.
+    parser = lxml.html.HTMLParser(huge_tree=True)
     try:
-        tree = lxml.html.document_fromstring(text or "<html></html>")
+        tree = lxml.html.document_fromstring(text or "<html></html>", parser=parser)
     except Exception as exc:  # lxml.etree.ParserError and friends
         raise ValueError(f"the HTML cannot be parsed ({exc})") from None
     return encoding, tree
@@ -354,7 +428,15 @@ def extract_here(name: str, raw: bytes, content_type: str) -> Extracted:
 
 
 def _main(argv: list[str]) -> int:
-    name, content_type = argv
+    name, content_type, memory_bytes, cpu_s = argv
+    _limit_self(int(memory_bytes), int(cpu_s))
+    import logging
+    import warnings
+
+    # Libraries' warnings (pypdf logs every repaired xref) would bury the one
+    # line that says why an input was refused.
+    logging.disable(logging.WARNING)
+    warnings.simplefilter("ignore")
     raw = sys.stdin.buffer.read()
     try:
         result = extract_here(name, raw, content_type)

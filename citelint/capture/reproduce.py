@@ -29,7 +29,8 @@ class Reproduction:
     ``status`` is ``reproduced``, ``differs`` (the text, the raw body or the
     record does not hold up), ``not verifiable`` (no raw body was kept) or
     ``plain text`` (a v1 record: nothing was extracted). ``detail`` says
-    more; ``path`` is the capture file.
+    more; ``path`` is the capture file. A named source with no verified
+    capture is one ``differs`` row with ``sha256`` ``-``.
     """
 
     path: Path
@@ -50,21 +51,27 @@ def _first_difference(a: str, b: str) -> int:
 
 
 def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
-                      deadline_s: float = 30.0) -> Iterator[Reproduction]:
+                      deadline_s: float = 30.0, require_raw: bool = False) -> Iterator[Reproduction]:
     """Re-run the extraction of every capture (of ``sources`` only, when
     given), yielding one :class:`Reproduction` per capture file, in store
     order. Each extractor runs bounded by ``deadline_s`` seconds
-    (:func:`citelint.capture.extract.run_extractor`).
+    (:func:`citelint.capture.extract.run_extractor`). With ``require_raw``
+    (``capture.keep_raw``), a missing raw body is ``differs``, not ``not
+    verifiable``.
     """
     from citelint.capture.extract import ExtractionFailed, run_extractor
 
     wanted = set(sources)
-    for path, rec in Store(captures_dir).iter_records():
+    seen: set[str] = set()
+    store = Store(captures_dir)
+    for path, rec in store.iter_records():
         if isinstance(rec, CaptureError):
-            yield Reproduction(path, "", path.stem, DIFFERS, f"the capture is corrupt: {rec}")
+            if not wanted:
+                yield Reproduction(path, "", path.stem, DIFFERS, f"the capture is corrupt: {rec}")
             continue
         if wanted and rec.source not in wanted:
             continue
+        seen.add(rec.source)
         if rec.extractor is None or rec.raw_sha256 is None:
             yield Reproduction(path, rec.source, rec.sha256, PLAIN, "a citelint.capture/1 record: its text is the body")
             continue
@@ -72,8 +79,10 @@ def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
         try:
             raw = read_regular(raw_file, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
         except FileNotFoundError:
-            yield Reproduction(path, rec.source, rec.sha256, NOT_VERIFIABLE,
-                               f"no raw body {raw_file.name} was kept (capture.keep_raw)")
+            yield Reproduction(path, rec.source, rec.sha256, DIFFERS if require_raw else NOT_VERIFIABLE,
+                               f"no raw body {raw_file.name} is kept" +
+                               (" though capture.keep_raw is on; restore it from git" if require_raw else
+                                " (capture.keep_raw is off)"))
             continue
         except (OSError, FileTooLarge, NotRegularFile) as exc:
             yield Reproduction(path, rec.source, rec.sha256, DIFFERS, f"the raw body cannot be read ({exc})")
@@ -98,3 +107,6 @@ def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
                                f"same text; options differ ({versions})")
         else:
             yield Reproduction(path, rec.source, rec.sha256, REPRODUCED, f"by {ran}")
+    for source in sorted(wanted - seen):
+        # A mistyped URL in a CI job must not pass as "nothing to verify".
+        yield Reproduction(store.root, source, "-", DIFFERS, "no capture of this source verifies; check the URL")

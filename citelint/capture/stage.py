@@ -21,6 +21,7 @@ from citelint.captures import (
     TextRejected,
     decode_text,
     make_record,
+    record_bytes,
     sha256_hex,
     write_capture,
     write_raw,
@@ -71,11 +72,12 @@ def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None
     that names one never lacks it for want of a second write."""
     try:
         if raw is not None:
+            record_bytes(record)  # a record too large to write: refused before anything is written
             write_raw(captures_dir, record.source, raw)
         result = write_capture(captures_dir, record)
     except OSError as exc:
         raise CaptureRefused(f"cannot write the capture: {exc.strerror or exc}") from None
-    except CaptureError as exc:  # RecordTooLarge
+    except CaptureError as exc:  # RecordTooLarge, or a raw file that is not what its name says
         raise CaptureRefused(str(exc)) from None
     if not result.created:
         try:
@@ -89,10 +91,14 @@ def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None
                           sha256=record.sha256, bytes=record.bytes, path=result.path)
 
 
-def _decode(body: bytes, max_bytes: int, what: str) -> str:
+def _check_size(body: bytes, max_bytes: int, what: str) -> None:
     if len(body) > max_bytes:
         raise CaptureRefused(f"the {what} is {len(body)} bytes, over the {max_bytes} byte limit "
                              "(capture.max_bytes)")
+
+
+def _decode(body: bytes, max_bytes: int, what: str) -> str:
+    _check_size(body, max_bytes, what)
     try:
         text = decode_text(body)
     except TextRejected as exc:
@@ -120,9 +126,8 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
                            wire_bytes=len(body)), None
     from citelint.capture.extract import ExtractionFailed, run_extractor
 
-    if len(body) > settings.max_bytes:
-        _decode(body, settings.max_bytes, what)
-    if not body:
+    _check_size(body, settings.max_bytes, what)
+    if not body.strip():
         raise CaptureRefused(f"the {what} is empty; there is nothing to cite")
     try:
         done = run_extractor(name, body, content_type, deadline_s=settings.timeout_s)

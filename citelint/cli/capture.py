@@ -19,6 +19,7 @@ from citelint.escape import terminal
 
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome
+    from citelint.model import CaptureSettings
 
 NAME = "capture"
 
@@ -162,7 +163,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
 
     if args.verify_extraction:
-        return _verify(config.captures_dir, args.urls, options.timeout_s, out)
+        return _verify(config.captures_dir, args.urls, options, out)
 
     show_progress = isatty(err)
 
@@ -190,13 +191,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
 
 
-def _verify(captures_dir: Path, urls: list[str], deadline_s: float, out: TextIO) -> int:
+def _verify(captures_dir: Path, urls: list[str], options: CaptureSettings, out: TextIO) -> int:
     """``--verify-extraction``: one line per capture, then counts."""
     from citelint.capture.reproduce import verify_extraction
 
     counts: dict[str, int] = {}
     failed = False
-    for done in verify_extraction(captures_dir, urls, deadline_s=deadline_s):
+    for done in verify_extraction(captures_dir, urls, deadline_s=options.timeout_s, require_raw=options.keep_raw):
         if done.status != "plain text":
             out.write(f"{done.status}: {terminal(done.source or str(done.path))} revision {done.sha256}: "
                       f"{terminal(done.detail)}\n")

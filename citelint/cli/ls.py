@@ -7,6 +7,7 @@ PDF capture's text and whether its raw body is kept. Read-only.
 from __future__ import annotations
 
 import argparse
+import stat
 from pathlib import Path
 from typing import TextIO
 
@@ -34,7 +35,10 @@ def _made_by(store: Store, rec: CaptureRecord) -> str:
     """The extractor column: ``-`` for a plain-text capture, else its extractor and its raw body's state."""
     if rec.extractor is None or rec.raw_sha256 is None:
         return "-"
-    kept = raw_path(store.root, rec.source, rec.raw_sha256).is_file()
+    try:
+        kept = stat.S_ISREG(raw_path(store.root, rec.source, rec.raw_sha256).lstat().st_mode)
+    except OSError:
+        kept = False
     return f"{terminal(rec.extractor.describe())} ({'raw kept' if kept else 'raw not kept'})"
 
 
