@@ -9,6 +9,9 @@ Modules, one job each:
   deadline, TLS, the byte-limited body reader).
 - :mod:`~citelint.capture.stage`: recording (``record_text``, ``run_capture``)
   and the outcomes the command line prints.
+- :mod:`~citelint.capture.extract`: the HTML and PDF extractors, run in a
+  bounded child process; imported only when a body needs one.
+- :mod:`~citelint.capture.reproduce`: ``--verify-extraction``.
 
 This is the public API. Importing it loads no network library: urllib3 is
 imported when a fetch is made (or a transport name below is first used).
