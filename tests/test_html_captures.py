@@ -67,6 +67,9 @@ def test_html_capture_is_a_v2_record_with_its_raw_body(repo: Repo) -> None:
     for hidden in ("hidden and never", "Display none", "Template text", "Enable scripts", "script text", "color:red"):
         assert hidden not in text
     assert run_cli("ls", cwd=repo.root).out.count("html-text") == 1
+    shown = run_cli("show", HTML_SOURCE, cwd=repo.root).out
+    assert f"extractor:   html-text {rec.extractor.version}\nrawSha256:   {rec.raw_sha256}\n" in shown
+    assert rec.extractor.options["w3lib"] and rec.extractor.options["libxml2"]
 
 
 def test_keep_raw_false_writes_no_raw_file(repo: Repo) -> None:

@@ -363,7 +363,7 @@ def _html_text(raw: bytes, content_type: str) -> tuple[str, str, dict]:
     encoding, tree = _parse_html(raw, content_type)
     _drop_unrendered(tree)
     options = {"encoding": encoding, "dropUnrendered": True, "guessPunctSpace": True, "guessLayout": True,
-               **_lxml_versions()}
+               **_lxml_versions(), **_versions("w3lib", "lxml-html-clean")}
     text = html_text.extract_text(tree, guess_punct_space=True, guess_layout=True)
     return text, _version("html-text"), options
 
@@ -378,7 +378,8 @@ def _trafilatura(raw: bytes, content_type: str) -> tuple[str, str, dict]:
 
     encoding, text = decode_html(raw, content_type)
     out = trafilatura.extract(text, output_format="txt", **_TRAFILATURA_OPTIONS) or ""
-    options = {"encoding": encoding, **_TRAFILATURA_OPTIONS, **_lxml_versions()}
+    options = {"encoding": encoding, **_TRAFILATURA_OPTIONS, **_lxml_versions(),
+               **_versions("w3lib", "justext", "htmldate", "courlan")}
     return out, _version("trafilatura"), options
 
 
@@ -409,6 +410,19 @@ def _version(dist: str) -> str:
     from importlib.metadata import version
 
     return version(dist)
+
+
+def _versions(*dists: str) -> dict:
+    """The installed versions of what an extractor's output also depends on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for dist in dists:
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    return out
 
 
 _RUN: dict[str, Callable[[bytes, str], tuple[str, str, dict]]] = {

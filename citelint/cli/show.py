@@ -61,7 +61,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_FINDINGS
     out.write(f"source:      {terminal(rec.source)}\nrevision:    {rec.sha256}\n"
               f"retrievedAt: {rec.retrieved_at}\ncontentType: {terminal(rec.content_type)}\n"
-              f"bytes:       {rec.bytes}\nrevisions:   {len(revisions)}\n\n")
+              f"bytes:       {rec.bytes}\n")
+    if rec.extractor is not None:
+        out.write(f"extractor:   {terminal(rec.extractor.describe())}\nrawSha256:   {rec.raw_sha256}\n")
+    out.write(f"revisions:   {len(revisions)}\n\n")
     for line in rec.text.splitlines() or [""]:
         out.write(terminal(line) + "\n")
     return EXIT_OK
