@@ -13,6 +13,7 @@ point. It only ever explains; nothing here accepts a snippet.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -40,6 +41,7 @@ _INVISIBLE_NAMES = {
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
 _HYPHENS = "-\u2010"
+_HYPHEN_AT_BREAK = re.compile("[-\u2010][ \t]*[\r\n]")
 #: Kinds of difference that text extraction typically makes, not a quoter.
 EXTRACTION_ARTEFACTS = frozenset({"ligature", "hyphenation at a line break", "form feed (a page break)",
                                   "soft hyphen", "non-breaking space"})
@@ -171,7 +173,7 @@ def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
     fs, _ = _fold(snippet)
     ft, where = _fold(text)
     hit = ft.find(fs) if fs.strip() else -1
-    if hit < 0 and fs.strip() and ("-\n" in text or "-\r" in text or "\u2010" in text):
+    if hit < 0 and fs.strip() and _HYPHEN_AT_BREAK.search(text):
         ft, where = _fold(text, True)
         hit = ft.find(fs)
     if hit >= 0:

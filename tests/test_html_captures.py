@@ -375,3 +375,18 @@ def test_fetched_pdf_over_https_end_to_end(repo: Repo, serve, ca_file: str) -> N
     init_repo(repo.root)
     commit_all(repo.root, "capture and report")
     assert repo.check().code == 0
+
+
+@pytest.mark.parametrize("snippet, capture, kind", [
+    ("text extraction is hard", "text extrac-\ntion is hard", "hyphenation at a line break"),
+    ("text extraction is hard", "text extrac- \ntion is hard", "hyphenation at a line break"),  # trailing space
+    ("a well-known fact here", "a well-\nknown fact here", "hyphenation at a line break"),
+    ("the financial report", "the \ufb01nancial report", "ligature"),
+    ("page one ends. Page two", "page one ends.\fPage two", "form feed (a page break)"),
+])
+def test_extraction_artefacts_are_named_with_the_extractor(snippet: str, capture: str, kind: str) -> None:
+    from citelint.nearmiss import explain_miss
+
+    assert explain_miss(snippet, capture, "pypdf 7.1.1").startswith(f"near miss ({kind}):")
+    assert "as extractor pypdf 7.1.1 wrote the text" in explain_miss(snippet, capture, "pypdf 7.1.1")
+    assert "extractor" not in explain_miss(snippet, capture)  # a plain-text capture: no extractor to name

@@ -62,21 +62,22 @@ class ExtractionFailed(Exception):
 
 @dataclass(frozen=True)
 class ExtractorSpec:
-    """A registered extractor: the media types it reads, the extra that
-    installs it (``pip install 'citelint[EXTRA]'``) and the modules it needs."""
+    """A registered extractor: the extra that installs it (``pip install
+    'citelint[EXTRA]'``) and the modules it needs. The media types each reads
+    are :data:`citelint.model.EXTRACTOR_TYPES`."""
 
     name: str
-    media_types: tuple[str, ...]
     extra: str | None
     modules: tuple[str, ...]
 
 
 EXTRACTORS = {spec.name: spec for spec in (
-    ExtractorSpec("identity", EXTRACTOR_TYPES["identity"], None, ()),
-    ExtractorSpec("html-text", EXTRACTOR_TYPES["html-text"], "html", ("html_text", "lxml", "w3lib")),
-    ExtractorSpec("trafilatura", EXTRACTOR_TYPES["trafilatura"], "html-main", ("trafilatura", "lxml", "w3lib")),
-    ExtractorSpec("pypdf", EXTRACTOR_TYPES["pypdf"], "pdf", ("pypdf",)),
+    ExtractorSpec("identity", None, ()),
+    ExtractorSpec("html-text", "html", ("html_text", "lxml", "w3lib")),
+    ExtractorSpec("trafilatura", "html-main", ("trafilatura", "lxml", "w3lib")),
+    ExtractorSpec("pypdf", "pdf", ("pypdf",)),
 )}
+assert set(EXTRACTORS) == set(EXTRACTOR_TYPES)
 
 
 @dataclass(frozen=True)
