@@ -267,15 +267,32 @@ class Store:
         """The newest verified revision of ``source`` whose ``retrievedAt`` is strictly later than
         ``record``'s (the one CL106 names), or None. Dates come from file heads; verified are only
         the revision returned, newer ones that fail verification, and those of unknown date."""
-        sha = self._newer(source, record.sha256, record.retrieved_at)
+        sha = self._newer(source, record.sha256, record.retrieved_at, record.batch)
         return None if sha is None else self._verified(source, sha)
 
-    def _newer_sha(self, source: str, sha256: str, retrieved_at: str) -> str | None:
+    def _newer_sha(self, source: str, sha256: str, retrieved_at: str, batch: str | None) -> str | None:
         mine = time_key(retrieved_at)
         others = self._dated(source, [r for r in self._listing(source) if r.sha256 != sha256])
         later = [d for d in others if d.retrieved_at is None or time_key(d.retrieved_at) > mine]
-        found = next((r for r in self._newest_first(source, later) if time_key(r.retrieved_at) > mine), None)
+        # A sibling of the same batch is another chunk the model saw, not a successor.
+        found = next((r for r in self._newest_first(source, later)
+                      if time_key(r.retrieved_at) > mine and (batch is None or r.batch != batch)), None)
         return found.sha256 if found else None
+
+    def newest_revisions(self, source: str) -> list[CaptureRecord]:
+        """The newest verified revision of ``source`` and, when it belongs to a batch, its
+        siblings (same ``batch``, same ``retrievedAt``): what "the newest revision" means for a
+        quotation that names none (DESIGN §9). Sorted by digest; empty when nothing verifies."""
+        dates = self._dated(source, list(self._listing(source)))
+        newest = next(self._newest_first(source, dates), None)
+        if newest is None:
+            return []
+        if newest.batch is None:
+            return [newest]
+        same_day = (d for d in dates if d.sha256 != newest.sha256 and d.retrieved_at == newest.retrieved_at)
+        siblings = (self._verified(source, d.sha256) for d in same_day)
+        found = [newest] + [r for r in siblings if r is not None and r.batch == newest.batch]
+        return sorted(found, key=lambda r: r.sha256)
 
     def recent_revisions(self, source: str, limit: int = 3) -> list[CaptureRecord]:
         """The newest ``limit`` revisions of ``source`` that verify, oldest

@@ -23,6 +23,8 @@ CAPTURE_FORMAT = "citelint.capture/1"
 CAPTURE_FORMAT_V2 = "citelint.capture/2"
 RECORD_KEYS = frozenset({"format", "source", "sha256", "text", "retrievedAt", "contentType", "bytes"})
 RECORD_KEYS_V2 = RECORD_KEYS | {"extractor", "rawSha256"}
+#: v2 records written before batches existed have no ``batch`` key: it then reads as null.
+RECORD_KEYS_V2_BATCH = RECORD_KEYS_V2 | {"batch"}
 EXTRACTOR_KEYS = frozenset({"name", "version", "options"})
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z")
@@ -125,7 +127,10 @@ class CaptureRecord:
     record has no ``extractor``: its text is the body, decoded as strict
     UTF-8. A ``citelint.capture/2`` record names the ``extractor`` that made
     ``text`` from the raw body and that body's digest ``raw_sha256`` (the raw
-    bytes may be kept beside it as ``<raw_sha256>.raw``).
+    bytes may be kept beside it as ``<raw_sha256>.raw``). ``batch`` (v2 only)
+    is the digest of the request a document or chunk came from, shared by
+    every capture recorded from that request; None otherwise. Revisions of
+    one batch are siblings, not successors (DESIGN §9).
     """
 
     source: str
@@ -136,6 +141,7 @@ class CaptureRecord:
     bytes: int
     extractor: Extractor | None = None
     raw_sha256: str | None = None
+    batch: str | None = None
 
     @property
     def format(self) -> str:
@@ -161,18 +167,21 @@ class CaptureRecord:
         if self.extractor is not None:
             obj["extractor"] = self.extractor.to_obj()
             obj["rawSha256"] = self.raw_sha256
+            obj["batch"] = self.batch
         obj["text"] = self.text
         return json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
 def make_record(source: str, text: str, *, retrieved_at: str | None = None,
                 content_type: str = "text/plain", wire_bytes: int | None = None,
-                extractor: Extractor | None = None, raw_sha256: str | None = None) -> CaptureRecord:
+                extractor: Extractor | None = None, raw_sha256: str | None = None,
+                batch: str | None = None) -> CaptureRecord:
     """Build a record for ``text`` of ``source``, computing its digest.
 
     ``retrieved_at`` defaults to now (RFC 3339 UTC); ``wire_bytes`` defaults
     to the UTF-8 length of ``text``. With ``extractor`` (and the raw body's
-    ``raw_sha256``) the record is a ``citelint.capture/2`` one.
+    ``raw_sha256``) the record is a ``citelint.capture/2`` one; ``batch``
+    (64 lowercase hex, v2 only) names the request it came from.
 
     Raises:
         TextRejected: ``text`` contains lone surrogates (not encodable as UTF-8),
@@ -187,10 +196,12 @@ def make_record(source: str, text: str, *, retrieved_at: str | None = None,
         raise TextRejected(f"retrievedAt must be a real RFC 3339 UTC time like 2026-01-31T12:00:00Z, got {when!r}")
     if (extractor is None) != (raw_sha256 is None):
         raise TextRejected("an extracted text needs both its extractor and the raw body's digest")
+    if batch is not None and (extractor is None or not _HEX64.fullmatch(batch)):
+        raise TextRejected("a batch is 64 lowercase hex digits and belongs to an extracted (v2) record")
     return CaptureRecord(source=source, sha256=sha256_hex(encoded), text=text,
                          retrieved_at=when, content_type=content_type,
                          bytes=len(encoded) if wire_bytes is None else wire_bytes,
-                         extractor=extractor, raw_sha256=raw_sha256)
+                         extractor=extractor, raw_sha256=raw_sha256, batch=batch)
 
 
 def _check_digest(text: str, recorded: str, mismatch: str) -> None:
@@ -241,6 +252,8 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
         raise CaptureCorrupt("capture file is not a JSON object")
     keys = set(obj)
     expected = RECORD_KEYS_V2 if obj.get("format") == CAPTURE_FORMAT_V2 else RECORD_KEYS
+    if expected is RECORD_KEYS_V2 and "batch" in keys:
+        expected = RECORD_KEYS_V2_BATCH
     if keys != expected:
         missing, extra = sorted(expected - keys), sorted(keys - expected)
         parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
@@ -253,7 +266,10 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
         raise CaptureCorrupt("bytes is not a non-negative integer")
     if obj["format"] not in (CAPTURE_FORMAT, CAPTURE_FORMAT_V2):
         raise CaptureCorrupt(f"format is {obj['format']!r}, expected {CAPTURE_FORMAT!r} or {CAPTURE_FORMAT_V2!r}")
-    extractor = _parse_extractor(obj) if expected is RECORD_KEYS_V2 else None
+    extractor = _parse_extractor(obj) if expected is not RECORD_KEYS else None
+    batch = obj.get("batch")
+    if batch is not None and (not isinstance(batch, str) or not _HEX64.fullmatch(batch)):
+        raise CaptureCorrupt("batch is neither null nor 64 lowercase hex digits")
     if not is_rfc3339_utc(obj["retrievedAt"]):
         # CL106 orders revisions by this stamp: one that is not a real UTC
         # time could make any revision look newest.
@@ -269,7 +285,7 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
     return CaptureRecord(source=obj["source"], sha256=obj["sha256"], text=obj["text"],
                          retrieved_at=obj["retrievedAt"], content_type=obj["contentType"],
                          bytes=obj["bytes"], extractor=extractor,
-                         raw_sha256=obj["rawSha256"] if extractor is not None else None)
+                         raw_sha256=obj["rawSha256"] if extractor is not None else None, batch=batch)
 
 
 def _parse_extractor(obj: dict) -> Extractor:

@@ -1,0 +1,73 @@
+"""What every provider adapter hands on: an :class:`Answer` and its :class:`Citation` values.
+
+An adapter (:mod:`citelint.imports.anthropic`, :mod:`~citelint.imports.openai`,
+:mod:`~citelint.imports.gemini`) turns one saved response, already reassembled
+from a stream where it was one (:mod:`citelint.imports.streams`), into an
+:class:`Answer`; :mod:`citelint.imports.write` turns that into a report.
+Offsets here are always code-point indices into :attr:`Answer.text`,
+whatever unit the provider counted in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class ResponseError(ValueError):
+    """A saved response (or request) that cannot be imported. ``str()`` is a
+    message for the user; ``where`` is the JSON path of the offending value
+    (e.g. ``content[2].citations[0].end_char_index``), '' for the whole file."""
+
+    def __init__(self, message: str, where: str = ""):
+        super().__init__(message)
+        self.where = where
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One citation attached to a span of the answer.
+
+    ``start``/``end`` are code-point offsets into :attr:`Answer.text` of the
+    span the citation supports (``end`` exclusive); the import writes the link
+    right after ``end``, unless ``inline`` says the span already is the
+    model's own Markdown link to ``url`` (OpenAI), which is then kept as it is.
+    ``kind`` is the provider's citation type (``char_location``,
+    ``url_citation``, ``grounding_chunk``...). ``url`` is the source URL the
+    provider named (None when it named none: the source map must supply one).
+    ``document`` is the provider's 0-based index of the cited document or
+    chunk (Anthropic ``document_index`` or ``search_result_index``, Gemini
+    grounding chunk index) and ``title`` its title: the keys a source map
+    matches. ``quote`` is the cited text exactly as the provider returned it
+    (None: the provider returned none, so only the URL can be governed);
+    ``truncated`` is True when the provider cut it (a trailing ``...``).
+    ``capture`` is the sha256 of the capture text the quote must be checked
+    against, when it can be derived from the request
+    (:func:`citelint.imports.documents.document_text`). ``notes`` are
+    messages for the operator about this citation (a provider redirect URL,
+    an offset disagreement).
+    """
+
+    start: int
+    end: int
+    kind: str
+    url: str | None = None
+    title: str | None = None
+    document: int | None = None
+    quote: str | None = None
+    truncated: bool = False
+    capture: str | None = None
+    inline: bool = False
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class Answer:
+    """A model's answer: its ``text`` (all text parts joined as the provider
+    counts them) and its ``citations`` in order of ``end``. ``vendor`` is
+    ``anthropic``, ``openai`` or ``gemini``; ``warnings`` are messages about
+    the whole response (no request given, offsets that disagree)."""
+
+    vendor: str
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
