@@ -281,16 +281,16 @@ class Store:
 
     def newest_revisions(self, source: str) -> list[CaptureRecord]:
         """The newest verified revision of ``source`` and, when it belongs to a batch, its
-        siblings (same ``batch``, same ``retrievedAt``): what "the newest revision" means for a
-        quotation that names none (DESIGN §9). Sorted by digest; empty when nothing verifies."""
+        siblings (same ``batch``, any date): what "the newest revision" means for a quotation that
+        names none (DESIGN §9). Sorted by digest; empty when nothing verifies. Only with a batch
+        are the other revisions verified, to learn theirs."""
         dates = self._dated(source, list(self._listing(source)))
         newest = next(self._newest_first(source, dates), None)
         if newest is None:
             return []
         if newest.batch is None:
             return [newest]
-        same_day = (d for d in dates if d.sha256 != newest.sha256 and d.retrieved_at == newest.retrieved_at)
-        siblings = (self._verified(source, d.sha256) for d in same_day)
+        siblings = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256)
         found = [newest] + [r for r in siblings if r is not None and r.batch == newest.batch]
         return sorted(found, key=lambda r: r.sha256)
 

@@ -575,8 +575,10 @@ def build_allowlist(config: Config, store: Store, tracking: _GitTracking | None 
             (untracked if tracking is not None and tracking.source_untracked(source, store) else captured).append(source)
         elif store.revisions(source):
             corrupt.append(source)
-    return LinkEvidence(Allowlist(captured, config.links.allow), Allowlist(corrupt) if corrupt else None,
-                        Allowlist(untracked) if untracked else None)
+    ignored = config.links.ignore_query_params
+    return LinkEvidence(Allowlist(captured, config.links.allow, ignored),
+                        Allowlist(corrupt, (), ignored) if corrupt else None,
+                        Allowlist(untracked, (), ignored) if untracked else None)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from citelint.loaders import ParseFailure, read_source
 from citelint.yamldoc import load_yaml_text
-from citelint.model import DEFAULT_EXTRACTORS, EXTRACTOR_TYPES, RULES, SEVERITY_ORDER, CaptureSettings, LabelInfo
+from citelint.model import DEFAULT_EXTRACTORS, EXTRACTOR_TYPES, RULES, SEVERITY_ORDER, ApprovedLabels, CaptureSettings, LabelInfo
 from citelint import pointers
 from citelint.pointers import join as pointer_join
 from citelint.schema import config_validator, quick_valid
@@ -40,6 +40,7 @@ class LinkSettings:
     allow: tuple[str, ...] = ()
     relative: str = "pass"
     images: bool = False
+    ignore_query_params: tuple[str, ...] = ()
 
 
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
@@ -92,7 +93,7 @@ class Config:
     rules: dict[str, str] = field(default_factory=dict)
     require_captures_on_base: bool = False
     sources: list[str] = field(default_factory=list)
-    labels: dict[str, LabelInfo] = field(default_factory=dict)
+    labels: ApprovedLabels = field(default_factory=ApprovedLabels)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
     links: LinkSettings = field(default_factory=LinkSettings)
     facts_pointer: str | None = None
@@ -352,9 +353,9 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
 
     labels_raw = data.get("labels", [])
     if isinstance(labels_raw, list):
-        labels = {name: LabelInfo(name) for name in labels_raw}
+        labels = ApprovedLabels({name: LabelInfo(name) for name in labels_raw})
     else:
-        labels = {name: LabelInfo(name, **(info or {})) for name, info in labels_raw.items()}
+        labels = ApprovedLabels({name: LabelInfo(name, **(info or {})) for name, info in labels_raw.items()})
 
     root = path.parent.resolve()
     cap = data.get("capture", {})
@@ -373,7 +374,8 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     )
     lk = data.get("links", {})
     links = LinkSettings(allow=tuple(lk.get("allow", ())), relative=lk.get("relative", "pass"),
-                         images=bool(lk.get("images", False)))
+                         images=bool(lk.get("images", False)),
+                         ignore_query_params=tuple(lk.get("ignore_query_params", ())))
     captures_dir = Path(os.path.normpath(root / data.get("captures", "captures")))
     if captures_dir == root or root.is_relative_to(captures_dir):
         raise error("/captures", f"captures: {data.get('captures')!r} would make the project itself the capture "

@@ -326,7 +326,8 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
         label = fact["label"]
         if label not in labels:
             hint = ("no labels are approved in the config" if not labels
-                    else "approve it in the config's `labels` or use an approved label")
+                    else "approve it in the config's `labels` (a name, or a pattern such as `claim-*`) "
+                         "or use an approved label")
             outcome.issues.append(FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}"))
         elif cited:
             outcome.citations.append(Citation(index, fact, label in duplicated))

@@ -8,6 +8,8 @@ module may depend on this one (DESIGN §7: dependencies point towards model).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -109,6 +111,46 @@ class LabelInfo:
     description: str | None = None
     unit: str | None = None
     period: str | None = None
+
+
+class ApprovedLabels(Mapping[str, LabelInfo]):
+    """The config's approved ``labels``: exact names, and patterns for prose.
+
+    A name holding ``*`` is a pattern: ``*`` stands for any run of
+    characters, none included (``claim-*`` approves ``claim-1`` and
+    ``claim-``); every other character, ``?`` and ``[`` too, is literal.
+    Looking a label up (``label in labels``, ``labels[label]``,
+    ``labels.get(label)``) tries the exact names first, then the patterns in
+    the order the config lists them, and gives the :class:`LabelInfo` of the
+    first match. Iterating gives the names as configured, patterns included.
+    """
+
+    def __init__(self, infos: Mapping[str, LabelInfo] | None = None):
+        infos = dict(infos or {})
+        self._all = infos
+        self._exact = {name: info for name, info in infos.items() if "*" not in name}
+        self._patterns = [(re.compile(".*".join(map(re.escape, name.split("*"))), re.DOTALL), info)
+                          for name, info in infos.items() if "*" in name]
+
+    @property
+    def patterns(self) -> list[str]:
+        """The pattern names, in config order."""
+        return [info.name for _, info in self._patterns]
+
+    def __getitem__(self, label: str) -> LabelInfo:
+        info = self._exact.get(label)
+        if info is not None:
+            return info
+        for pattern, info in self._patterns:
+            if pattern.fullmatch(label):
+                return info
+        raise KeyError(label)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all)
+
+    def __len__(self) -> int:
+        return len(self._all)
 
 
 @dataclass(frozen=True)

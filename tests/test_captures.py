@@ -326,3 +326,53 @@ def test_ls_shows_the_symlinked_source_directory_as_corrupt(tmp_path: Path, monk
     assert run.code == 1, run.out + run.err
     assert f"captures/{sha256_hex(SRC)}\tCORRUPT: capture directory is a symlink leading outside" in run.out
     assert "planted" not in run.out and "0 capture(s), 1 corrupt" in run.out
+
+
+def _batched(source: str, text: str, when: str, batch: str | None):
+    from citelint.records import Extractor, sha256_hex
+
+    return make_record(source, text, retrieved_at=when, content_type="text/plain",
+                       extractor=Extractor("anthropic-request", "0", {"document": 0}),
+                       raw_sha256=sha256_hex(b"request"), batch=batch)
+
+
+def test_batch_round_trips_and_is_checked(tmp_path: Path) -> None:
+    from citelint.records import CaptureCorrupt, TextRejected, parse_record
+
+    batch = "b" * 64
+    rec = _batched(SRC, "chunk one", "2026-07-01T00:00:00Z", batch)
+    assert json.loads(rec.to_json())["batch"] == batch
+    assert parse_record(rec.to_json().encode()) == rec
+    # A v2 record written before batches existed has no key: it reads as null.
+    old = json.loads(rec.to_json())
+    del old["batch"]
+    assert parse_record(json.dumps(old).encode()).batch is None
+    for bad in ("B" * 64, "b" * 63, 7, ""):
+        with pytest.raises(CaptureCorrupt, match="batch"):
+            parse_record(json.dumps({**old, "batch": bad}).encode())
+    v1 = json.loads(make_record(SRC, "plain").to_json())
+    with pytest.raises(CaptureCorrupt, match="unknown batch"):
+        parse_record(json.dumps({**v1, "batch": None}).encode())
+    with pytest.raises(TextRejected, match="batch"):
+        make_record(SRC, "plain", batch=batch)
+
+
+def test_batch_siblings_are_not_newer_revisions(tmp_path: Path) -> None:
+    """Chunks sent in one request are recorded as one batch: CL106 never names a
+    sibling, and 'the newest revision' is the whole newest batch."""
+    batch, other = "a" * 64, "c" * 64
+    first = _batched(SRC, "chunk one", "2026-07-01T00:00:00Z", batch)
+    second = _batched(SRC, "chunk two", "2026-07-01T00:00:01Z", batch)
+    for rec in (first, second):
+        write_capture(tmp_path, rec)
+    store = Store(tmp_path)
+    assert store.newer_revision(SRC, first) is None
+    assert store.newest_revisions(SRC) == sorted([first, second], key=lambda r: r.sha256)
+    later = _batched(SRC, "next request", "2026-08-01T00:00:00Z", other)
+    write_capture(tmp_path, later)
+    store = Store(tmp_path)
+    assert store.newer_revision(SRC, first) == later
+    assert store.newest_revisions(SRC) == [later]
+    plain = make_record(SRC, "fetched later", retrieved_at="2026-09-01T00:00:00Z")
+    write_capture(tmp_path, plain)
+    assert Store(tmp_path).newest_revisions(SRC) == [plain]

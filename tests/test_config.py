@@ -121,3 +121,18 @@ def test_pyproject_tool_must_be_a_table(tmp_path: Path) -> None:
 
 def test_glob_with_backslash_in_brackets_compiles() -> None:
     assert glob_to_regex("a[\\]b").match("a\\b")
+
+
+def test_label_patterns_match_whole_labels_with_only_star_special(repo: Repo) -> None:
+    from citelint.config import load_config
+    repo.config(labels={"revenue": {"unit": "million"}, "claim-*": {"description": "prose"},
+                        "q?[1]*": None, "*-end": {"unit": "u"}})
+    labels = load_config(None, repo.root).labels
+    assert "claim-1" in labels and "claim-" in labels and "claim-a\nb" in labels
+    assert "Claim-1" not in labels and "xclaim-1" not in labels and "claim" not in labels
+    assert "q?[1]x" in labels and "qa1x" not in labels  # ? and [ are literal
+    assert labels["revenue"].unit == "million"
+    assert labels.get("claim-end").description == "prose"  # first pattern in config order wins
+    assert labels.get("x-end").unit == "u"
+    assert labels.patterns == ["claim-*", "q?[1]*", "*-end"]
+    assert list(labels) == ["revenue", "claim-*", "q?[1]*", "*-end"]

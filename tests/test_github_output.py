@@ -85,9 +85,10 @@ SHOWN = "'x\\n::error::pwned\\n::add-mask::%250Asecret\\n##[set-output name=x;]y
 EXPECTED_COMMANDS = [
     "::error file=reports/a%2Cb%3Ac%250A%3A%3Aadd-mask%3A%3As%0A%3A%3Aerror%3A%3An.json,line=12,col=16,"
     f"endColumn=120,title=citelint (CL003)::label {SHOWN} is not approved; approve it in the config's `labels` "
-    "or use an approved label [unknown-label]",
+    "(a name, or a pattern such as `claim-*`) or use an approved label [unknown-label]",
     f"::error file=reports/evil.yaml,line=3,col=12,endColumn=116,title=citelint (CL003)::label {SHOWN} is not "
-    "approved; approve it in the config's `labels` or use an approved label [unknown-label]",
+    "approved; approve it in the config's `labels` (a name, or a pattern such as `claim-*`) or use an approved "
+    "label [unknown-label]",
     f"::error file=reports/evil.yaml,line=7,col=13,endColumn=117,title=citelint (CL101)::source {SHOWN} is not in "
     "the approved `sources` of the config (exact match); cite an approved source [unapproved-source]",
     "::error file=reports/evil.yaml,line=14,col=14,endColumn=118,title=citelint (CL104)::snippet not found in "

@@ -66,3 +66,29 @@ def test_a_corrupt_capture_does_not_ground_a_link(repo: Repo) -> None:
     # Not grounded, and reported as the corrupt evidence it is (CL103), so --fix keeps the link.
     assert run.code == 1 and len(run.findings("CL103")) == 1 and not run.findings("CL201")
     assert "1 link (0 grounded)" in run.out
+
+
+def test_ignore_query_params_is_opt_in_and_strips_both_sides(repo: Repo) -> None:
+    """OpenAI appends ?utm_source=openai to every URL it cites: off by default the
+    link is ungrounded; with links.ignore_query_params it matches the capture, and
+    only the named parameter is ignored."""
+    src = "https://example.org/a?id=7&utm_source=feed"
+    repo.config(sources=[SOURCE_A, src], labels=["inventory"])
+    repo.capture(src, "a text")
+    repo.write("reports/a.md", "[one](https://example.org/a?id=7&utm_source=openai)\n\n"
+                               "[two](https://example.org/a?utm_source=x&id=7)\n\n"
+                               "[three](https://example.org/a?id=8&utm_source=openai)\n\n"
+                               f"[four]({SOURCE_A}?utm_source=openai)\n")
+    assert [f.split(": CL201")[0] for f in repo.check().findings("CL201")] == \
+        ["reports/a.md:1:7", "reports/a.md:3:7", "reports/a.md:5:9", "reports/a.md:7:8"]
+    repo.config(sources=[SOURCE_A, src], labels=["inventory"], links={"ignore_query_params": ["utm_source"]})
+    run = repo.check()
+    # Parameter order still counts (id=7 after utm_source is the same query once it is gone);
+    # another id is another page.
+    assert [f.split(": CL201")[0] for f in run.findings("CL201")] == ["reports/a.md:5:9"], run.out
+
+
+def test_ignore_query_params_must_be_names(repo: Repo) -> None:
+    repo.config(links={"ignore_query_params": ["utm_source=openai"]})
+    run = repo.check()
+    assert run.code == 2 and "ignore_query_params" in run.out + run.err

@@ -8,6 +8,7 @@ bounded edit distance of the path (DESIGN §2.4).
 from __future__ import annotations
 
 from typing import Iterable
+from urllib.parse import unquote
 
 from citelint import urls
 
@@ -26,10 +27,16 @@ class Allowlist:
     each a URL (compared by identity) or a prefix ending in ``*`` (compared
     with the identity of the link; ``https://x.org/*`` allows every page of
     that host, never ``x.org.evil``). Entries that are not http(s) URLs are
-    ignored; :attr:`rejected` lists them. Building one never raises.
+    ignored; :attr:`rejected` lists them. ``ignore_query_params``: query
+    parameter names (``utm_source``) removed from the identities on both sides
+    before they are compared (``links.ignore_query_params``, off by default: a
+    loosening, since ``?utm_source=x`` may in principle serve another page).
+    Building one never raises.
     """
 
-    def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = ()) -> None:
+    def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = (),
+                 ignore_query_params: Iterable[str] = ()) -> None:
+        self._ignore = frozenset(ignore_query_params)
         self._ids: set[str] = set()
         # Strings whose identity is known to be allowed: a link written exactly
         # as a source was (the usual case) is decided without parsing it.
@@ -79,7 +86,7 @@ class Allowlist:
                 found = {urls.identity(entry), urls.source_identity(entry)} - {None}
                 if not found:
                     self.rejected.append(entry)
-                self._ids.update(found)  # type: ignore[arg-type]
+                self._ids.update(self._without_ignored(i) for i in found)  # type: ignore[arg-type]
 
     def _resolve_pending(self) -> None:
         """Put the identities of the pending sources in ``_ids`` and ``_sources``, in config order."""
@@ -94,12 +101,24 @@ class Allowlist:
                     else urls.source_identity(source)
             else:
                 source, ident, decoded = entry
+            if self._ignore:
+                ident, decoded = self._without_ignored(ident), self._without_ignored(decoded)
             for each in (ident, decoded):
                 if each is not None and each not in seen:
                     seen.add(each)
                     ids.add(each)
                     sources.append((each, source))
         self._pending = []
+
+    def _without_ignored(self, ident: str | None) -> str | None:
+        """``ident`` without the query parameters named in ``ignore_query_params``
+        (by name as written or percent-decoded), and without a ``?`` left empty."""
+        if ident is None or not self._ignore or "?" not in ident:
+            return ident
+        head, _, query = ident.partition("?")
+        kept = [p for p in query.split("&")
+                if (name := p.partition("=")[0]) not in self._ignore and unquote(name) not in self._ignore]
+        return head + "?" + "&".join(kept) if kept else head
 
     def __len__(self) -> int:
         """Number of distinct identities plus prefixes."""
@@ -130,6 +149,8 @@ class Allowlist:
             return category, False
         if self._pending:
             self._resolve_pending()
+        if self._ignore:
+            ident = self._without_ignored(ident)
         return category, ident in self._ids or any(ident.startswith(p) for p in self._prefixes)
 
     def decide_all(self, hrefs: list[str | None]) -> tuple[int, list[tuple[int, str]]]:
