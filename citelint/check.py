@@ -439,7 +439,7 @@ def _unsafe_to_write(path: Path, root: Path) -> str | None:
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
-              jobs: int | None = None) -> CheckResult:
+              jobs: int | None = None, base_missing: str = "error") -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -448,6 +448,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``base`` (a git revision) turns on the diff-aware rules (DESIGN §6):
     CL301 for every capture changed since the base, whatever ``paths`` are,
     and CL302 for cited captures the base lacks (``require_captures_on_base``).
+    ``base_missing`` is ``error`` (a base this clone lacks is a usage error)
+    or ``skip`` (a note, and no diff-aware rule, unless the config sets
+    ``require_captures_on_base``).
     ``jobs`` is the number of processes (None: :func:`job_count` decides).
     The result is the same for any number of processes: work is cut into
     contiguous slices in a fixed order and merged in that order.
@@ -464,7 +467,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped])
-    base_captures = _load_base(base, config, cwd, result) if base is not None else None
+    base_captures = _load_base(base, config, cwd, result, base_missing) if base is not None else None
     store = Store(config.captures_dir)
     legacy = legacy_unmigrated(store)
     if legacy and config.severity("CL107") != "off":
@@ -542,13 +545,22 @@ def _merge(into: CheckResult, part: CheckResult) -> None:
         setattr(into, name, getattr(into, name) + getattr(part, name))
 
 
-def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult) -> BaseCaptures:
-    """Load the base captures for ``ref`` and emit CL301 for each changed one."""
+def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult,
+               base_missing: str = "error") -> BaseCaptures | None:
+    """Load the base captures for ``ref`` and emit CL301 for each changed one. With
+    ``base_missing="skip"`` a base this clone lacks is a note and None, unless the
+    config sets ``require_captures_on_base``."""
     # git plumbing (subprocess) loads only with --base: the hook's start-up stays lean.
-    from citelint.gitbase import GitBaseError, load_base
+    from citelint.gitbase import BaseNotFetched, GitBaseError, load_base
 
     try:
         base = load_base(ref, config.captures_dir, config.root)
+    except BaseNotFetched as exc:
+        if base_missing == "skip" and not config.require_captures_on_base:
+            result.warnings_text.append(f"{exc}; until then the diff-aware rule CL301 is skipped "
+                                        "(with require_captures_on_base set this is an error)")
+            return None
+        raise UsageError(str(exc)) from None
     except GitBaseError as exc:
         raise UsageError(str(exc)) from None
     for change in base.changes():

@@ -194,8 +194,30 @@ def _toml_key_line(text: str, key: str) -> int | None:
     return None
 
 
-def _load_raw(path: Path) -> tuple[Any, Any]:
-    """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None."""
+def _yaml_hint(text: str, line: int, problem: str) -> str:
+    """A hint for a YAML syntax error at 1-based ``line``: what usually causes ``problem``."""
+    lines = text.splitlines()
+    above = next((lines[i].strip() for i in range(min(line, len(lines)) - 2, -1, -1)
+                  if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
+    if "block sequence" in problem or "block mapping" in problem:
+        if re.search(r":\s*(\[\s*\]|\{\s*\})\s*(#.*)?$", above):
+            return (f"the key above (`{above.split(':')[0]}`) already has a value (`[]` or `{{}}`), so the "
+                    "indented lines cannot belong to it: delete the `[]`/`{}` and keep the items below it")
+        return "check the indentation of this line against the lines above it"
+    if "'\\t'" in problem or "\\t" in problem:
+        return "YAML does not allow tabs for indentation: indent with spaces"
+    if "expected ',' or ']'" in problem or "expected ',' or '}'" in problem:
+        return "a `[` or `{` is not closed: close it, or write the list one `- item` per line"
+    if "found unexpected end of stream" in problem or "while scanning a quoted scalar" in problem:
+        return "a quote is not closed"
+    if "mapping values are not allowed" in problem:
+        return "a value holds `: `: quote the value"
+    return "fix the syntax at this position"
+
+
+def _load_raw(path: Path, shown: str) -> tuple[Any, Any]:
+    """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None.
+    ``shown`` is how messages name the file."""
     if path.name == PYPROJECT:
         import tomllib
 
@@ -203,7 +225,7 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
             text = path.read_text(encoding="utf-8")
             data = tomllib.loads(text)
         except UnicodeDecodeError:
-            raise ConfigError(f"{path}: not valid UTF-8") from None
+            raise ConfigError(f"{shown}: not valid UTF-8") from None
         except tomllib.TOMLDecodeError as exc:
             m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
             if m:
@@ -211,17 +233,17 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
             else:  # "(at end of document)"
                 lines = text.splitlines() or [""]
                 where = f"{len(lines)}:{len(lines[-1]) + 1}"
-            raise ConfigError(f"{path}:{where}: invalid TOML: {exc}") from None
+            raise ConfigError(f"{shown}:{where}: invalid TOML: {exc}") from None
         except ValueError:
             # tomllib's int() refuses more than 4300 digits (CVE-2020-10735).
             m = re.search(r"^\s*([^=\n]+?)\s*=\s*[-+]?[0-9_]{4301,}", text, re.M)
             where = f"{text.count(chr(10), 0, m.start(1)) + 1}:1: {m.group(1)}: " if m else ""
-            raise ConfigError(f"{path}:{where}a number has too many digits to be a sensible value") from None
+            raise ConfigError(f"{shown}:{where}a number has too many digits to be a sensible value") from None
         tool = data.get("tool", {})
         table = tool.get("citelint", {}) if isinstance(tool, dict) else None
         if not isinstance(table, dict):
             line = _toml_key_line(text, "") or 1
-            raise ConfigError(f"{path}:{line}:1: [tool.citelint] must be a table of keys")
+            raise ConfigError(f"{shown}:{line}:1: [tool.citelint] must be a table of keys")
 
         def toml_locate(pointer: str) -> tuple[int, int] | None:
             parts = pointer.strip("/").split("/")
@@ -232,10 +254,14 @@ def _load_raw(path: Path) -> tuple[Any, Any]:
 
     source = read_source(path)
     if isinstance(source, ParseFailure):
-        raise ConfigError(f"{path}:{source.line}:{source.col}: {source.message}")
+        raise ConfigError(f"{shown}:{source.line}:{source.col}: {source.message}")
     doc = load_yaml_text(source[1], typed=True)
     if isinstance(doc, ParseFailure):
-        raise ConfigError(f"{path}:{doc.line}:{doc.col}: {doc.message}")
+        message = doc.message
+        if message.startswith(("expected", "found", "while", "mapping values", "did not find", "could not")):
+            # PyYAML's own wording: say what kind of error it is and what usually causes it.
+            message = f"invalid YAML: {message}; {_yaml_hint(source[1], doc.line, message)}"
+        raise ConfigError(f"{shown}:{doc.line}:{doc.col}: {message}")
 
     def yaml_locate(pointer: str) -> tuple[int, int] | None:
         pos = doc.locate_key(pointer)
@@ -269,7 +295,24 @@ def _schema_error_message(error: Any) -> tuple[str, str]:
             allowed = ", ".join(sorted(error.schema.get("properties", {})))
             where = key + "." + extra[0] if key != "(top level)" else extra[0]
             return pointer, f"unknown key {where!r}; allowed here: {allowed}"
+    if error.validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return pointer, (f"{key} must be {' or '.join(_YAML_KINDS.get(w, w) for w in wanted)}, not "
+                         f"{_yaml_kind(error.instance)}; see schemas/config.schema.json")
     return pointer, f"{key}: {error.message}"
+
+
+#: JSON Schema types as a YAML author names them.
+_YAML_KINDS = {"array": "a list (one `- item` per line)", "object": "a mapping of keys", "string": "a string",
+               "boolean": "true or false", "integer": "a whole number", "number": "a number", "null": "empty"}
+
+
+def _yaml_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    kind = {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
+            type(None): "empty"}.get(type(value), type(value).__name__)
+    return kind if kind in ("a mapping", "a list", "empty") else f"{kind} ({str(value)[:40]!r})"
 
 
 def _capture_extractors(cap: dict, error) -> tuple[tuple[str, str], ...]:
@@ -299,6 +342,10 @@ def _capture_extractors(cap: dict, error) -> tuple[tuple[str, str], ...]:
     return pairs
 
 
+#: Keys where YAML's null (a key with nothing under it) means empty.
+_EMPTY_WHEN_NULL: dict[str, list | dict] = {"sources": [], "labels": {}, "exclude": [], "rules": {}}
+
+
 def load_config(explicit: Path | None, cwd: Path) -> Config:
     """Discover (or take ``explicit``), parse, validate and resolve the config.
 
@@ -307,23 +354,29 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
             a locked rule lowered; the message names file, key and line.
     """
     path = (explicit if explicit.is_absolute() else cwd / explicit) if explicit else discover(cwd)
+    # Messages name the file as it was typed, or relative to where the user stands.
+    shown = str(explicit) if explicit else relpath(path, cwd)
     if not path.is_file():
-        raise ConfigError(f"{path}: config file not found")
+        raise ConfigError(f"{shown}: config file not found")
     real = Path(os.path.realpath(path))
     if path.is_symlink() and real.parent != Path(os.path.realpath(path.parent)):
         # The project is the config's directory; a config read from elsewhere
         # would let a pull request swap the operator's config for its own.
-        raise ConfigError(f"{path}: is a symlink to {real}, outside its own directory; citelint reads the "
+        raise ConfigError(f"{shown}: is a symlink to {real}, outside its own directory; citelint reads the "
                           "config only from the project it governs (replace the link by the file)")
-    data, locate = _load_raw(path)
+    data, locate = _load_raw(path, shown)
 
     def error(pointer: str, message: str) -> ConfigError:
         pos = locate(pointer) if pointer else None
         where = f"{pos[0]}:{pos[1]}: " if pos else ""
-        return ConfigError(f"{path}:{where}{message}")
+        return ConfigError(f"{shown}:{where}{message}")
 
     if not isinstance(data, dict):
         raise error("", "the configuration must be a mapping of keys")
+    # A key left with nothing under it (`sources:` with its items commented out) is empty.
+    for key, empty in _EMPTY_WHEN_NULL.items():
+        if key in data and data[key] is None:
+            data[key] = type(empty)()
     for pointer, value in _leaves(data, ""):
         if isinstance(value, float) and not math.isfinite(value):
             key = ".".join(pointers.tokens(pointer))

@@ -72,6 +72,11 @@ class GitBaseError(Exception):
     in this clone, captures outside the repository. ``str()`` says what to do."""
 
 
+class BaseNotFetched(GitBaseError):
+    """The base revision is not in this clone (a shallow clone, an unfetched branch).
+    ``check --base-missing skip`` turns it into a note instead of a usage error."""
+
+
 @dataclass(frozen=True)
 class BaseEntry:
     """A capture file on the base revision: ``rel`` is its path inside the
@@ -502,10 +507,10 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
         raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
                            f"{_first_line(parsed.stderr)}")
     if parsed.returncode != 0 or len(lines) != 3:
-        raise GitBaseError(
+        raise BaseNotFetched(
             f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
-            f"`git fetch --depth=1 origin {ref}` (in GitHub Actions: actions/checkout with "
-            "fetch-depth: 0, or the citelint action, which fetches it)")
+            f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
+            "`fetch-depth: 0` so the clone has it")
     toplevel = Path(os.fsdecode(lines[0]))
     index_file = Path(repo_dir, os.fsdecode(lines[1]))
     ref_commit = lines[2].decode("ascii").strip()

@@ -38,6 +38,9 @@ class Rule:
     - ``needs_base``: only runs with ``check --base REF``.
     - ``enabled_by``: the boolean config key without which the rule is off.
     - ``bad`` and ``good``: short examples shown by ``citelint rule``.
+    - ``why``: why the rule exists (what would go wrong without it);
+      ``fix``: how to fix a finding. Both are shown by ``citelint rule``,
+      docs/rules.md and SARIF rule help.
     """
 
     id: str
@@ -51,6 +54,8 @@ class Rule:
     enabled_by: str | None = None
     bad: str = ""
     good: str = ""
+    why: str = ""
+    fix: str = ""
 
     @property
     def help_uri(self) -> str:
@@ -302,5 +307,6 @@ def rules_markdown() -> str:
         props = rule_properties(r)
         lock += f" {props[0].upper()}{props[1:]}." if props else ""
         parts.append(f"\n## {r.id} {r.name}\n\nDefault severity: **{r.severity}**.{lock}\n\n{r.summary}\n\n"
+                     f"**Why:** {r.why}\n\n**How to fix:** {r.fix}\n\n"
                      f"Fails:\n\n```\n{r.bad}\n```\n\nPasses:\n\n```\n{r.good}\n```\n")
     return "".join(parts)

@@ -13,7 +13,16 @@ from pathlib import Path
 
 from citelint.config import CONFIG_NAME, PYPROJECT, has_tool_table
 
-STARTER_CONFIG = """\
+#: Where editors with a YAML language server find the config's schema.
+SCHEMA_URL = "https://raw.githubusercontent.com/citelint/citelint/main/schemas/config.schema.json"
+
+#: What ``init`` prints where only the user can know the value: a release tag
+#: or commit of citelint. Nothing runs until it is replaced, and the error
+#: pre-commit or GitHub then gives names it.
+REV_PLACEHOLDER = "REPLACE-WITH-A-CITELINT-TAG-OR-COMMIT"
+
+STARTER_CONFIG = f"""\
+# yaml-language-server: $schema={SCHEMA_URL}
 # citelint configuration. Written by the operator, never by the drafting agent:
 # it decides which sources may be cited and which labels a fact may carry.
 # Reference: https://github.com/citelint/citelint#configuration
@@ -31,19 +40,22 @@ markdown:
 exclude: []
 
 # The exact source URLs that `citelint capture` may fetch and reports may cite.
-sources: []
-#  - "https://example.org/q3-results.txt"
+# Uncomment and edit; a key with nothing under it is an empty list.
+sources:
+  # - "https://example.org/q3-results.txt"
 
-# Approved labels (metric identifiers). A mapping adds semantic-review hints:
-labels: []
-#  revenue: {description: "Quarterly revenue", unit: "USD", period: "Q3"}
+# Approved labels (metric identifiers); a mapping adds semantic-review hints.
+# A name with * is a pattern, for generated prose: "claim-*".
+labels:
+  # revenue: {{description: "Quarterly revenue", unit: "USD", period: "Q3"}}
+  # "claim-*": {{}}
 
 # With `citelint check --base REF`: a cited capture must already be on REF
 # (evidence is reviewed and merged before a claim may lean on it, CL302).
 require_captures_on_base: false
 
-# Per-rule severity overrides, e.g. {CL105: off}. Guarantee rules cannot be lowered.
-rules: {}
+# Per-rule severity overrides, e.g. {{CL105: off}}. Guarantee rules cannot be lowered.
+rules: {{}}
 """
 
 #: Keep git's line-ending conversion away from captures (DESIGN §2.2).
@@ -51,11 +63,12 @@ CAPTURES_GITATTRIBUTES = "* -text\n"
 
 
 def precommit_snippet(version: str) -> str:
-    """The ``.pre-commit-config.yaml`` entry for this release (``rev: v<version>``)."""
+    """The ``.pre-commit-config.yaml`` entry, with :data:`REV_PLACEHOLDER` for ``rev:``
+    (``version`` is named in a comment: the tag it would be, once released)."""
     return f"""\
 repos:
   - repo: https://github.com/citelint/citelint
-    rev: v{version}
+    rev: {REV_PLACEHOLDER}   # a release tag (v{version} when released) or a commit sha
     hooks:
       - id: citelint       # changed reports
       - id: citelint-all   # every report, when citelint.yaml or captures/ change
@@ -63,8 +76,8 @@ repos:
 
 
 def workflow_snippet(version: str) -> str:
-    """A ``.github/workflows/citelint.yml`` for pull requests and pushes."""
-    major = version.split(".")[0]
+    """A ``.github/workflows/citelint.yml`` for pull requests and pushes, with
+    :data:`REV_PLACEHOLDER` where the action's tag or commit goes."""
     return f"""\
 name: citelint
 on: [pull_request, push]
@@ -75,7 +88,7 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
-      - uses: citelint/citelint@v{major}
+      - uses: citelint/citelint@{REV_PLACEHOLDER}   # a release tag (v{version} when released) or a commit sha
 """
 
 

@@ -87,6 +87,8 @@ def test_ls_and_show(repo: Repo) -> None:
 def test_rule_explains_with_examples() -> None:
     run = run_cli("rule", "CL104")
     assert run.code == 0 and "fails:" in run.out and "passes:" in run.out
+    assert "\nWhy: The guarantee is that every cited excerpt occurs verbatim" in run.out
+    assert "\nHow to fix: Copy the snippet character for character" in run.out
     assert run_cli("rule", "snippet-not-found").code == 0
     assert run_cli("rule", "CL999").code == 2
 

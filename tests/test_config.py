@@ -59,7 +59,7 @@ def test_pyproject_syntax_error_names_its_line(tmp_path: Path) -> None:
     ("rules:\n  CL104: warning\n", "2:3", "cannot be lowered"),
     ("rules:\n  CL101: off\n", "2:3", "cannot be lowered"),
     ("rules:\n  CL999: off\n", "2:3", "unknown rule"),
-    ("capture:\n  allow_private_addresses: no\n", "2:3", "is not of type 'boolean'"),
+    ("capture:\n  allow_private_addresses: no\n", "2:3", "must be true or false, not a string ('no')"),
     ("sources: []\nreports: ['[z-a]']\n", "2:11", "invalid glob"),
 ])
 def test_invalid_yaml_config_is_exit_2_with_line(repo: Repo, yaml_text: str, where: str, words: str) -> None:

@@ -14,8 +14,10 @@ def test_readme_rule_table_matches_catalog() -> None:
     assert rows == expected
 
 
-def test_every_rule_has_examples() -> None:
+def test_every_rule_has_examples_and_says_why_and_how_to_fix() -> None:
     assert all(r.bad and r.good and r.summary for r in RULES.values())
+    missing = [r.id for r in RULES.values() if len(r.why) < 40 or len(r.fix) < 20]
+    assert not missing, f"rules without a why/fix text in citelint/rules.json: {missing}"
 
 
 def test_rules_doc_is_generated_from_catalog() -> None:

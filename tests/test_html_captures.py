@@ -129,10 +129,10 @@ def test_extractor_not_installed_names_the_install_command(repo: Repo, monkeypat
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "html_text" else real(name, *a))
-    assert "pip install 'citelint[html]'" in missing_install("html-text")
+    assert "pip install 'citelint-provenance[html]'" in missing_install("html-text")
     html_project(repo)
     code, out = capture_page(repo, PAGE)
-    assert code == 1 and "pip install 'citelint[html]'" in out
+    assert code == 1 and "pip install 'citelint-provenance[html]'" in out
     assert not (repo.root / "captures" / sha256_hex(HTML_SOURCE)).exists()
 
 

@@ -16,6 +16,8 @@ Tests marked ``slow`` build those environments (about 20 s each, once).
 
 from __future__ import annotations
 
+import re
+
 import json
 import os
 import subprocess
@@ -92,7 +94,7 @@ def test_action_passes_inputs_only_through_env() -> None:
     assert scripts and all("${{" not in s["run"] for s in scripts)
     env_values = " ".join(str(v) for s in scripts for v in s.get("env", {}).values())
     for name in action["inputs"]:
-        if name != "python-version":  # consumed by the setup-python step's `with:`
+        if name not in ("python-version", "cache"):  # consumed by `uses:` steps' `with:` and `if:`
             assert f"inputs.{name} }}}}" in env_values, name
 
 
@@ -119,7 +121,13 @@ def test_init_creates_starter_files_and_never_overwrites(tmp_path: Path) -> None
     assert run.code == 0, run.err
     assert run.lines[:2] == ["created: citelint.yaml", "created: captures/.gitattributes"]
     assert (tmp_path / "captures" / ".gitattributes").read_text() == "* -text\n"
-    assert f"rev: v{__version__}" in run.out and "uses: citelint/citelint@v0" in run.out
+    # No release tag exists for init to name: it prints a placeholder the user must fill in.
+    assert "rev: REPLACE-WITH-A-CITELINT-TAG-OR-COMMIT" in run.out
+    assert "uses: citelint/citelint@REPLACE-WITH-A-CITELINT-TAG-OR-COMMIT" in run.out
+    assert f"rev: v{__version__}" not in run.out
+    first = (tmp_path / "citelint.yaml").read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=https://raw.githubusercontent.com/citelint/citelint/main/" \
+                    "schemas/config.schema.json"
     assert "captures/** linguist-generated" in run.out
 
     check = run_cli("check", cwd=tmp_path)  # the starter config is valid and checks nothing yet
@@ -132,6 +140,51 @@ def test_init_creates_starter_files_and_never_overwrites(tmp_path: Path) -> None
     assert again.lines[:2] == ["exists: citelint.yaml (left unchanged)",
                                "exists: captures/.gitattributes (left unchanged)"]
     assert (tmp_path / "citelint.yaml").read_text() == "sources: [https://example.org/mine.txt]\n"
+
+
+def test_starter_config_stays_valid_with_its_examples_uncommented(tmp_path: Path) -> None:
+    """Regression: `sources: []` followed by commented items gave a raw parser error once
+    a user uncommented them."""
+    assert run_cli("init", cwd=tmp_path).code == 0
+    config = tmp_path / "citelint.yaml"
+    text = config.read_text()
+    uncommented = re.sub(r"^  # ", "  ", text, flags=re.M)
+    assert uncommented != text
+    config.write_text(uncommented)
+    run = run_cli("check", cwd=tmp_path)
+    assert run.code == 0, run.err
+    from citelint.config import load_config
+    loaded = load_config(None, tmp_path)
+    assert loaded.sources == ["https://example.org/q3-results.txt"]
+    assert "revenue" in loaded.labels and "claim-7" in loaded.labels
+
+
+@pytest.mark.parametrize("text, words", [
+    ("sources: []\n  - https://example.org/a\n",
+     "citelint.yaml:2:3: invalid YAML: expected <block end>, but found '<block sequence start>'; the key above "
+     "(`sources`) already has a value"),
+    ("sources: [https://example.org/a\n", "citelint.yaml:2:1: invalid YAML: expected ',' or ']'"),
+    ("sources:\n\t- a\n", "citelint.yaml:2:1: invalid YAML: found character '\\t' that cannot start any token; "
+     "YAML does not allow tabs for indentation: indent with spaces"),
+    ("sources: {a: 1}\n", "citelint.yaml:1:1: sources must be a list (one `- item` per line), not a mapping"),
+])
+def test_config_errors_name_the_file_as_the_user_sees_it_with_a_hint(tmp_path: Path, text: str,
+                                                                     words: str) -> None:
+    (tmp_path / "citelint.yaml").write_text(text)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    here = run_cli("check", cwd=tmp_path)
+    assert here.code == 2 and f"citelint: config error: {words}" in here.err, here.err
+    below = run_cli("check", cwd=sub)
+    assert below.code == 2 and f"config error: ../{words}" in below.err, below.err
+    typed = run_cli("check", "--config", "../citelint.yaml", cwd=sub)
+    assert f"config error: ../{words}" in typed.err and str(tmp_path) not in typed.err
+
+
+def test_config_may_name_its_schema(tmp_path: Path) -> None:
+    (tmp_path / "citelint.yaml").write_text("$schema: https://example.org/s.json\nsources:\nlabels:\n")
+    run = run_cli("check", cwd=tmp_path)
+    assert run.code == 0, run.err
 
 
 def test_init_respects_pyproject_config(tmp_path: Path) -> None:
@@ -429,9 +482,12 @@ def test_action_push_on_shallow_clone_fetches_base_and_finds_cl301(action_kit: A
     assert "the base commit is not in this clone; fetching it (depth 1)" in check.log
     rel = path.relative_to(origin).as_posix()
     commands = workflow_commands(check.log)
-    names = [(c.name, c.line.split("title=citelint (")[1][:5] if "title=" in c.line else "") for c in commands]
+    names = [(c.name, c.line.split("title=citelint (")[1][:5] if "title=citelint (" in c.line else "")
+             for c in commands]
     # The edited capture is also the one reports/good.json cites: its digest no longer matches (CL103).
-    assert names == [("error", "CL301"), ("error", "CL103"), ("stop-commands", ""), (commands[-1].name, "")]
+    # The comparison with the base's own tree is a notice.
+    assert names == [("error", "CL301"), ("error", "CL103"), ("notice", ""), ("stop-commands", ""),
+                     (commands[-1].name, "")]
     assert f"::error file={rel},line=1,col=1,title=citelint (CL301)::capture was modified since the base " \
            f"revision {before[:12]}" in check.log
     assert run.outputs["exit-code"] == "1" and run.outputs["errors"] == "2"
@@ -470,23 +526,99 @@ def test_action_strict_paths_and_injection(action_kit: ActionKit, tmp_path: Path
 
 
 @pytest.mark.slow
-def test_action_usage_error_sets_exit_code_two(action_kit: ActionKit, tmp_path: Path) -> None:
+def test_action_unfetchable_base_is_a_notice_unless_the_policy_needs_it(action_kit: ActionKit,
+                                                                         tmp_path: Path) -> None:
+    """A base commit the clone lacks and cannot fetch (fetch-base off here; a force-push or
+    a fork in real life) skips the diff-aware rules with a notice, never a failed job with a
+    hint to use the action that is running; with require_captures_on_base it stays an error
+    that says how to get the commit, and every output is still set."""
     ws = tmp_path / "repo"
     workspace_repo(ws)
-    run = run_action(action_kit, ws, event_name="pull_request",
-                     event={"pull_request": {"base": {"sha": "1" * 40}}}, **{"fetch-base": "false"})
+    event = {"pull_request": {"base": {"sha": "1" * 40}}}
+    run = run_action(action_kit, ws, event_name="pull_request", event=event, **{"fetch-base": "false"})
+    check = run.step("check")
+    assert check.status == 0, check.log
+    [notice] = [c.line for c in workflow_commands(check.log) if c.name == "notice" and "CL301" in c.line]
+    assert "is not in this clone" in notice and "the diff-aware rule CL301 is skipped" in notice
+    assert "the citelint action, which fetches it" not in check.log
+    assert run.outputs["exit-code"] == "0" and run.outputs["errors"] == "0"
+
+    strict_ws = tmp_path / "strict"
+    workspace_repo(strict_ws, policy=True)
+    run = run_action(action_kit, strict_ws, event_name="pull_request", event=event, **{"fetch-base": "false"})
     check = run.step("check")
     assert check.status == 2
-    assert "is not in this clone; fetch it first" in check.log
+    assert "is not in this clone; fetch it first" in check.log and "fetch-depth: 0" in check.log
     assert run.outputs == {"findings": "", "errors": "", "warnings": "", "semantic-review": "", "exit-code": "2"}
+
+
+@pytest.mark.slow
+def test_action_working_directory_and_args(action_kit: ActionKit, tmp_path: Path) -> None:
+    """A project in a subdirectory: citelint runs there, annotations and SARIF name files
+    from the repository root; `args` lines reach `citelint check` as they are."""
+    ws = tmp_path / "repo"
+    ws.mkdir()
+    project = ws / "docs" / "evidence"
+    r = Repo(project)
+    project.mkdir(parents=True)
+    r.config(sources=[SOURCE_A], labels=["inventory"])
+    r.capture(SOURCE_A, TEXT_A)
+    r.report(r.cited(snippet="Synthetic source: 43 items"), name="reports/bad.json")
+    init_repo(ws)
+    commit_all(ws, "project in a subdirectory")
+    run = run_action(action_kit, ws, event_name="push", event={"before": "0" * 40},
+                     **{"working-directory": "docs/evidence", "args": "--quiet\n", "sarif-file": "out.sarif"})
+    check = run.step("check")
+    assert check.status == 1, check.log
+    [error] = [c.line for c in workflow_commands(check.log) if c.name == "error"]
+    assert error.startswith("::error file=docs/evidence/reports/bad.json,line=")
+    sarif = json.loads((ws / "out.sarif").read_text(encoding="utf-8"))
+    [result] = sarif["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "docs/evidence/reports/bad.json"
+    # --quiet from `args`: the semantic-review notice is not printed.
+    assert "CL901" not in check.log
+    missing = run_action(action_kit, ws, event_name="push", event={"before": "0" * 40},
+                         **{"working-directory": "no/such/dir"})
+    assert missing.step("check").status == 2 and missing.outputs["exit-code"] == "2"
+    assert "working-directory no/such/dir does not exist" in missing.step("check").log
+
+
+@pytest.mark.slow
+def test_action_reuses_its_cached_environment(action_kit: ActionKit, tmp_path: Path) -> None:
+    """The install step keeps its environment under a key of the action's files and the
+    Python: run again with the same key (as after actions/cache restored it), it installs
+    nothing; with another key it builds a fresh one."""
+    ws = tmp_path / "repo"
+    workspace_repo(ws)
+    run = run_composite(action_kit.action_dir, ws, runner_temp=action_kit.runner_temp, inputs={},
+                        event_name="push", event={"before": "0" * 40},
+                        uses_outputs={"python": {"python-path": sys.executable}}, base_env=base_env())
+    install = run.step("install")
+    assert install.status == 0 and "using the cached environment" in install.log, install.log
+    assert run.step("key").outputs["key"].startswith("citelint-venv-")
+    assert run.step("check").status == 0
 
 
 # ====================================================================== this repository dogfoods both
 
-def test_repository_workflow_is_valid() -> None:
-    workflow = REPO_ROOT / ".github" / "workflows" / "citelint.yml"
+@pytest.mark.parametrize("name", ["citelint.yml", "tests.yml"])
+def test_repository_workflow_is_valid(name: str) -> None:
+    workflow = REPO_ROOT / ".github" / "workflows" / name
     proc = run_tool("check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow), cwd=REPO_ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_tests_workflow_covers_every_classified_python() -> None:
+    """pyproject.toml's version classifiers and the test matrix name the same versions,
+    starting at requires-python."""
+    import tomllib
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    classified = [c.rsplit(" :: ", 1)[1] for c in project["classifiers"]
+                  if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    matrix = yaml.safe_load((REPO_ROOT / ".github" / "workflows" / "tests.yml").read_text())
+    assert matrix["jobs"]["pytest"]["strategy"]["matrix"]["python"] == classified
+    assert project["requires-python"] == f">={classified[0]}"
 
 
 @pytest.mark.slow

@@ -330,14 +330,14 @@ def test_without_pypdf_capture_refuses_with_the_install_command(pdf_bytes, tmp_p
         return None if name.split(".")[0] == "pypdf" else real(name, *args, **kwargs)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    assert "pip install 'citelint[pdf]'" in missing_install("pypdf")
+    assert "pip install 'citelint-provenance[pdf]'" in missing_install("pypdf")
     assert missing_install("identity") is None
 
     root = make_project(tmp_path)
     run = capture_pdf(root, pdf_bytes)
     assert run.code == 1, run.out + run.err
     assert run.lines[0].startswith(f"refused: {SOURCE}: the pypdf extractor is not installed")
-    assert "pip install 'citelint[pdf]'" in run.lines[0]
+    assert "pip install 'citelint-provenance[pdf]'" in run.lines[0]
     assert files_under(root / "captures") == []
 
 

@@ -81,13 +81,19 @@ def test_sarif_validates_and_carries_version_rules_and_locations(mixed: Repo) ->
 
     results = sarif_run["results"]
     by_rule = {r["ruleId"]: r for r in results}
-    assert {r["ruleId"] for r in results} == {"CL003", "CL004", "CL104", "CL105", "CL901"}
+    # Accepted citations are not problems: no result, only their count.
+    assert {r["ruleId"] for r in results} == {"CL003", "CL004", "CL104", "CL105"}
     for r in results:
         assert driver["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
-    # The CL004 pair is not accepted, so one accepted citation (one note) remains.
-    assert [r["level"] for r in results] == ["error", "error", "error", "warning", "note"]
-    assert by_rule["CL901"]["level"] == "note"
+        assert len(r["partialFingerprints"]["citelint/v1"]) == 64
+    assert [r["level"] for r in results] == ["error", "error", "error", "warning"]
+    assert by_rule["CL105"]["level"] == "warning"
     assert sarif_run["properties"]["counts"]["errors"] == 3
+    # The CL004 pair is not accepted, so one accepted citation remains.
+    assert sarif_run["properties"]["acceptedCitations"] == 1
+    for descriptor in driver["rules"]:
+        rule = RULES[descriptor["id"]]
+        assert rule.why in descriptor["help"]["text"] and rule.fix in descriptor["help"]["markdown"]
 
     text_run = mixed.check()
     for r in results:
@@ -187,3 +193,44 @@ def test_output_schema_ships_with_the_package() -> None:
     text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"schemas" = "citelint/schemas"' in text
     assert Path(REPO_ROOT / "schemas" / "output.schema.json").is_file()
+
+
+def test_fingerprints_follow_a_finding_whose_line_moved(repo: Repo) -> None:
+    """Two commits: the same CL104 finding, moved down by inserted facts, keeps its
+    fingerprint; a new finding gets a new one, and identical findings differ by rank."""
+    from gitrepo import git, init_repo
+
+    init_repo(repo.root)
+    bad = repo.cited(snippet="Synthetic source: 43 items")
+    repo.report(bad, name="reports/r.json")
+    git(repo.root, "add", "--all")
+    git(repo.root, "commit", "-qm", "first")
+    before = {r["message"]["text"]: (r["partialFingerprints"]["citelint/v1"], r["locations"][0])
+              for r in json.loads(repo.check("--format", "sarif").out)["runs"][0]["results"]}
+    repo.report({"state": "unavailable", "label": "sales", "reason": "not published"}, bad, name="reports/r.json")
+    git(repo.root, "commit", "-qam", "second")
+    after = {r["message"]["text"]: (r["partialFingerprints"]["citelint/v1"], r["locations"][0])
+             for r in json.loads(repo.check("--format", "sarif").out)["runs"][0]["results"]}
+    [message] = [m for m in before if "CL104" in m or "not found" in m]
+    assert before[message][0] == after[message][0]
+    assert before[message][1] != after[message][1]  # it did move
+    finding = Finding(path="r.json", line=3, col=1, end_line=None, end_col=None, rule="CL003",
+                      severity="error", message="label 'x' is not approved (first at line 3)")
+    moved = Finding(path="r.json", line=9, col=1, end_line=None, end_col=None, rule="CL003",
+                    severity="error", message="label 'x' is not approved (first at line 7)")
+    assert sarif_format.fingerprint(finding, 0) == sarif_format.fingerprint(moved, 0)
+    assert sarif_format.fingerprint(finding, 0) != sarif_format.fingerprint(finding, 1)
+
+
+def test_results_are_capped_for_code_scanning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sarif_format, "MAX_RESULTS", 3)
+    result = CheckResult()
+    for i in range(5):
+        result.findings.append(Finding(path="r.json", line=i + 1, col=1, end_line=None, end_col=None,
+                                       rule="CL104", severity="error", message=f"snippet {i} not found"))
+    log = sarif_format.to_dict(result, RenderOptions())
+    [run] = log["runs"]
+    assert len(run["results"]) == 3
+    [note] = run["invocations"][0]["toolExecutionNotifications"]
+    assert "2 more findings are not in this log" in note["message"]["text"]
+    assert_valid(sarif_validator(), log)

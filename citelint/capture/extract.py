@@ -63,7 +63,7 @@ class ExtractionFailed(Exception):
 @dataclass(frozen=True)
 class ExtractorSpec:
     """A registered extractor: the extra that installs it (``pip install
-    'citelint[EXTRA]'``) and the modules it needs. The media types each reads
+    'citelint-provenance[EXTRA]'``) and the modules it needs. The media types each reads
     are :data:`citelint.model.EXTRACTOR_TYPES`."""
 
     name: str
@@ -106,7 +106,7 @@ def missing_install(name: str) -> str | None:
     spec = spec_for(name)
     if all(importlib.util.find_spec(m) is not None for m in spec.modules):
         return None
-    return (f"the {name} extractor is not installed: pip install 'citelint[{spec.extra}]' "
+    return (f"the {name} extractor is not installed: pip install 'citelint-provenance[{spec.extra}]' "
             f"(from a checkout: pip install '.[{spec.extra}]')")
 
 

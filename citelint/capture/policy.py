@@ -178,7 +178,8 @@ def check_source(url: str, sources: Sequence[str], *, fetching: bool = True,
     if scheme not in ("http", "https"):
         raise CaptureRefused(f"scheme {scheme!r} is not fetched; sources must be https URLs")
     if fetching and scheme == "http" and not allow_http_loopback:
-        raise CaptureRefused("plain http is not fetched; approve the https URL instead")
+        raise CaptureRefused("plain http is not fetched; approve the https URL instead (to fetch from a "
+                             "local test server on a loopback address, pass --allow-http-loopback)")
     # The WHATWG parser drops an empty userinfo ("https://@host/") and an
     # empty fragment ("...#"), so look at the string as written too.
     after_scheme = url.split("//", 1)[1] if "//" in url else ""

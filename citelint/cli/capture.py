@@ -40,8 +40,8 @@ examples:
 HTML and PDF bodies are turned into text by the extractor capture.extractors
 names (text/html: html-text, application/pdf: pypdf), in a child process
 within capture.timeout_s; the raw body is kept beside the capture as
-<rawSha256>.raw. They need an extra: pip install 'citelint[html]' or
-'citelint[pdf]' ('citelint[html-main]' for trafilatura).
+<rawSha256>.raw. They need an extra: pip install 'citelint-provenance[html]' or
+'citelint-provenance[pdf]' ('citelint-provenance[html-main]' for trafilatura).
 
 Only sources listed in the config's `sources` are fetched, over https, from
 globally routable addresses, with no redirects and within capture.timeout_s

@@ -18,7 +18,7 @@ from citelint.check import AUTO_JOBS_MIN_FILES, UsageError, run_check
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
 from citelint.config import ConfigError, load_config
 from citelint.escape import terminal
-from citelint.output import FORMATTERS, RenderOptions, renderer, summary_line
+from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
 
 NAME = "check"
 
@@ -55,6 +55,10 @@ def add_options(check: argparse.ArgumentParser) -> None:
                        help="diff-aware rules: compare captures/ with git REF (its merge base with HEAD); "
                             "a changed capture is CL301, a cited capture not on REF is CL302 when "
                             "require_captures_on_base is set")
+    check.add_argument("--base-missing", choices=["error", "skip"], default="error",
+                       help="when the --base revision is not in this clone: error (default), or skip the "
+                            "diff-aware rules with a note, unless require_captures_on_base is set (the "
+                            "GitHub Action uses skip after trying to fetch it)")
     check.add_argument("--jobs", "-j", type=_jobs, metavar="N",
                        help=f"processes to use (default: every core from {AUTO_JOBS_MIN_FILES} files up, else 1); "
                             "the output is the same for any N")
@@ -79,13 +83,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if isatty(err) else None
     try:
         result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base,
-                           jobs=args.jobs)
+                           jobs=args.jobs, base_missing=args.base_missing)
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, out, err)
     finally:
         if progress:
             err.write("\r\x1b[K")
-    options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__)
+    options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
+                            repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")))
     if not args.quiet:
         for path, why in result.skipped:
             err.write(f"citelint: skipped {terminal(path)}: {why}\n")

@@ -1,11 +1,13 @@
 """``citelint rule``: explain a rule.
 
-Explain a rule with a failing and a passing example.
+Explain a rule: what it checks, why it exists, how to fix a finding, and a
+failing and a passing example.
 """
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import TextIO
 
 from citelint.cli.common import EXIT_OK, EXIT_USAGE
@@ -43,7 +45,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: unknown rule {wanted!r}; `citelint rule --list` shows them all\n")
         return EXIT_USAGE
     lock = "; cannot be lowered" if rule.locked else ""
-    parts = [f"{rule.id} {rule.name} (default severity: {rule.severity}{lock})", "", rule.summary, "",
+    wrap = textwrap.TextWrapper(width=88, subsequent_indent="  ")
+    parts = [f"{rule.id} {rule.name} (default severity: {rule.severity}{lock})", "", wrap.fill(rule.summary), "",
+             wrap.fill(f"Why: {rule.why}"), "", wrap.fill(f"How to fix: {rule.fix}"), "",
              f"fails:  {rule.bad}", f"passes: {rule.good}", "", f"more: {rule.help_uri}", ""]
     out.write("\n".join(parts))
     return EXIT_OK

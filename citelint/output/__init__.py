@@ -28,12 +28,16 @@ FORMATTERS: dict[str, str] = {
 class RenderOptions:
     """What a formatter may be told: colour (text only), quiet (hide warnings
     and notices), strict (warnings fail the run, so quiet still shows them),
-    and the citelint version to embed."""
+    and the citelint version to embed. ``repo_prefix`` is put before each
+    finding's path where a format names files to the repository rather than
+    to the user (GitHub annotations, SARIF): the run's directory relative to
+    the repository root, ending in ``/`` (empty: the root itself)."""
 
     color: bool = False
     quiet: bool = False
     strict: bool = False
     version: str = ""
+    repo_prefix: str = ""
 
 
 def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:
@@ -52,6 +56,23 @@ def visible(findings: list[Finding], options: RenderOptions) -> list[Finding]:
         return findings
     failing = ("error", "warning") if options.strict else ("error",)
     return [f for f in findings if f.severity in failing]
+
+
+def repo_prefix(cwd: str, workspace: str | None) -> str:
+    """:attr:`RenderOptions.repo_prefix` for a run in ``cwd`` of the checkout at
+    ``workspace`` (``GITHUB_WORKSPACE``): ``sub/dir/``, or '' when there is no
+    workspace, ``cwd`` is the workspace, or ``cwd`` is outside it."""
+    import os
+
+    if not workspace:
+        return ""
+    try:
+        rel = os.path.relpath(os.path.realpath(cwd), os.path.realpath(workspace))
+    except ValueError:
+        return ""
+    if rel == "." or rel == ".." or rel.startswith(".." + os.sep):
+        return ""
+    return rel.replace(os.sep, "/") + "/"
 
 
 def summary_line(result: CheckResult) -> str:

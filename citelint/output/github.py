@@ -22,9 +22,10 @@ from citelint.output import RenderOptions, summary_line, visible
 from citelint.output.text import finding_line
 
 
-def annotation(finding: Finding) -> str:
-    """One ``::error``/``::warning``/``::notice`` line for ``finding``."""
-    props = [f"file={workflow_property(finding.path)}", f"line={finding.line}"]
+def annotation(finding: Finding, repo_prefix: str = "") -> str:
+    """One ``::error``/``::warning``/``::notice`` line for ``finding``; its ``file=`` is
+    ``repo_prefix`` + the finding's path (GitHub wants paths from the repository root)."""
+    props = [f"file={workflow_property(repo_prefix + finding.path)}", f"line={finding.line}"]
     end_line = finding.end_line or finding.line
     if end_line != finding.line:
         props.append(f"endLine={end_line}")
@@ -41,11 +42,13 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     """Annotations most severe first, one notice counting the semantic-review
     list, then the full listing inside a stop-commands block."""
     for finding in visible(result.ordered(), options):
-        out.write(annotation(finding) + "\n")
+        out.write(annotation(finding, options.repo_prefix) + "\n")
     if result.notices and not options.quiet:
         n = len(result.notices)
         out.write(f"::notice title={workflow_property('citelint (CL901)')}::"
                   f"{workflow_data(f'{n} accepted citation(s) need semantic review (listed in the step summary)')}\n")
+    for warning in result.warnings_text:
+        out.write(f"::notice title={workflow_property('citelint')}::{workflow_data(warning)}\n")
     token = secrets.token_hex(16)
     out.write(f"::stop-commands::{token}\n")
     for finding in visible(result.ordered(), options):
