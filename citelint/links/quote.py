@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from citelint.captures import CaptureCorrupt, CaptureMissing
 from citelint.escape import quoted
 from citelint.facts import MIN_SNIPPET_CHARS, _Budget, distinct_prefixes, is_invisible
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
@@ -94,26 +95,13 @@ def title_revision(title: str | None) -> str | None:
     return value
 
 
-def _prefix_before(text: str, at: int, prefix: str) -> bool:
-    """True when ``prefix``, then only whitespace, ends at ``at`` in ``text``."""
-    k = at
-    while True:
-        if k >= len(prefix) and text.startswith(prefix, k - len(prefix)):
-            return True
-        if k == 0 or not text[k - 1].isspace():
-            return False
-        k -= 1
-
-
-def _suffix_after(text: str, at: int, suffix: str) -> bool:
-    """True when only whitespace, then ``suffix``, follows ``at`` in ``text``."""
-    k = at
-    while True:
-        if text.startswith(suffix, k):
-            return True
-        if k >= len(text) or not text[k].isspace():
-            return False
-        k += 1
+def _adjacent(before: str | None, term: str, after: str | None) -> re.Pattern[str]:
+    """A pattern matching, without consuming text, where ``term`` occurs (group 1) with ``before``
+    and only whitespace just before it and ``after`` likewise just after it (either may be None)."""
+    head = re.escape(before) + r"\s*" if before is not None else ""
+    tail = r"\s*" + re.escape(after) if after is not None else ""
+    # A lookahead matches at every offset, so overlapping occurrences all count.
+    return re.compile(f"(?={head}({re.escape(term)}){tail})")
 
 
 def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -> list[tuple[int, int]]:
@@ -122,28 +110,42 @@ def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -
     A passage begins where ``start`` occurs (overlapping occurrences count,
     as for fact snippets) with ``prefix`` and whitespace just before it; it
     ends after ``start``, or with ``end`` the first occurrence of ``end``
-    after ``start`` whose text is followed by whitespace and ``suffix`` (any
-    later ``end`` is tried when the suffix does not follow the first). At
-    most ``limit`` passages are returned, in text order. Never raises.
+    after ``start`` whose text is followed by whitespace and ``suffix``. At
+    most ``limit`` passages are returned, in text order. The scanning is
+    done by the regular-expression engine, so a term that occurs millions of
+    times costs milliseconds, not a Python loop. Never raises.
     """
-    spans: list[tuple[int, int]] = []
     start, end, prefix, suffix = directive.start, directive.end, directive.prefix, directive.suffix
-    at = text.find(start)
-    while at >= 0 and len(spans) < limit:
-        if prefix is None or _prefix_before(text, at, prefix):
-            stop = at + len(start)
-            if end is None:
-                if suffix is None or _suffix_after(text, stop, suffix):
-                    spans.append((at, stop))
-            else:
-                e = text.find(end, stop)
-                while e >= 0 and suffix is not None and not _suffix_after(text, e + len(end), suffix):
-                    e = text.find(end, e + 1)
-                if e < 0:
-                    # a later start has only these ends after it: none can match either
-                    break
-                spans.append((at, e + len(end)))
-        at = text.find(start, at + 1)
+    if prefix is None and suffix is None and end is None:
+        spans = []
+        at = text.find(start)
+        while at >= 0 and len(spans) < limit:
+            spans.append((at, at + len(start)))
+            at = text.find(start, at + 1)
+        return spans
+    starts = _adjacent(prefix, start, None if end is not None else suffix)
+    ends = _adjacent(None, end, suffix) if end is not None else None
+    spans: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    found_end: re.Match[str] | None = None
+    for m in starts.finditer(text):
+        at = m.start(1)
+        if at in seen:
+            continue  # the same start reached from another prefix occurrence
+        seen.add(at)
+        stop = at + len(start)
+        if ends is None:
+            spans.append((at, stop))
+        else:
+            # The first end at or after ``stop`` stays the first for every later
+            # start until a start passes it: search again only then.
+            if found_end is None or found_end.start(1) < stop:
+                found_end = ends.search(text, stop)
+                if found_end is None:
+                    break  # a later start has only these ends after it
+            spans.append((at, found_end.end(1)))
+        if len(spans) >= limit:
+            break
     return spans
 
 
@@ -157,22 +159,18 @@ class _Miss:
 
 def _diagnose(text: str, d: TextDirective) -> _Miss:
     """The first term of ``d`` that fails against ``text``, in the order a reader checks them."""
-    starts = []
-    at = text.find(d.start)
-    while at >= 0 and len(starts) < COUNT_LIMIT:
-        starts.append(at)
-        at = text.find(d.start, at + 1)
-    if not starts:
+    first = text.find(d.start)
+    if first < 0:
         return _Miss(d.start, f"the start term {quoted(d.start, 80)} does not occur")
     if d.prefix is not None:
-        starts = [s for s in starts if _prefix_before(text, s, d.prefix)]
-        if not starts:
+        m = _adjacent(d.prefix, d.start, None).search(text)
+        if m is None:
             return _Miss(d.prefix, f"the start term occurs, but never right after the prefix {quoted(d.prefix, 80)} "
                                    "(only whitespace may come between them)")
-    if d.end is not None:
-        if text.find(d.end, starts[0] + len(d.start)) < 0:
-            where = "only before the start term" if d.end in text else "nowhere"
-            return _Miss(d.end, f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the start term")
+        first = m.start(1)
+    if d.end is not None and text.find(d.end, first + len(d.start)) < 0:
+        where = "only before the start term" if d.end in text else "nowhere"
+        return _Miss(d.end, f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the start term")
     return _Miss(d.suffix or "", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
                                  f"{'end' if d.end is not None else 'start'} term (only whitespace may come between)")
 
@@ -243,8 +241,6 @@ class QuotationChecker:
 
     def _revisions(self, source: str, named: str | None, link: Link) -> list[CaptureRecord] | LinkIssue:
         """The revisions to check: the named one, else the newest and its batch siblings."""
-        from citelint.captures import CaptureCorrupt, CaptureMissing
-
         at = (link.line, link.col, link.end_line, link.end_col)
         if named is None:
             return self.store.newest_revisions(source)
