@@ -373,3 +373,11 @@ def test_quotation_severities_follow_the_catalog(project: Project) -> None:
     project.report(f"[a]({q('text')})\n")
     run = project.check()
     assert run.returncode == 2 and "CL204" in run.stderr  # CL204 is locked: it cannot be lowered
+
+
+def test_matching_is_bounded_on_hostile_text() -> None:
+    text = "a" * 2_000_000
+    assert match_spans(text, parse_text_directive("b-,a")) == []
+    assert match_spans(text, parse_text_directive("a,-b")) == []
+    assert len(match_spans(text, parse_text_directive("a-,a"))) == 1000  # counting stops at COUNT_LIMIT
+    assert match_spans("q" + " " * 100_000 + "x", parse_text_directive("q-,x")) == [(100_001, 100_002)]
