@@ -59,7 +59,8 @@ class _Emitter:
         """True when ``rule`` has reached its cap in this file."""
         return self.shown.get(rule, 0) >= FINDINGS_PER_RULE
 
-    def __call__(self, rule: str, where: Position | Callable[[], Position], message: str) -> None:
+    def __call__(self, rule: str, where: Position | Callable[[], Position], message: str,
+                 capture: str | None = None) -> None:
         severity = self.config.severity(rule)
         if severity == "off":
             return
@@ -73,7 +74,7 @@ class _Emitter:
             self.shown[rule] = self.shown.get(rule, 0) + 1
         pos = where if isinstance(where, Position) else where()
         finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
-                          pos.end_line, pos.end_col)
+                          pos.end_line, pos.end_col, capture)
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
 
     def stop(self, rule: str, where: Callable[[], Position], message: str) -> None:
@@ -336,7 +337,7 @@ def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]
 
 def _check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,
                     result: CheckResult, fix: bool) -> None:
-    """Check one Markdown report's links (CL201–CL203) and, with ``fix``,
+    """Check one Markdown report's links (CL201–CL204) and, with ``fix``,
     degrade the fixable ones. A link to a source whose every capture is
     corrupt is CL103, and one whose captures git does not have is CL109,
     not CL201: the evidence needs repair, and ``--fix`` must not delete a
@@ -352,7 +353,7 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
         return
     raw, text = source
     report = links.check(text, evidence.grounding, relative=config.links.relative,
-                         images=config.links.images)
+                         images=config.links.images, store=evidence.store)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
@@ -376,7 +377,7 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
             removed_ids = {id(i) for i in removed}
             issues = [i for i in issues if id(i) not in removed_ids]
     for issue in issues:
-        emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message)
+        emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message, issue.capture)
     emit.close()
 
 
@@ -590,13 +591,15 @@ def build_allowlist(config: Config, store: Store, tracking: _GitTracking | None 
     ignored = config.links.ignore_query_params
     return LinkEvidence(Allowlist(captured, config.links.allow, ignored),
                         Allowlist(corrupt, (), ignored) if corrupt else None,
-                        Allowlist(untracked, (), ignored) if untracked else None)
+                        Allowlist(untracked, (), ignored) if untracked else None, store)
 
 
 @dataclass
 class LinkEvidence:
-    """The allowlists of a run's Markdown checks (see :func:`build_allowlist`)."""
+    """The allowlists of a run's Markdown checks (see :func:`build_allowlist`), and the
+    store that quotation links are verified against (CL204)."""
 
     grounding: Allowlist
     corrupt: Allowlist | None = None
     untracked: Allowlist | None = None
+    store: Store | None = None

@@ -97,6 +97,8 @@ class Finding:
     message: str = field(compare=False)
     end_line: int | None = field(default=None, compare=False)
     end_col: int | None = field(default=None, compare=False)
+    #: The capture revision (sha256) a quotation link was checked against (CL204, CL105), else None.
+    capture: str | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:

@@ -15,6 +15,8 @@ Modules, one job each:
 - :mod:`~citelint.links.link`: the values handed on, :class:`Link` and :class:`LinkIssue`;
 - :mod:`~citelint.links.allowlist`: what a link may point at, and near misses;
 - :mod:`~citelint.links.judge`: the rules CL201/CL202/CL203 (:func:`judge`, :func:`govern`, :func:`check`);
+- :mod:`~citelint.links.directive`: URL text directives (``#:~:text=``), parsed and written;
+- :mod:`~citelint.links.quote`: quotation links, their text verified against the capture (CL204);
 - :mod:`~citelint.links.fix`: ``--fix``.
 
 Entry points: :func:`check` (what ``citelint check`` runs: every link judged,

@@ -183,6 +183,19 @@ class Allowlist:
         """True when ``href``'s identity is captured or allowed; False if unvouchable. Never raises."""
         return self.decide(href)[1]
 
+    def captured_source(self, href: str) -> str | None:
+        """The captured source, as written in the config, whose identity ``href`` has; None when
+        none has it (an href allowed only by ``links.allow``, or not grounded). The first such
+        source in config order when several spellings share the identity. Never raises."""
+        if href in self._exact:
+            return href
+        ident = urls.analyse(href)[1]
+        if ident is None:
+            return None
+        if self._pending:
+            self._resolve_pending()
+        return next((source for each, source in self._sources if each == ident), None)
+
     def near_miss(self, href: str) -> str | None:
         """The captured source an ungrounded ``href`` most resembles, or None.
 

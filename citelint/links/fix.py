@@ -82,7 +82,9 @@ _FIX_ATTEMPTS = 40
 def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue]]:
     """Degrade the links of CL201/CL202 ``issues`` to their visible text (DESIGN §2.4).
 
-    ``issues`` come from :func:`govern` on this same ``markdown``. Inline and
+    ``issues`` come from :func:`govern` or :func:`check` on this same
+    ``markdown``; an issue marked not ``fixable`` (a grounded quotation) is
+    left alone. Inline and
     reference links keep their text (definitions are left); images keep their
     alt text; autolinks and bare URLs become inline code so no renderer
     re-links them; a raw ``<a …>`` loses its tag and matching ``</a>``.
@@ -95,7 +97,7 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
     """
     wanted: dict[tuple[int, int], LinkIssue] = {}
     for issue in issues:
-        if RULES[issue.rule].fixable and issue.link.located:
+        if RULES[issue.rule].fixable and issue.fixable and issue.link.located:
             wanted.setdefault((issue.link.start, issue.link.end), issue)
     if not wanted:
         return markdown, []

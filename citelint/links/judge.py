@@ -1,4 +1,5 @@
-"""Judging links: the rules CL201, CL202 and CL203 (:func:`judge`, :func:`govern`, :func:`check`).
+"""Judging links: the rules CL201, CL202 and CL203 (:func:`judge`, :func:`govern`, :func:`check`),
+and, through :mod:`citelint.links.quote`, the quotation rules (CL204).
 
 :func:`check` is what ``citelint check`` runs: every link judged from
 cmark's output, only the blocks with a finding located.
@@ -10,15 +11,19 @@ import html
 import re
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from citelint import urls
 from citelint.links.allowlist import Allowlist
 from citelint.links.link import Link, LinkIssue, _cjk_cut
 from citelint.links.locate import _locate_all, _raw_link, _raw_tag, extract
+from citelint.links.quote import is_quotation, link_title
 from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan, _scan_tuples
 from citelint.links.source import _Document
 from citelint.model import RULES
+
+if TYPE_CHECKING:
+    from citelint.captures import Store
 
 
 def _show(value: str, limit: int = 200) -> str:
@@ -167,7 +172,7 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
 
 
 def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
-          images: bool = False) -> LinkReport:
+          images: bool = False, store: Store | None = None) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -178,6 +183,12 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     blocks holding anything else (and every image, and any bare URL that may
     run on past CJK punctuation) are located exactly as :func:`extract` does. This is what
     ``citelint check`` runs. Raises nothing for any ``str`` input.
+
+    With ``store`` (the capture store), grounded quotation links (an href
+    with a text directive, :mod:`citelint.links.quote`) are located too, with
+    their titles, and their quoted text verified against the capture (CL204,
+    and CL105, CL108, CL202 about the quotation). Without it, or on a page
+    whose HTML has no ``:~:``, nothing more is done than before.
     """
     # Source positions cost cmark a quarter of its time and most documents
     # need none: render without them first, and again with them only when a
@@ -204,6 +215,14 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             passed += 1
         else:
             need.append(i)
+    quoting = store is not None and ":~:" in out
+    if quoting:
+        # A grounded quotation needs its title and the capture: locate it too.
+        ungrounded = {i for i, _ in others}
+        for i, href in enumerate(hrefs):
+            if href is not None and ":~:" in href and i not in ungrounded and is_quotation(href):
+                need.append(i)
+                grounded -= 1
     need.sort()
     links, governed = grounded + passed, grounded
     located: list[Link] = []
@@ -219,6 +238,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
         doc = _Document(markdown)
         footnote_from = _footnotes_start(out, True)
         wanted = set(need)
+        titles: dict[int, str | None] = {}  # id(link) -> title, for quotation links
         keys: dict[int, int] = {}
 
         def block_key(j: int) -> int:
@@ -242,9 +262,14 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             for j, link in _locate_all(out, doc, tags[first:last + 1], images, footnote_from):
                 if first + j in wanted:
                     located.append(link)
+                    if quoting and ":~:" in link.href:
+                        titles[id(link)] = link_title(out, tags[first + j])
             done = last
     issues = judge(located, allowlist, relative=relative)
     bad = {id(issue.link) for issue in issues if RULES[issue.rule].blocking}
+    if quoting and titles:
+        assert store is not None
+        issues = _with_quotations(issues, located, titles, allowlist, store)
     for link in located:
         links += 1
         if link.category == "governed":
@@ -252,3 +277,27 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             if id(link) not in bad:
                 grounded += 1
     return LinkReport(issues, links, governed, grounded, located)
+
+
+def _with_quotations(issues: list[LinkIssue], located: list[Link], titles: dict[int, str | None],
+                     allowlist: Allowlist, store: Store) -> list[LinkIssue]:
+    """``issues`` with those of each grounded quotation among ``located`` added, in link order.
+
+    ``titles`` maps ``id(link)`` to the title of each located link whose
+    href has ``:~:``. An ungrounded quotation is CL201 (``judge``) and
+    nothing more: there is no capture to check it against.
+    """
+    from citelint.links.quote import QuotationChecker
+
+    checker = QuotationChecker(allowlist, store)
+    added = False
+    for link in located:
+        if id(link) in titles and link.kind != "image" and link.category == "governed" \
+                and allowlist.decide(link.cited)[1]:
+            found = checker.check(link, titles[id(link)])
+            issues = issues + found if found else issues
+            added = added or bool(found)
+    if added:
+        order = {id(link): k for k, link in enumerate(located)}
+        issues.sort(key=lambda issue: order[id(issue.link)])  # stable: a link's own issues keep their order
+    return issues

@@ -79,12 +79,16 @@ _object_setattr = object.__setattr__
 
 @dataclass(frozen=True)
 class LinkIssue:
-    """A finding about one link: ``rule`` is ``CL201``, ``CL202`` or ``CL203``.
+    """A finding about one link: ``rule`` is ``CL201``, ``CL202`` or ``CL203``,
+    or for a quotation (:mod:`citelint.links.quote`) ``CL204``, ``CL105`` or ``CL108``.
 
     ``message`` says what is wrong and what to do. ``line``/``col`` and the
     end default to the link's destination; CL203 points at the CJK
     punctuation mark where the cited URL ends. ``near_miss`` is the captured
-    source a CL201 link resembles, if any.
+    source a CL201 link resembles, if any. ``capture`` is the sha256 of the
+    revision a quotation was checked against (or the one its title names).
+    ``fixable`` False keeps ``--fix`` off a link whose rule is otherwise
+    fixable: a grounded quotation with a malformed directive or title.
     """
 
     rule: str
@@ -95,6 +99,8 @@ class LinkIssue:
     end_line: int = 0
     end_col: int = 0
     near_miss: str | None = None
+    capture: str | None = None
+    fixable: bool = True
 
 
 def _cjk_cut(text: str) -> int | None:

@@ -18,8 +18,9 @@ OUTPUT_FORMAT = "citelint.output/1"
 
 
 def finding_to_dict(finding: Finding) -> dict[str, Any]:
-    """A finding as a JSON-ready dict (1-based line/column in code points)."""
-    return {
+    """A finding as a JSON-ready dict (1-based line/column in code points); ``capture``
+    (the revision a quotation link was checked against) only when the finding has one."""
+    out = {
         "path": finding.path,
         "line": finding.line,
         "column": finding.col,
@@ -30,6 +31,9 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
         "severity": finding.severity,
         "message": finding.message,
     }
+    if finding.capture is not None:
+        out["capture"] = finding.capture
+    return out
 
 
 def counts(result: CheckResult) -> dict[str, int]:

@@ -1,0 +1,324 @@
+"""Quotations: links whose URL carries a text directive (CL204; DESIGN §9).
+
+``[words](https://example.org/page#:~:text=start "capture:<sha256>")`` quotes
+the passage ``start`` of that source. The source is grounded by identity as
+any link is (the fragment is not part of identity); this module verifies the
+quoted text against the capture:
+
+- the revision is the one the link title names as ``capture:<64 hex>``, else
+  the newest revision and its batch siblings
+  (:meth:`citelint.captures.Store.newest_revisions`), any of which may hold
+  the passage; a named revision that is missing or corrupt is a CL204, never
+  replaced by another;
+- each ``text=`` directive must match **verbatim** (percent-decoded, no case
+  folding, no normalisation, no word boundaries): ``start`` occurs; ``end``
+  occurs after the end of ``start``; ``prefix`` is immediately before
+  ``start`` and ``suffix`` immediately after the last term, with only
+  whitespace between, as the URL Fragment Text Directive specification
+  allows ("find a range from a text directive"); every directive of the
+  link must match in the same revision;
+- the fact-snippet rules apply to the directive text: CL108 for a term
+  without a visible character, CL105 for a start term shorter than
+  :data:`citelint.facts.MIN_SNIPPET_CHARS` or a directive that matches more
+  than one passage (a unique prefix + start is not ambiguous).
+
+For ``start,end`` only the two ends and their order are verified, not the
+text between them; the messages say so. A miss is explained as a fact
+snippet's is (:func:`citelint.nearmiss.explain_miss`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from citelint.captures import CaptureCorrupt, CaptureMissing
+from citelint.escape import quoted
+from citelint.facts import MIN_SNIPPET_CHARS, _Budget, distinct_prefixes, is_invisible
+from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
+from citelint.links.link import Link, LinkIssue
+from citelint.links.locate import _raw_attr, _raw_tag
+from citelint.nearmiss import explain_miss
+
+if TYPE_CHECKING:
+    from citelint.captures import CaptureRecord, Store
+    from citelint.links.allowlist import Allowlist
+
+#: The link title naming the revision a quotation quotes: ``capture:<64 lowercase hex>``.
+CAPTURE_TITLE = "capture:"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_CMARK_TITLE = re.compile(r'<a href="[^"]*" title="([^"]*)">')
+#: Passages counted for CL105's "matches N passages"; past it the count says "at least".
+COUNT_LIMIT = 1000
+_RANGE_NOTE = ("; for a start,end range only the two ends and their order are verified, "
+               "not the text between them")
+
+
+def is_quotation(href: str) -> bool:
+    """True when ``href`` carries a fragment directive (``#…:~:…``): a quotation link."""
+    return directive_part(href) is not None
+
+
+def link_title(out: str, tag: re.Match[str]) -> str | None:
+    """The ``title`` of the anchor ``tag`` of cmark's HTML ``out``, as a browser reads it, or None.
+
+    ``tag`` is a match of :func:`citelint.links.render._scan`. cmark writes
+    the title of an inline link and of a reference definition alike, as
+    ``<a href="…" title="…">`` with entities escaped; a raw ``<a>`` keeps its
+    own attributes. Never raises.
+    """
+    if tag.group(1) is not None:
+        m = _CMARK_TITLE.match(out, tag.start())
+        if m is None:
+            return None
+        value = m.group(1)
+        return html.unescape(value) if "&" in value else value
+    raw = _raw_tag(out, tag.start(), False)
+    return None if raw is None else _raw_attr(raw[0], "title")
+
+
+def title_revision(title: str | None) -> str | None:
+    """The sha256 a link title names (``capture:<64 lowercase hex>``), or None when it names none.
+
+    Raises:
+        DirectiveError: the title starts with ``capture:`` but what follows
+            is not 64 lowercase hex digits (CL202).
+    """
+    if title is None or not title.startswith(CAPTURE_TITLE):
+        return None
+    value = title[len(CAPTURE_TITLE):]
+    if _HEX64.fullmatch(value) is None:
+        raise DirectiveError(f"the link title {quoted(title, 90)} names no revision: write "
+                             "capture:<sha256> with the capture's 64 lowercase hex digits")
+    return value
+
+
+def _adjacent(before: str | None, term: str, after: str | None) -> re.Pattern[str]:
+    """A pattern matching, without consuming text, where ``term`` occurs (group 1) with ``before``
+    and only whitespace just before it and ``after`` likewise just after it (either may be None)."""
+    head = re.escape(before) + r"\s*" if before is not None else ""
+    tail = r"\s*" + re.escape(after) if after is not None else ""
+    # A lookahead matches at every offset, so overlapping occurrences all count.
+    return re.compile(f"(?={head}({re.escape(term)}){tail})")
+
+
+def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -> list[tuple[int, int]]:
+    """The passages of ``text`` that ``directive`` matches, verbatim, as (start, end) code-point offsets.
+
+    A passage begins where ``start`` occurs (overlapping occurrences count,
+    as for fact snippets) with ``prefix`` and whitespace just before it; it
+    ends after ``start``, or with ``end`` the first occurrence of ``end``
+    after ``start`` whose text is followed by whitespace and ``suffix``. At
+    most ``limit`` passages are returned, in text order. The scanning is
+    done by the regular-expression engine, so a term that occurs millions of
+    times costs milliseconds, not a Python loop. Never raises.
+    """
+    start, end, prefix, suffix = directive.start, directive.end, directive.prefix, directive.suffix
+    if prefix is None and suffix is None and end is None:
+        spans = []
+        at = text.find(start)
+        while at >= 0 and len(spans) < limit:
+            spans.append((at, at + len(start)))
+            at = text.find(start, at + 1)
+        return spans
+    starts = _adjacent(prefix, start, None if end is not None else suffix)
+    ends = _adjacent(None, end, suffix) if end is not None else None
+    spans: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    found_end: re.Match[str] | None = None
+    for m in starts.finditer(text):
+        at = m.start(1)
+        if at in seen:
+            continue  # the same start reached from another prefix occurrence
+        seen.add(at)
+        stop = at + len(start)
+        if ends is None:
+            spans.append((at, stop))
+        else:
+            # The first end at or after ``stop`` stays the first for every later
+            # start until a start passes it: search again only then.
+            if found_end is None or found_end.start(1) < stop:
+                found_end = ends.search(text, stop)
+                if found_end is None:
+                    break  # a later start has only these ends after it
+            spans.append((at, found_end.end(1)))
+        if len(spans) >= limit:
+            break
+    return spans
+
+
+@dataclass(frozen=True)
+class _Miss:
+    """Why a directive does not match a capture: the term that fails and what to say."""
+
+    term: str
+    what: str
+
+
+def _diagnose(text: str, d: TextDirective) -> _Miss:
+    """The first term of ``d`` that fails against ``text``, in the order a reader checks them."""
+    first = text.find(d.start)
+    if first < 0:
+        return _Miss(d.start, f"the start term {quoted(d.start, 80)} does not occur")
+    if d.prefix is not None:
+        m = _adjacent(d.prefix, d.start, None).search(text)
+        if m is None:
+            return _Miss(d.prefix, f"the start term occurs, but never right after the prefix {quoted(d.prefix, 80)} "
+                                   "(only whitespace may come between them)")
+        first = m.start(1)
+    if d.end is not None and text.find(d.end, first + len(d.start)) < 0:
+        where = "only before the start term" if d.end in text else "nowhere"
+        return _Miss(d.end, f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the start term")
+    return _Miss(d.suffix or "", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
+                                 f"{'end' if d.end is not None else 'start'} term (only whitespace may come between)")
+
+
+class QuotationChecker:
+    """Verifies the quotation links of one Markdown document (CL204, with CL105, CL108 and CL202).
+
+    ``allowlist`` is the run's grounding allowlist (it names the captured
+    source a link's identity belongs to); ``store`` the capture store, read
+    only. Near-miss explanations are budgeted per capture for the document,
+    as for fact snippets (:class:`citelint.facts._Budget`).
+    """
+
+    def __init__(self, allowlist: Allowlist, store: Store) -> None:
+        self.allowlist, self.store = allowlist, store
+        self._budgets: dict[str, _Budget] = {}
+
+    def check(self, link: Link, title: str | None) -> list[LinkIssue]:
+        """The issues of one grounded quotation ``link`` whose anchor has ``title`` (None: no title).
+
+        Returns, in order: CL202 for a directive that does not parse or a
+        ``capture:`` title that names no digest (``fixable`` False: the
+        source is grounded, the author fixes the quote); CL108 per invisible
+        term; CL204 when there is no capture to verify against (an allowed
+        URL, a named revision missing or corrupt) or the quoted text is not
+        found; CL105 when it is found but is short or ambiguous. CL204 and
+        CL105 carry the revision checked in ``capture``. Never raises.
+        """
+        at = (link.line, link.col, link.end_line, link.end_col)
+        part = directive_part(link.href)
+        if part is None:
+            return []
+        try:
+            directives = parse_directives(part)
+            named = title_revision(title)
+        except DirectiveError as exc:
+            return [LinkIssue("CL202", link, f"malformed quotation {_show_url(link.href)}: {exc}", *at,
+                              fixable=False)]
+        issues: list[LinkIssue] = []
+        visible = []
+        for d in directives:
+            blank = [name for name, term in (("prefix", d.prefix), ("start", d.start), ("end", d.end),
+                                             ("suffix", d.suffix)) if term is not None and is_invisible(term)]
+            for name in blank:
+                issues.append(LinkIssue("CL108", link, f"the quoted {name} term has no visible character (only "
+                                        "whitespace, zero-width or format characters); quote readable text "
+                                        "from the capture", *at))
+            if not blank:
+                visible.append(d)
+        if not visible:
+            return issues
+        source = self.allowlist.captured_source(link.cited)
+        if source is None:
+            return issues + [LinkIssue("CL204", link, (
+                f"quotation of {_show_url(link.href)}: the URL is allowed by `links.allow` but has no capture, "
+                "so there is nothing to verify the quoted text against; capture the source, or link it without "
+                "a text directive"), *at)]
+        revisions = self._revisions(source, named, link)
+        if isinstance(revisions, LinkIssue):
+            return issues + [revisions]
+        ranged = any(d.end is not None for d in visible)
+        note = _RANGE_NOTE if ranged else ""
+        for record in revisions:
+            found = [match_spans(record.text, d) for d in visible]
+            if all(found):
+                return issues + self._weak(link, visible, found, record, note)
+        return issues + [self._miss(link, visible, revisions, named is not None, source, note)]
+
+    def _revisions(self, source: str, named: str | None, link: Link) -> list[CaptureRecord] | LinkIssue:
+        """The revisions to check: the named one, else the newest and its batch siblings."""
+        at = (link.line, link.col, link.end_line, link.end_col)
+        if named is None:
+            return self.store.newest_revisions(source)
+        try:
+            return [self.store.lookup(source, named)]
+        except CaptureMissing:
+            recent = self.store.recent_revisions(source, limit=1)
+            hint = (f"; its newest revision is capture:{recent[-1].sha256} ({recent[-1].retrieved_at})"
+                    if recent else "")
+            return LinkIssue("CL204", link, (
+                f"the link title names capture:{named[:12]}…, but {_show_url(source)} has no such revision, and "
+                f"no other revision is used in its place; name a revision that exists{hint}"), *at, capture=named)
+        except CaptureCorrupt as exc:
+            return LinkIssue("CL204", link, (
+                f"the link title names capture:{named[:12]}…, but that capture fails verification ({exc}); "
+                "restore it from version control or capture the source again"), *at, capture=named)
+
+    def _weak(self, link: Link, visible: list[TextDirective], found: list[list[tuple[int, int]]],
+              record: CaptureRecord, note: str) -> list[LinkIssue]:
+        """CL105 for a found quotation whose start term is short or which matches several passages."""
+        at = (link.line, link.col, link.end_line, link.end_col)
+        out = []
+        for d, spans in zip(visible, found):
+            if len(d.start) < MIN_SNIPPET_CHARS:
+                out.append(LinkIssue("CL105", link, (
+                    f"the quoted start term {quoted(d.start, 40)} is only {len(d.start)} characters (fewer than "
+                    f"{MIN_SNIPPET_CHARS}); quote enough to identify the passage in capture "
+                    f"{record.sha256[:12]}…{note}"), *at, capture=record.sha256))
+            elif len(spans) > 1:
+                count = f"at least {COUNT_LIMIT}" if len(spans) >= COUNT_LIMIT else str(len(spans))
+                out.append(LinkIssue("CL105", link, (
+                    f"the quotation {quoted(d.start, 40)} matches {count} passages of capture "
+                    f"{record.sha256[:12]}…; add a prefix (`prefix-,`), a suffix (`,-suffix`) or more text so it "
+                    f"identifies one{note}"), *at, capture=record.sha256))
+        return out
+
+    def _miss(self, link: Link, visible: list[TextDirective], revisions: list[CaptureRecord], named: bool,
+              source: str, note: str) -> LinkIssue:
+        """CL204 for a quotation found in none of ``revisions``, explained against the first of them."""
+        at = (link.line, link.col, link.end_line, link.end_col)
+        record = revisions[0]
+        text = record.text
+        failing = next(d for d in visible if not match_spans(text, d, limit=1))
+        miss = _diagnose(text, failing)
+        budget = self._budgets.get(record.sha256)
+        if budget is None:
+            budget = self._budgets[record.sha256] = _Budget(text)
+        if miss.term in text:
+            hint = "quote the capture verbatim"
+        elif budget.take():
+            made_by = record.extractor.describe() if record.extractor is not None else None
+            hint = explain_miss(miss.term, text, made_by)
+            if miss.term.casefold() in text.casefold():
+                hint = ("it occurs with other letter case: browsers fold case, citelint does not; "
+                        "copy the text exactly from the capture")
+        else:
+            hint = f"{budget.why}; quote the capture verbatim"
+        if named:
+            which = f"capture {record.sha256[:12]}… (named by the link title)"
+        elif len(revisions) > 1:
+            which = (f"capture {record.sha256[:12]}… or its {len(revisions) - 1} batch sibling"
+                     f"{'s' * (len(revisions) > 2)} (the newest revision of this source)")
+        else:
+            which = f"capture {record.sha256[:12]}… (the newest revision of this source)"
+        return LinkIssue("CL204", link, (
+            f"quotation not found in {which}: {miss.what}; {hint}{self._elsewhere(source, visible, revisions)}"
+            f"{note}; --fix leaves this link alone"), *at, capture=record.sha256)
+
+    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: list[CaptureRecord]) -> str:
+        """The end of a CL204 hint naming another revision that holds the whole quotation ('' if none)."""
+        checked = {r.sha256 for r in revisions}
+        for other in self.store.revisions_containing(source, visible[0].start, exclude=revisions[0].sha256, limit=3):
+            if other.sha256 not in checked and all(match_spans(other.text, d, limit=1) for d in visible):
+                shown = distinct_prefixes([r.sha256 for r in revisions] + [other.sha256])[other.sha256]
+                return (f"; it does occur in revision {shown}… ({other.retrieved_at}) of this source: quote that "
+                        f"one with the link title \"capture:{other.sha256}\"")
+        return ""
+
+
+def _show_url(url: str) -> str:
+    return quoted(url, 200)
