@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated, sha256_hex
 from citelint.config import Config, relpath
-from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, verify_citations
+from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, label_issue, verify_citations
 from citelint.files import replace_atomically
 from citelint.gitindex import find_worktree, indexed_captures
-from citelint.loaders import Document, LazyDocument, ParseFailure, kind_of, load_text, read_source
+from citelint.loaders import Document, LazyDocument, ParseFailure, char_position, kind_of, load_text, read_source
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
 from citelint.targets import Target, UsageError, select_targets
@@ -142,7 +142,14 @@ class _Report:
     def emit_issues(self, emit: _Emitter, issues: Iterable[FactIssue]) -> None:
         """Emit each issue at the fact, or the key, it names."""
         for issue in issues:
-            emit(issue.rule, functools.partial(self.locate, self.pointer(issue.index, issue.field)), issue.message)
+            where = functools.partial(self.locate, self.pointer(issue.index, issue.field))
+            if issue.at:
+                # CL104 points at the snippet's first character that differs from the capture.
+                where = functools.partial(self._at_char, where, issue.at)
+            emit(issue.rule, where, issue.message)
+
+    def _at_char(self, where: Callable[[], Position], at: int) -> Position:
+        return char_position(self.text, where(), at)
 
     def locate(self, pointer: str) -> Position:
         """Position of the value at ``pointer``."""
@@ -201,6 +208,9 @@ def _load_report(target: Target, order: int, display: str, config: Config,
         return None
     report = _Report(order, display, kind_of(target.path) or "json", source[1],
                      doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc)
+    # A fact that fails the schema has its label judged too: every independent problem at once.
+    report.emit_issues(emit, [issue for i in sorted(bad_facts) if i < checked and isinstance(facts[i], dict)
+                              if (issue := label_issue(i, facts[i].get("label"), config.labels)) is not None])
     valid = [(i, f) for i, f in enumerate(facts[:checked]) if i not in bad_facts]
     result.facts_invalid += len(facts) - len(valid)
     outcome = check_labels(valid, labels=config.labels, line_of=lambda index: doc.locate(report.pointer(index)).line)

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
-from citelint.nearmiss import explain_miss, is_variation_selector
+from citelint.nearmiss import explain_miss_at, is_variation_selector
 
 #: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20
@@ -29,6 +29,7 @@ class Issue:
     rule: str
     field: str
     message: str
+    at: int = 0
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,14 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
     if offset < 0:
         budget = budget or _Budget(text)
         made_by = record.extractor.describe() if record.extractor is not None else None
-        hint = explain_miss(snippet, text, made_by) + _elsewhere_hint(store, record.source, record.sha256, snippet) \
-            if budget.take() else f"{budget.why}; quote the capture verbatim"
-        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}"),),
-                       resolved=True)
+        at = 0
+        if budget.take():
+            hint, at = explain_miss_at(snippet, text, made_by)
+            hint += _elsewhere_hint(store, record.source, record.sha256, snippet)
+        else:
+            hint = f"{budget.why}; quote the capture verbatim"
+        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}",
+                              at),), resolved=True)
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:
         issues.append(Issue("CL105", "snippet", f"snippet is only {len(snippet)} characters (fewer than "
@@ -260,6 +265,7 @@ class FactIssue:
     rule: str
     field: str
     message: str
+    at: int = 0
 
 
 @dataclass(frozen=True)
@@ -278,13 +284,14 @@ class AcceptedEntry:
 
 @dataclass(frozen=True)
 class Citation:
-    """A cited fact whose label passed, waiting for its capture: ``index`` in
-    its report's facts array; ``duplicated`` when its label is in a CL004 pair
-    (it is verified, but never accepted)."""
+    """A cited fact waiting for its capture: ``index`` in its report's facts
+    array; ``rejected`` when its label already failed (not approved, CL003, or
+    in a CL004 pair): it is still verified, so every independent problem is
+    reported at once, but never accepted."""
 
     index: int
     fact: Mapping[str, str]
-    duplicated: bool = False
+    rejected: bool = False
 
 
 @dataclass
@@ -299,6 +306,18 @@ class LabelOutcome:
     unavailable: int = 0
 
 
+def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> FactIssue | None:
+    """CL003 for the fact at ``index`` when its ``label`` (a non-empty string) is
+    not approved by ``labels``, else None (a label of another type is the
+    schema's business, CL002)."""
+    if not isinstance(label, str) or not label or label in labels:
+        return None
+    hint = ("no labels are approved in the config" if not labels
+            else "approve it in the config's `labels` (a name, or a pattern such as `claim-*`) "
+                 "or use an approved label")
+    return FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}")
+
+
 def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
                  line_of: Callable[[int], int] = lambda index: 0) -> LabelOutcome:
     """The rules of one report that need no capture, over its schema-valid ``facts``
@@ -308,7 +327,8 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     accepted) and CL003 (label not approved; the fact is not verified
     further). Unavailable facts that pass are accepted here; cited ones are
     returned as citations for :func:`verify_citations`, which groups them by
-    capture. ``line_of(index)`` is a fact's 1-based line, used only in the
+    capture; a cited fact whose label failed is returned too (``rejected``),
+    so its source and snippet problems are reported in the same run. ``line_of(index)`` is a fact's 1-based line, used only in the
     CL004 message naming the first occurrence.
     """
     outcome = LabelOutcome([], [], [])
@@ -324,14 +344,13 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
         else:
             outcome.unavailable += 1
         label = fact["label"]
-        if label not in labels:
-            hint = ("no labels are approved in the config" if not labels
-                    else "approve it in the config's `labels` (a name, or a pattern such as `claim-*`) "
-                         "or use an approved label")
-            outcome.issues.append(FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}"))
-        elif cited:
-            outcome.citations.append(Citation(index, fact, label in duplicated))
-        elif label not in duplicated:
+        unapproved = label_issue(index, label, labels)
+        approved = unapproved is None
+        if unapproved is not None:
+            outcome.issues.append(unapproved)
+        if cited:
+            outcome.citations.append(Citation(index, fact, not approved or label in duplicated))
+        elif approved and label not in duplicated:
             outcome.accepted.append(AcceptedEntry(index, fact))
     return outcome
 
@@ -360,7 +379,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     not_in_git = untracked(source, sha) if untracked is not None and verdicts[0].resolved else None
     for citation, verdict in zip(citations, verdicts):
         index, fact = citation.index, citation.fact
-        issues = [FactIssue(index, i.rule, i.field, i.message) for i in verdict.issues]
+        issues = [FactIssue(index, i.rule, i.field, i.message, i.at) for i in verdict.issues]
         if not_on_base and verdict.resolved:
             # The capture exists in the working tree but not on the base: the
             # evidence arrives in the same change as the claim leaning on it.
@@ -374,8 +393,8 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                 index, "CL109", "captureSha256",
                 f"capture {_short(sha)}… ({not_in_git}) is neither committed nor staged in git, so this check "
                 f"passes here and fails in a clean clone; run `git add {not_in_git}`"))
-        if any(RULES[i.rule].blocking for i in issues) or citation.duplicated:
-            # Either fact of a CL004 pair could be the one meant: neither is accepted.
+        if any(RULES[i.rule].blocking for i in issues) or citation.rejected:
+            # A label that failed (CL003), or either fact of a CL004 pair: not accepted.
             yield citation, issues, None
             continue
         label = fact["label"]

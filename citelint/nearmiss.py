@@ -160,7 +160,14 @@ def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None
 
 
 def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
-    """A hint for a snippet that is not a substring of ``text`` (CL104).
+    """The hint of :func:`explain_miss_at`, without the position."""
+    return explain_miss_at(snippet, text, extractor)[0]
+
+
+def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tuple[str, int]:
+    """A hint for a snippet that is not a substring of ``text`` (CL104), and the
+    code-point index in ``snippet`` of the first character that differs (0 when
+    nothing of its start occurs), where a finding should point.
 
     When the snippet occurs after folding (Unicode form, quotes, dashes,
     whitespace runs, no-break or invisible characters, ligatures, words
@@ -192,9 +199,9 @@ def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
                 return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
                         f"capture has {want}, as extractor {extractor} wrote the text: a typical artefact of "
                         "extraction, not a sign of fabrication; quote the capture's text as it is "
-                        "(`citelint show` prints it)")
+                        "(`citelint show` prints it)"), i
             return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
-                    f"capture has {want}; copy the text exactly from the capture, never edit the capture")
+                    f"capture has {want}; copy the text exactly from the capture, never edit the capture"), i
     lo, hi = 0, len(snippet)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -203,7 +210,7 @@ def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
         else:
             hi = mid - 1
     if lo < 5:  # a few letters occur anywhere; that says nothing
-        return "no part of the snippet's start occurs in the capture; quote the capture verbatim"
+        return "no part of the snippet's start occurs in the capture; quote the capture verbatim", 0
     nxt = snippet[lo]
     return (f"the first {lo} characters occur in the capture, then snippet character {lo + 1} "
-            f"({char_name(nxt)}) does not follow them; quote the capture verbatim")
+            f"({char_name(nxt)}) does not follow them; quote the capture verbatim"), lo

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from citelint.facts import count_overlapping, distinct_prefixes, explain_miss, is_invisible
+from citelint.facts import count_overlapping, distinct_prefixes, is_invisible
+from citelint.nearmiss import explain_miss
 from conftest import SOURCE_A, Repo
 
 
@@ -184,3 +185,36 @@ def test_non_utf8_stdout_is_exit_2_with_one_line(repo: Repo) -> None:
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("citelint: standard output uses the ascii encoding") and \
         done.stderr.count("\n") == 1
+
+
+def test_char_position_reads_escapes_quotes_and_plain_scalars() -> None:
+    """CL104 points at the snippet's first differing character: its column in the
+    source, escapes (JSON, YAML double and single quotes) counted as one character."""
+    from citelint.loaders import char_position
+    from citelint.model import Position
+
+    text = 'x\n  "snippet": "a\\"b\\u00e9\\ud83d\\ude00c",\n'
+    start = Position(2, 14, 2, 41)
+    assert text.splitlines()[1][13] == '"'
+    cols = [char_position(text, start, at).col for at in range(6)]
+    # a, \", b, \u00e9, the surrogate pair (one character), c
+    assert cols == [14, 16, 18, 19, 25, 37]
+    assert char_position(text, start, 7) == start  # past the end: the value's start
+    yaml_text = "snippet: 'it''s here'\nplain: two words here\n"
+    assert char_position(yaml_text, Position(1, 10, 1, 22), 3).col == 15  # '' is one quote
+    assert char_position(yaml_text, Position(2, 8, 2, 22), 4).col == 12
+    block = "snippet: |\n  text\n"
+    assert char_position(block, Position(1, 10, 2, 7), 2) == Position(1, 10, 2, 7)
+
+
+def test_a_fact_reports_its_label_source_and_snippet_problems_at_once(repo: Repo) -> None:
+    """An unapproved label (CL003) no longer hides a snippet miss (CL104); a fact that
+    fails the schema still has its label judged."""
+    repo.report(repo.cited(label="nope", snippet="Synthetic source: 43 items"),
+                {"state": "unavailable", "label": "also-nope"}, name="reports/r.json")
+    run = repo.check()
+    assert run.code == 1
+    assert sorted(f.split(": ")[1].split()[0] for f in run.findings()) == ["CL002", "CL003", "CL003", "CL104"], \
+        run.out
+    assert "label 'nope' is not approved" in run.out and "label 'also-nope' is not approved" in run.out
+    assert "semantic review" not in run.out
