@@ -90,7 +90,7 @@ def test_every_corpus_response_imports(name: str, tmp_path: Path) -> None:
         argv += ["--request", str(request)]
     run = cli(*argv, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("wrote answer.md: Markdown report of ")
+    assert run.stdout == f"wrote answer.md: Markdown report: {cited} link(s) for {cited} citation(s)\n"
     written = (tmp_path / "answer.md").read_text(encoding="utf-8")
     found = links(written)
     assert [n for n, *_ in found] == list(range(1, cited + 1))
@@ -342,8 +342,28 @@ def test_shape_errors_name_the_json_path(tmp_path: Path) -> None:
         in run.stderr
     (tmp_path / "q.json").write_text(json.dumps({"messages": [{"content": [{"type": "document", "source": 3}]}]}))
     run = cli("import", "anthropic", "r.json", "--request", "q.json", "--out", "a.md", cwd=tmp_path)
-    assert run.returncode == 2 and "messages[0].content[0].source: in the request: a document block" in run.stderr
+    assert run.returncode == 2
+    assert "citelint: q.json: messages[0].content[0].source: a document block without a source object" in run.stderr
     assert not (tmp_path / "a.md").exists()
+
+
+def test_lone_surrogates_are_refused_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text('{"content": [{"type": "text", "text": "a", "citations": [{"type": '
+                                     '"web_search_result_location", "url": "https://example.org/", '
+                                     '"cited_text": "bad \\ud800 quote"}]}]}')
+    run = cli("import", "anthropic", "r.json", "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr == ("citelint: r.json: content[0].citations[0].cited_text: a string holds a lone surrogate "
+                          "(an escape such as \\ud800 with no pair), which is not Unicode text\n")
+    (tmp_path / "r.json").write_text('{"content": [{"type": "text", "text": "\\udc00"}]}')
+    run = cli("import", "anthropic", "r.json", "--out", "b.md", cwd=tmp_path)
+    assert run.returncode == 2 and "lone surrogate" in run.stderr and not files(tmp_path) - {"r.json"}
+    # An adapter handing on such a text (another loader) still gets no link quoting it.
+    c = Citation(0, 1, "web_search_result_location", url="https://example.org/", quote="bad \ud800", entities=True)
+    from citelint.imports.model import Answer
+    written = markdown_report(Answer("anthropic", "a", [c]), {})
+    assert links(written.text) == [(1, "https://example.org/", None, None)]
+    assert any("lone surrogates" in m for m in written.messages)
 
 
 def test_source_map_values_must_be_web_urls(tmp_path: Path) -> None:

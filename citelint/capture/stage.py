@@ -31,6 +31,8 @@ from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIM
 
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetcher
+    from citelint.imports.documents import RequestDocument
+    from citelint.records import Extractor
 
 #: Outcome statuses, as printed by the command line.
 CAPTURED = "captured"
@@ -313,7 +315,7 @@ class DocumentOutcome:
     outcome: CaptureOutcome
 
 
-def _request_options(doc, inner: dict | None = None) -> dict:
+def _request_options(doc: RequestDocument, inner: dict | None = None) -> dict:
     """The extractor options that locate ``doc`` in its request again
     (:func:`citelint.capture.reproduce.verify_extraction` re-derives it)."""
     options: dict = {"documentKind": doc.kind, "index": doc.index, "blockType": doc.block_type,
@@ -347,7 +349,8 @@ def request_document_text(request_bytes: bytes, options: dict, *, deadline_s: fl
     return _document_text(doc, options.get("extractor", {}).get("name"), deadline_s)[0]
 
 
-def _document_text(doc, pdf_extractor: str | None, deadline_s: float):
+def _document_text(doc: RequestDocument, pdf_extractor: str | None,
+                   deadline_s: float) -> tuple[str, Extractor | None]:
     """``(text, inner extractor or None)`` of one request document.
 
     Raises:

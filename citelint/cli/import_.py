@@ -64,6 +64,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace --out if it exists (never a symlink)")
 
 
+#: How an adapter's message starts when the problem is in the request, not the response.
+_IN_REQUEST = "in the request: "
+
+
 class _Refused(Exception):
     """An input or output problem; ``str()`` is the whole message."""
 
@@ -168,9 +172,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             answer = adapter.answer(response, request=request)
         except ResponseError as exc:
-            raise _Refused(f"{args.response}: {exc.where + ': ' if exc.where else ''}{exc}") from None
+            message, name = str(exc), args.response
+            if message.startswith(_IN_REQUEST) and args.request is not None:
+                message, name = message[len(_IN_REQUEST):], args.request
+            raise _Refused(f"{name}: {exc.where + ': ' if exc.where else ''}{message}") from None
+        try:
+            answer.text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _Refused(f"{args.response}: the answer text holds lone surrogates (\\ud800-style escapes), "
+                           "which are not text") from None
         written = (fact_report if args.as_ == "facts" else markdown_report)(answer, source_map)
-        if args.as_ == "facts" and '"state"' not in written.text:
+        if args.as_ == "facts" and not written.items:
             for line in written.messages:
                 err.write(f"citelint: {terminal(line)}\n")
             raise _Refused("no citation can be a fact (each needs cited text, a source and a known "
@@ -184,6 +196,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     for line in written.messages:
         err.write(f"citelint: {terminal(line)}\n")
-    kind = "fact report" if args.as_ == "facts" else "Markdown report"
-    out.write(f"wrote {terminal(str(target))}: {kind} of {len(answer.citations)} citation(s)\n")
+    kind = "fact report: {} fact(s)" if args.as_ == "facts" else "Markdown report: {} link(s)"
+    out.write(f"wrote {terminal(str(target))}: {kind.format(written.items)} for "
+              f"{len(answer.citations)} citation(s)\n")
     return EXIT_OK

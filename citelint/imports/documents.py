@@ -116,13 +116,41 @@ def load_json(data: bytes, name: str) -> Any:
         raise ValueError(f"{value} is not JSON")
 
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        bad = _lone_surrogate(value, "")
     except json.JSONDecodeError as exc:
         raise ResponseError(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
     except ValueError as exc:
         raise ResponseError(f"{name}: {exc}") from None
     except RecursionError:
         raise ResponseError(f"{name}: nested too deeply to read") from None
+    if bad is not None:
+        raise ResponseError(f"{name}: {bad or '(the document)'}: a string holds a lone surrogate (an escape "
+                            "such as \\ud800 with no pair), which is not Unicode text", bad)
+    return value
+
+
+def _lone_surrogate(value: Any, path: str) -> str | None:
+    """The JSON path of the first string (or key) in ``value`` that is not
+    valid Unicode, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, list):
+        return next((p for i, v in enumerate(value) if (p := _lone_surrogate(v, f"{path}[{i}]")) is not None),
+                    None)
+    if isinstance(value, dict):
+        for key, v in value.items():
+            at = f"{path}.{key}" if path else str(key)
+            found = _lone_surrogate(key, at)
+            if found is None:
+                found = _lone_surrogate(v, at)
+            if found is not None:
+                return found
+    return None
 
 
 def _str(value: Any, where: str, what: str) -> str:

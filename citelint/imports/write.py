@@ -122,10 +122,12 @@ def _destination(url: str, quote: str | None) -> str:
 
 @dataclass(frozen=True)
 class Written:
-    """A report's text and the messages about it (one line each, for stderr)."""
+    """A report's text, the messages about it (one line each, for stderr),
+    and how many citations it holds (links, or facts)."""
 
     text: str
     messages: list[str]
+    items: int = 0
 
 
 def _messages(n: int, c: Citation, r: Resolved) -> list[str]:
@@ -142,6 +144,16 @@ def _link(n: int, c: Citation, r: Resolved, quote: str | None) -> str:
     return f" [[{n}]]({dest}{title})"
 
 
+def _encodable(text: str) -> bool:
+    """True when ``text`` is valid Unicode (no lone surrogates), so it can be
+    written as UTF-8 and quoted."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _escape(text: str) -> str:
     """``text`` with its Markdown disarmed: every ASCII punctuation mark
     backslash-escaped (CommonMark §2.4 allows it for each), leading blanks
@@ -150,7 +162,7 @@ def _escape(text: str) -> str:
     return _LEADING_BLANKS.sub(lambda m: "".join(f"&#{ord(ch)};" for ch in m.group(0)), text)
 
 
-def _insert(text: str, answer: Answer, links: list[tuple[int, str]], escape: bool) -> str:
+def _insert(text: str, links: list[tuple[int, str]], escape: bool) -> str:
     """The answer text with each ``(offset, link)`` inserted at its offset."""
     out, at = [], 0
     for offset, link in sorted(links, key=lambda x: x[0]):
@@ -183,6 +195,10 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
         if c.inline or r.url is None:
             continue
         quote = quotation(c)
+        if quote is not None and not _encodable(quote):
+            messages.append(f"citation [{n}]: its cited text holds lone surrogates (\\ud800-style escapes), "
+                            "which are not text: linked without a quotation")
+            quote = None
         at = c.end
         while at > c.start and answer.text[at - 1].isspace():
             at -= 1
@@ -191,12 +207,12 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
         dest = _destination(r.url, quote)
         added.append((f"[{n}]", unquote(dest[1:-1] if dest.startswith("<") else dest)))
     model_links = [link.href for link in extract(answer.text)]
-    text = _insert(answer.text, answer, links, escape=False)
+    text = _insert(answer.text, links, escape=False)
     if links and not _added_intact(text, model_links, added):
         messages.append("the answer's Markdown would have broken the added links, so its Markdown "
                         "characters are escaped in the report")
-        text = _insert(answer.text, answer, links, escape=True)
-    return Written(text if text.endswith("\n") else text + "\n", messages)
+        text = _insert(answer.text, links, escape=True)
+    return Written(text if text.endswith("\n") else text + "\n", messages, len(links))
 
 
 def _added_intact(text: str, model_links: list[str], added: list[tuple[str, str]]) -> bool:
@@ -225,8 +241,9 @@ def fact_report(answer: Answer, source_map: dict[str, str]) -> Written:
         r = resolve(c, source_map)
         messages += _messages(n, c, r)
         quote = quotation(c)
-        if quote is None:
-            messages.append(f"citation [{n}]: not a fact: the provider returned no cited text")
+        if quote is None or not _encodable(quote):
+            messages.append(f"citation [{n}]: not a fact: the provider returned no cited text"
+                            + ("" if quote is None else " that is valid Unicode"))
         elif r.url is None:
             messages.append(f"citation [{n}]: not a fact: its source is not resolved")
         elif c.capture is None:
@@ -236,4 +253,4 @@ def fact_report(answer: Answer, source_map: dict[str, str]) -> Written:
             facts.append({"state": "cited", "label": _LABEL.format(n), "source": r.url,
                           "captureSha256": c.capture, "snippet": quote})
     text = json.dumps({"facts": facts}, ensure_ascii=False, indent=2) + "\n"
-    return Written(text, messages)
+    return Written(text, messages, len(facts))
