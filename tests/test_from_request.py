@@ -178,7 +178,7 @@ def test_bad_requests_are_usage_errors_and_write_nothing(tmp_path: Path) -> None
     (root / "req.json").write_text('{"messages": [\n  {"content": [}]}')
     (root / "map.yaml").write_text('"0": https://example.org/guide\n')
     run = capture(root)
-    assert run.code == 2 and run.err == "citelint: req.json:2:16: not valid JSON: Expecting value\n"
+    assert run.code == 2 and run.err == "citelint: req.json:2:16: expecting a value\n"
     write_json(root / "req.json", {"messages": [{"content": [{"type": "text", "text": "no documents"}]}]})
     run = capture(root)
     assert run.code == 2 and "sent no document or search_result block" in run.err

@@ -24,6 +24,7 @@ from citelint.imports import anthropic
 from citelint.imports.model import Citation
 from citelint.imports.write import markdown_report, quotation, resolve
 from citelint.links import extract
+from citelint.links.directive import directive_part, parse_directives, strip_directive
 
 CORPUS = ("api-citations",)
 LINK = re.compile(r' \[\[(\d+)\]\]\(<?(https?://[^\s)>]+)>?(?: "capture:([0-9a-f]{64})")?\)')
@@ -54,9 +55,14 @@ def links(markdown: str) -> list[tuple[int, str, str | None, str | None]]:
     """Each added link: (number, URL without fragment, quoted text or None, capture sha or None)."""
     out = []
     for n, dest, sha in LINK.findall(markdown):
-        url, _, frag = dest.partition("#")
-        text = unquote(frag.split(":~:text=", 1)[1]) if ":~:text=" in frag else None
-        out.append((int(n), url, text, sha or None))
+        directive = directive_part(dest)
+        text = None
+        if directive is not None:
+            # The check side's own parser reads back exactly one start term: the whole quote.
+            (parsed,) = parse_directives(directive)
+            assert parsed.end is None and parsed.prefix is None and parsed.suffix is None
+            text = parsed.start
+        out.append((int(n), strip_directive(dest), text, sha or None))
     return out
 
 
@@ -328,7 +334,7 @@ def test_redirect_urls_are_reported_with_how_to_map_them() -> None:
 def test_malformed_json_is_a_positioned_error(tmp_path: Path) -> None:
     (tmp_path / "r.json").write_text('{"content": [\n  {"type": "text",, }]}')
     run = cli("import", "anthropic", "r.json", "--out", "a.md", cwd=tmp_path)
-    assert run.returncode == 2 and run.stderr.startswith("citelint: r.json:2:19: not valid JSON")
+    assert run.returncode == 2 and run.stderr == "citelint: r.json:2:19: expecting a property name in double quotes\n"
     assert files(tmp_path) == {"r.json"}
 
 
@@ -353,8 +359,7 @@ def test_lone_surrogates_are_refused_not_a_traceback(tmp_path: Path) -> None:
                                      '"cited_text": "bad \\ud800 quote"}]}]}')
     run = cli("import", "anthropic", "r.json", "--out", "a.md", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr == ("citelint: r.json: content[0].citations[0].cited_text: a string holds a lone surrogate "
-                          "(an escape such as \\ud800 with no pair), which is not Unicode text\n")
+    assert run.stderr.startswith("citelint: r.json:1:142: the string holds a lone surrogate")
     (tmp_path / "r.json").write_text('{"content": [{"type": "text", "text": "\\udc00"}]}')
     run = cli("import", "anthropic", "r.json", "--out", "b.md", cwd=tmp_path)
     assert run.returncode == 2 and "lone surrogate" in run.stderr and not files(tmp_path) - {"r.json"}
@@ -422,3 +427,15 @@ def test_help_has_examples(tmp_path: Path) -> None:
     assert run.returncode == 0 and "examples:" in run.stdout and "--source-map" in run.stdout
     run = cli("import", "anthropic", "r.json", cwd=tmp_path)
     assert run.returncode == 2 and "--out" in run.stderr
+
+
+def test_urls_with_parentheses_and_fragments_stay_one_link() -> None:
+    from citelint.imports.model import Answer
+
+    c = Citation(0, 5, "web_search_result_location", url="https://en.wikipedia.org/wiki/Foo_(bar)#History",
+                 quote="it&#x27;s (a), test-case...", truncated=True, entities=True)
+    written = markdown_report(Answer("anthropic", "Hello world", [c]), {})
+    assert written.text.startswith("Hello [[1]](<https://en.wikipedia.org/wiki/Foo_(bar)#History:~:text=")
+    (link,) = extract(written.text)
+    assert strip_directive(link.href) == "https://en.wikipedia.org/wiki/Foo_(bar)#History"
+    assert parse_directives(directive_part(link.href))[0].start == "it's (a), test-case"

@@ -88,28 +88,30 @@ class RequestDocument:
 
 
 def load_json(data: bytes, name: str) -> Any:
-    """Parse a saved request or response body strictly.
+    """Parse a saved request or response body strictly (no duplicate keys,
+    no NaN or Infinity, no lone surrogates).
+
+    The C parser reads it; when it fails, the position-tracking parser of
+    :mod:`citelint.loaders` words the error, so messages match the ones for
+    reports.
 
     Returns:
         The JSON value.
 
     Raises:
-        ResponseError: not UTF-8, not JSON (the message is ``name:line:col:
-            ...``, columns in code points), a duplicate key, or NaN/Infinity.
+        ResponseError: not UTF-8, or not strict JSON; the message is
+            ``name:line:col: ...`` (columns in code points).
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ResponseError(f"{name}: not valid UTF-8 at byte {exc.start} ({exc.reason})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    from citelint.loaders import ParseFailure, decode_utf8, load_json_text
+
+    text = decode_utf8(data)
+    if isinstance(text, ParseFailure):
+        raise ResponseError(f"{name}:{text.line}:{text.col}: {text.message}")
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                raise ValueError(f"duplicate key {key!r}")
-            out[key] = value
+        out = dict(items)
+        if len(out) != len(items):
+            raise ValueError("duplicate key")
         return out
 
     def constant(value: str) -> Any:
@@ -117,40 +119,32 @@ def load_json(data: bytes, name: str) -> Any:
 
     try:
         value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-        bad = _lone_surrogate(value, "")
-    except json.JSONDecodeError as exc:
-        raise ResponseError(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    except ValueError as exc:
-        raise ResponseError(f"{name}: {exc}") from None
-    except RecursionError:
-        raise ResponseError(f"{name}: nested too deeply to read") from None
-    if bad is not None:
-        raise ResponseError(f"{name}: {bad or '(the document)'}: a string holds a lone surrogate (an escape "
-                            "such as \\ud800 with no pair), which is not Unicode text", bad)
-    return value
+        if not _has_lone_surrogate(value):
+            return value
+    except (ValueError, RecursionError):
+        pass
+    failure = load_json_text(text)
+    if isinstance(failure, ParseFailure):
+        raise ResponseError(f"{name}:{failure.line}:{failure.col}: {failure.message}")
+    raise ResponseError(f"{name}: not strict JSON (nested too deeply, or a number out of range)")
 
 
-def _lone_surrogate(value: Any, path: str) -> str | None:
-    """The JSON path of the first string (or key) in ``value`` that is not
-    valid Unicode, or None."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return path
-        return None
-    if isinstance(value, list):
-        return next((p for i, v in enumerate(value) if (p := _lone_surrogate(v, f"{path}[{i}]")) is not None),
-                    None)
-    if isinstance(value, dict):
-        for key, v in value.items():
-            at = f"{path}.{key}" if path else str(key)
-            found = _lone_surrogate(key, at)
-            if found is None:
-                found = _lone_surrogate(v, at)
-            if found is not None:
-                return found
-    return None
+def _has_lone_surrogate(value: Any) -> bool:
+    """True when a string or key anywhere in ``value`` is not valid Unicode."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+    return False
 
 
 def _str(value: Any, where: str, what: str) -> str:
