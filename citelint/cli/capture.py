@@ -204,8 +204,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``--from-request VENDOR REQUEST``: one line per document, then counts."""
-    from citelint.capture import CaptureRefused, check_settings, read_input
-    from citelint.capture.stage import REFUSED, record_request
+    from citelint.capture import REFUSED, CaptureRefused, check_settings, read_input, record_request
     from citelint.imports.model import ResponseError
     from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map
 
