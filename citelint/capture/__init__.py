@@ -7,8 +7,8 @@ Modules, one job each:
   which addresses; the ``Content-Type`` check; the settings check.
 - :mod:`~citelint.capture.transport`: the bounded urllib3 fetcher (one
   deadline, TLS, the byte-limited body reader).
-- :mod:`~citelint.capture.stage`: recording (``record_text``, ``run_capture``)
-  and the outcomes the command line prints.
+- :mod:`~citelint.capture.stage`: recording (``record_text``, ``record_request``,
+  ``run_capture``) and the outcomes the command line prints.
 - :mod:`~citelint.capture.extract`: the HTML and PDF extractors, run in a
   bounded child process; imported only when a body needs one.
 - :mod:`~citelint.capture.reproduce`: ``--verify-extraction``.
@@ -36,8 +36,10 @@ from citelint.capture.stage import (
     REFUSED,
     WOULD_FETCH,
     CaptureOutcome,
+    DocumentOutcome,
     capture_one,
     read_input,
+    record_request,
     record_text,
     run_capture,
     select_sources,
@@ -61,6 +63,7 @@ __all__ = [
     "CaptureOutcome",
     "CaptureRefused",
     "CaptureSettings",
+    "DocumentOutcome",
     "Fetched",
     "Fetcher",
     "SourceTarget",
@@ -71,6 +74,7 @@ __all__ = [
     "check_source",
     "make_ssl_context",
     "read_input",
+    "record_request",
     "record_text",
     "run_capture",
     "select_sources",

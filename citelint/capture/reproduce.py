@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from citelint.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, Store, raw_path, sha256_hex
+from citelint.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, CaptureRecord, Store, raw_path, sha256_hex
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
+from citelint.capture.stage import REQUEST_EXTRACTOR
 
 #: Outcome statuses, as printed.
 REPRODUCED = "reproduced"
@@ -48,6 +49,25 @@ class Reproduction:
 def _first_difference(a: str, b: str) -> int:
     n = min(len(a), len(b))
     return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _reproduce_request(path: Path, rec: CaptureRecord, raw: bytes, deadline_s: float) -> Reproduction:
+    """Re-derive an ``anthropic-request`` capture's text from its raw request
+    with :func:`citelint.capture.stage.request_document_text`."""
+    from citelint.capture.policy import CaptureRefused
+    from citelint.capture.stage import request_document_text
+
+    assert rec.extractor is not None
+    try:
+        again = request_document_text(raw, rec.extractor.options, deadline_s=deadline_s)
+    except CaptureRefused as exc:
+        return Reproduction(path, rec.source, rec.sha256, DIFFERS, f"re-deriving it from the request failed: {exc}")
+    if again != rec.text:
+        return Reproduction(path, rec.source, rec.sha256, DIFFERS,
+                            f"the text differs from character {_first_difference(again, rec.text)} on "
+                            f"(recorded {rec.extractor.describe()})")
+    return Reproduction(path, rec.source, rec.sha256, REPRODUCED,
+                        f"from document {rec.extractor.options.get('index')} of the request")
 
 
 def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
@@ -90,6 +110,9 @@ def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
         if sha256_hex(raw) != rec.raw_sha256:
             yield Reproduction(path, rec.source, rec.sha256, DIFFERS,
                                f"the raw body {raw_file.name} does not match its name (it was altered)")
+            continue
+        if rec.extractor.name == REQUEST_EXTRACTOR:
+            yield _reproduce_request(path, rec, raw, deadline_s)
             continue
         try:
             again = run_extractor(rec.extractor.name, raw, rec.content_type, deadline_s=deadline_s)

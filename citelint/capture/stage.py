@@ -31,6 +31,8 @@ from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIM
 
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetcher
+    from citelint.imports.documents import RequestDocument
+    from citelint.records import Extractor
 
 #: Outcome statuses, as printed by the command line.
 CAPTURED = "captured"
@@ -295,3 +297,150 @@ def run_capture(captures_dir: Path, sources: Sequence[str], settings: CaptureSet
                 yield CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
                 continue
         yield capture_one(captures_dir, source, sources, settings, fetcher=fetcher)
+
+
+# --------------------------------------------------------------------------- requests
+
+#: The extractor name of captures recorded from a request (``capture --from-request``).
+REQUEST_EXTRACTOR = "anthropic-request"
+
+
+@dataclass(frozen=True)
+class DocumentOutcome:
+    """What happened to one document of a request: ``document`` is how
+    messages name it (``document 0 "Title"``) and ``outcome`` the capture
+    outcome (its ``source`` is the document's label when no URL was found)."""
+
+    document: str
+    outcome: CaptureOutcome
+
+
+def _request_options(doc: RequestDocument, inner: dict | None = None) -> dict:
+    """The extractor options that locate ``doc`` in its request again
+    (:func:`citelint.capture.reproduce.verify_extraction` re-derives it)."""
+    options: dict = {"documentKind": doc.kind, "index": doc.index, "blockType": doc.block_type,
+                     "mediaType": doc.media_type}
+    if inner is not None:
+        options["extractor"] = inner
+    return options
+
+
+def request_document_text(request_bytes: bytes, options: dict, *, deadline_s: float = DEFAULT_TIMEOUT_S) -> str:
+    """The text of the document ``options`` (an ``anthropic-request``
+    extractor's options) locates in the request body ``request_bytes``,
+    derived as :func:`record_request` derived it: directly for text,
+    content and search-result documents, by the recorded PDF extractor for
+    a base64 PDF.
+
+    Raises:
+        CaptureRefused: the request does not parse or hold that document, or
+            its text cannot be derived (the message says why).
+    """
+    from citelint.imports.documents import find_document, load_json, request_documents
+    from citelint.imports.model import ResponseError
+
+    try:
+        documents = request_documents(load_json(request_bytes, "the request"))
+    except ResponseError as exc:
+        raise CaptureRefused(f"{exc.where + ': ' if exc.where else ''}{exc}") from None
+    doc = find_document(documents, str(options.get("documentKind")), options.get("index", -1))
+    if doc is None:
+        raise CaptureRefused("the request holds no such document")
+    return _document_text(doc, options.get("extractor", {}).get("name"), deadline_s)[0]
+
+
+def _document_text(doc: RequestDocument, pdf_extractor: str | None,
+                   deadline_s: float) -> tuple[str, Extractor | None]:
+    """``(text, inner extractor or None)`` of one request document.
+
+    Raises:
+        CaptureRefused: no text can be derived.
+    """
+    if doc.text is not None:
+        if not doc.text:
+            raise CaptureRefused(f"{doc.label} is empty; there is nothing to cite")
+        return doc.text, None
+    if doc.data is None or pdf_extractor is None:
+        raise CaptureRefused(f"{doc.label}: {doc.problem or 'no text or PDF data to record'}")
+    from citelint.capture.extract import ExtractionFailed, run_extractor
+
+    try:
+        done = run_extractor(pdf_extractor, doc.data, doc.media_type, deadline_s=deadline_s)
+    except ExtractionFailed as exc:
+        raise CaptureRefused(str(exc)) from None
+    if not done.text.strip():
+        raise CaptureRefused(f"the {pdf_extractor} extractor found no text in {doc.label}")
+    return done.text, done.extractor
+
+
+def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict[str, str],
+                   sources: Sequence[str], settings: CaptureSettings,
+                   retrieved_at: str | None = None, name: str = "the request") -> list[DocumentOutcome]:
+    """Record every document an Anthropic Messages request sent (text and
+    custom-content documents, ``search_result`` blocks; base64 PDFs through
+    the PDF extractor the config names) as a capture of its source, one
+    batch (DESIGN §9).
+
+    Each document's text is derived by
+    :func:`citelint.imports.documents.request_documents`, the function
+    ``citelint import`` names captures by. Its source is the source map's
+    entry (:mod:`citelint.imports.sourcemap`), else the URL the request
+    gives (a search result's ``source``); it must be approved exactly, as
+    for ``--from-file``. Records are ``citelint.capture/2`` with extractor
+    ``anthropic-request`` (this citelint's version; options locate the
+    document, and name the PDF extractor that ran), ``rawSha256`` and
+    ``batch`` both the SHA-256 of ``request_bytes``, which are kept as the
+    raw body unless ``settings.keep_raw`` is False, and one ``retrievedAt``
+    (``retrieved_at``, default now) for the whole batch.
+
+    Returns:
+        One outcome per document, in request order; a document that cannot
+        be recorded (no source, unapproved, no text) is ``refused``.
+
+    Raises:
+        ResponseError: the request file is not JSON (``name:line:col: ...``).
+        CaptureRefused: the request is not a Messages request, or sent no
+            document (nothing is written); the message starts with ``name``
+            (the request file), and gives a JSON syntax error's line and column.
+    """
+    from citelint import __version__
+    from citelint.imports.documents import load_json, request_documents
+    from citelint.imports.model import ResponseError
+    from citelint.imports.sourcemap import how_to_map, lookup, map_keys
+    from citelint.records import Extractor, utc_now
+
+    request = load_json(request_bytes, name)  # its errors already start with name
+    try:
+        documents = request_documents(request)
+    except ResponseError as exc:
+        raise CaptureRefused(f"{name}: {exc.where + ': ' if exc.where else ''}{exc}") from None
+    if not documents:
+        raise CaptureRefused(f"{name}: the request sent no document or search_result block; "
+                             "there is nothing to record")
+    digest = sha256_hex(request_bytes)
+    when = retrieved_at or utc_now()
+    results = []
+    for doc in documents:
+        keys = map_keys(doc.kind, doc.index, doc.title, [doc.source])
+        source = lookup(source_map, keys) or doc.url
+        try:
+            if source is None:
+                raise CaptureRefused(f"no source URL: {how_to_map(keys)}")
+            check_source(source, sources, fetching=False)
+            content_type = "text/plain"
+            pdf = None
+            if doc.text is None and doc.data is not None:
+                content_type = doc.media_type
+                media = check_content_type(content_type, tuple(settings.content_types), settings.extractor_for)
+                pdf = settings.extractor_for(media)
+            text, inner = _document_text(doc, pdf, settings.timeout_s)
+            _check_size(text.encode("utf-8"), settings.max_bytes, "document text")
+            extractor = Extractor(REQUEST_EXTRACTOR, __version__,
+                                  _request_options(doc, inner.to_obj() if inner is not None else None))
+            record = make_record(source, text, retrieved_at=when, content_type=content_type,
+                                 extractor=extractor, raw_sha256=digest, batch=digest)
+            outcome = _record_outcome(captures_dir, record, request_bytes if settings.keep_raw else None)
+        except (CaptureRefused, TextRejected) as exc:
+            outcome = CaptureOutcome(source=source or doc.label, status=REFUSED, reason=str(exc))
+        results.append(DocumentOutcome(doc.label, outcome))
+    return results

@@ -34,6 +34,9 @@ examples:
                                          record text a retrieval pipeline already holds (- for stdin)
   citelint capture --source https://example.org/r.html --from-file r.html --content-type text/html
                                          record a page already fetched; its text is extracted
+  citelint capture --from-request anthropic request.json --source-map sources.yaml
+                                         record each document an Anthropic request sent (text,
+                                         custom content, search results, PDFs) as one batch
   citelint capture --verify-extraction   re-run every extracted capture's recorded extractor on
                                          its raw body; exit 1 if any text differs
 
@@ -65,6 +68,12 @@ def add_options(capture: argparse.ArgumentParser) -> None:
                          help="with --from-file: the approved source the text was retrieved from")
     capture.add_argument("--from-file", metavar="FILE",
                          help="record the body in FILE (- for standard input) instead of fetching")
+    capture.add_argument("--from-request", nargs=2, metavar=("VENDOR", "REQUEST"),
+                         help="record each document the saved request body REQUEST sent to VENDOR "
+                              "(anthropic) as a capture of its source, one batch")
+    capture.add_argument("--source-map", metavar="FILE",
+                         help="with --from-request: JSON or YAML object mapping a document's index "
+                              "(\"0\", \"search_result:0\") or title to its source URL")
     capture.add_argument("--content-type", metavar="TYPE",
                          help="with --from-file: the body's Content-Type, which picks its extractor "
                               "(default text/plain; also text/html, application/pdf)")
@@ -107,6 +116,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         run_capture,
     )
 
+    if args.from_request is not None or args.source_map is not None:
+        return _from_request(args, out, err)
     fixed = [flag for flag, on in (("--source", args.source), ("--content-type", args.content_type),
                                    ("--retrieved-at", args.retrieved_at)) if on]
     if args.from_file is None and fixed:
@@ -188,6 +199,58 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     total = sum(counts.values())
     order = ["would fetch", "captured", "already captured", "refused"]
     out.write(f"{total} source(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
+    return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+
+
+def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--from-request VENDOR REQUEST``: one line per document, then counts."""
+    from citelint.capture import REFUSED, CaptureRefused, check_settings, read_input, record_request
+    from citelint.imports.model import ResponseError
+    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map
+
+    clash = [flag for flag, on in (("URL arguments", args.urls), ("--all", args.refetch_all),
+                                   ("--dry-run", args.dry_run), ("--from-file", args.from_file is not None),
+                                   ("--source", args.source), ("--content-type", args.content_type),
+                                   ("--verify-extraction", args.verify_extraction)) if on]
+    if args.from_request is None or clash:
+        err.write("citelint: --source-map goes with --from-request VENDOR REQUEST"
+                  + (f", which cannot be combined with {', '.join(clash)}" if clash else "") + "\n")
+        return EXIT_USAGE
+    vendor, request_path = args.from_request
+    if vendor != "anthropic":
+        err.write(f"citelint: --from-request knows the anthropic request format only, not {terminal(vendor)!r}\n")
+        return EXIT_USAGE
+    config = load_config(args, err)
+    try:
+        check_settings(config.capture)
+    except CaptureRefused as exc:
+        err.write(f"citelint: config error: {config.path}: {exc}\n")
+        return EXIT_USAGE
+    try:
+        data = read_input(request_path, config.capture.max_bytes, stdin=getattr(sys.stdin, "buffer", None))
+        source_map = {}
+        if args.source_map is not None:
+            source_map = load_source_map(read_input(args.source_map, MAX_MAP_BYTES), args.source_map)
+        done = record_request(config.captures_dir, data, source_map=source_map, sources=config.sources,
+                              settings=config.capture, retrieved_at=args.retrieved_at, name=request_path)
+    except OSError as exc:
+        err.write(f"citelint: cannot read {terminal(exc.filename or request_path)}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    except ResponseError as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return EXIT_USAGE
+    except CaptureRefused as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return EXIT_USAGE
+    counts: dict[str, int] = {}
+    for item in done:
+        if item.outcome.source == item.document:  # no source URL to name
+            out.write(f"{terminal(item.document)}: refused: {terminal(item.outcome.reason)}\n")
+        else:
+            out.write(f"{terminal(item.document)}: {_capture_line(item.outcome)}\n")
+        counts[item.outcome.status] = counts.get(item.outcome.status, 0) + 1
+    order = ["captured", "already captured", "refused"]
+    out.write(f"{len(done)} document(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
     return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
 
 

@@ -11,5 +11,7 @@ Modules, one job each:
   one adapter per provider;
 - :mod:`~citelint.imports.documents`: the documents of a request and their text, shared with
   ``citelint capture --from-request`` so both name the same capture;
+- :mod:`~citelint.imports.sourcemap`: the operator's source map (document key → URL), shared with
+  ``citelint capture --from-request``;
 - :mod:`~citelint.imports.write`: an answer as a Markdown or fact report.
 """

@@ -44,7 +44,10 @@ class Citation:
     against, when it can be derived from the request
     (:func:`citelint.imports.documents.document_text`). ``notes`` are
     messages for the operator about this citation (a provider redirect URL,
-    an offset disagreement).
+    an offset disagreement). ``entities`` is True when the provider's quote
+    is an excerpt that may hold HTML character references such as
+    ``&#x27;`` (Anthropic web search): the writer decodes them, and only
+    them, before quoting.
     """
 
     start: int
@@ -58,6 +61,7 @@ class Citation:
     capture: str | None = None
     inline: bool = False
     notes: tuple[str, ...] = ()
+    entities: bool = False
 
 
 @dataclass
