@@ -51,9 +51,9 @@ def obj(value: Any, where: str) -> dict[str, Any]:
     return value
 
 
-def field(parent: dict[str, Any], key: str, where: str, kind: str, *, required: bool = True,
+def field(parent: dict[str, Any], key: str, where: str, expected: str, *, required: bool = True,
           default: Any = None) -> Any:
-    """``parent[key]`` checked to be of ``kind``: ``"object"``, ``"array"``,
+    """``parent[key]`` checked to be of type ``expected``: ``"object"``, ``"array"``,
     ``"string"``, ``"int"`` (a JSON integer; booleans and floats refused)
     or ``"bool"``.
 
@@ -76,10 +76,10 @@ def field(parent: dict[str, Any], key: str, where: str, kind: str, *, required: 
         "string": isinstance(value, str),
         "int": isinstance(value, int) and not isinstance(value, bool),
         "bool": isinstance(value, bool),
-    }[kind]
+    }[expected]
     if not ok:
-        article = "an" if kind in ("object", "array", "int") else "a"
-        name = "integer" if kind == "int" else kind
+        article = "an" if expected in ("object", "array", "int") else "a"
+        name = "integer" if expected == "int" else expected
         raise ResponseError(f"{at} must be {article} {name}, found {kind(value)}", at)
     return value
 

@@ -90,8 +90,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise _Refused(f"duplicate key {shape.show(dup)}")
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"duplicate key {shape.show(key)}")
+            seen.add(key)
     return out
 
 
@@ -145,19 +147,19 @@ def _json(text: str, name: str, line: int, col: int = 1) -> Any:
 
 # --------------------------------------------------------------------------- framing
 
-def _sse_events(text: str, name: str) -> Iterator[tuple[int, str, str]]:
-    """(line of the event's first data line, event name, data) for each
-    event of a server-sent event stream; ``[DONE]`` ends it."""
+def _sse_events(text: str, name: str) -> Iterator[tuple[int, int, str, str]]:
+    """(line and column where the event's data starts, event name, data)
+    for each event of a server-sent event stream; ``[DONE]`` ends it."""
     lines = _LINE_END.split(text)
     data: list[str] = []
-    event, first = "", 0
+    event, first, col = "", 0, 1
     for number, line in enumerate(lines + [""], start=1):
         if line == "":
             if data:
                 body = "\n".join(data)
                 if body.strip() == "[DONE]":
                     return
-                yield first, event, body
+                yield first, col, event, body
             data, event = [], ""
             continue
         if line.startswith(":"):
@@ -166,11 +168,11 @@ def _sse_events(text: str, name: str) -> Iterator[tuple[int, str, str]]:
         if not match:
             raise ResponseError(f"{name}:{number}: not a server-sent event line (event:, data:, id:, retry: "
                                 f"or a : comment): {shape.show(line, 60)}")
-        value = line[match.end():]
-        value = value[1:] if value.startswith(" ") else value
+        skip = match.end() + (1 if line[match.end():].startswith(" ") else 0)
+        value = line[skip:]
         if match.group(1) == "data":
             if not data:
-                first = number
+                first, col = number, skip + 1
             data.append(value)
         elif match.group(1) == "event":
             event = value
@@ -179,23 +181,26 @@ def _sse_events(text: str, name: str) -> Iterator[tuple[int, str, str]]:
 def _frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | None]:
     """Either (a whole response, None) or (None, [(line, event name, event value)...])."""
     stripped = text.lstrip()
-    head = stripped[:1]
-    if head in ("{", "["):
-        try:
-            return _DECODER.decode(text), None
-        except json.JSONDecodeError as exc:
-            if exc.msg != "Extra data":
-                return _json(text, name, 1), None  # raises with the position
-        except (_Refused, RecursionError):
-            return _json(text, name, 1), None
-        events = []
-        for number, line in enumerate(_LINE_END.split(text), start=1):
-            if line.strip():
-                events.append((number, "", _json(line, name, number)))
-        return None, events
     if not stripped:
         raise ResponseError(f"{name}: empty file, no response")
-    return None, [(n, ev, _json(body, name, n, 6)) for n, ev, body in _sse_events(text, name)]
+    try:
+        whole = _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        if stripped[0] not in "{[" and not stripped.startswith('"'):
+            return None, [(n, ev, _json(body, name, n, c)) for n, c, ev, body in _sse_events(text, name)]
+        if exc.msg != "Extra data" or not stripped.startswith("{"):
+            return _json(text, name, 1), None  # raises, with the position
+    except (_Refused, RecursionError):
+        return _json(text, name, 1), None
+    else:
+        if _too_deep(whole):
+            raise ResponseError(f"{name}:1: JSON nested deeper than {MAX_DEPTH} levels")
+        return whole, None
+    events = []
+    for number, line in enumerate(_LINE_END.split(text), start=1):
+        if line.strip():
+            events.append((number, "", _json(line, name, number)))
+    return None, events
 
 
 def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
