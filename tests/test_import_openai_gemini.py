@@ -263,6 +263,10 @@ def test_gemini_bad_chunk_indices_and_shapes() -> None:
         assert info.value.where == where
     with pytest.raises(ResponseError):
         gemini.answer({"output": []}, request=None)
+    # A lone surrogate (a dict built without load_response, which refuses it) has no UTF-8 offsets.
+    with pytest.raises(ResponseError) as info:
+        gemini.answer(_gemini_response("\ud800", [{"endIndex": 1}]), request=None)
+    assert info.value.where == "candidates[0].content.parts[0].text"
 
 
 def test_gemini_url_context_metadata_is_a_warning() -> None:

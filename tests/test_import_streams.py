@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -34,9 +35,14 @@ def _streams() -> list[str]:
 
 def _events(name: str) -> list[dict[str, Any]]:
     """The JSON events of a corpus stream file, read independently of load_response."""
-    lines = corpus_path(*API, name).read_text(encoding="utf-8").splitlines()
+    text = corpus_path(*API, name).read_text(encoding="utf-8")
+    if not text.lstrip().startswith(("data:", "event:")) and text.count("\n") > 0:
+        try:
+            return [json.loads(text)]  # a whole response saved under a stream's name
+        except json.JSONDecodeError:
+            pass
     out = []
-    for line in lines:
+    for line in text.splitlines():
         body = line[len("data:"):] if line.startswith("data:") else line
         if body.strip().startswith("{"):
             out.append(json.loads(body))
@@ -246,10 +252,15 @@ def test_json_array_and_scalars_are_refused() -> None:
     assert "empty file" in str(_error("openai", "  \n"))
 
 
-def test_strict_json_duplicates_and_constants() -> None:
-    assert "duplicate key 'output'" in str(_error("openai", '{"output": [], "output": []}'))
-    assert "NaN" in str(_error("openai", '{"x": NaN}'))
+def test_strict_json_duplicates_constants_and_surrogates() -> None:
+    error = _error("openai", '{"output": [],\n  "output": []}')
+    assert str(error) == "resp.txt:2:3: duplicate key 'output'"
+    assert str(_error("openai", '{"a": 1,\n "x": NaN}')).startswith("resp.txt:2:")
     assert "infinity" in str(_error("openai", '{"x": 1e400}'))
+    body = 'data: {"type": "response.created", "response": {"output": [], "output": []}}\n\n'
+    assert str(_error("openai", body)).startswith("resp.txt:1:")
+    assert "lone surrogate" in str(_error("gemini", '{"candidates": [{"content": {"parts": [{"text": "\\ud800"}]}}]}'))
+    assert "lone surrogate" in str(_error("gemini", 'data: {"\\udfff": 1}\n\n'))
 
 
 def test_huge_depth_is_refused_not_a_traceback() -> None:
@@ -286,3 +297,63 @@ def test_wrong_types_inside_events_name_the_path() -> None:
     assert "before response.created" in str(error)
     error = _error("gemini", 'data: {"candidates": [{"content": {"parts": "no"}}]}\n\n')
     assert error.where == "candidates[0].content.parts"
+
+
+def _mutations(value: Any, rng: random.Random, count: int) -> list[tuple[str, Any]]:
+    """``count`` (path, copy of value with the node at path replaced by a wrong-typed value)."""
+    paths: list[list[str | int]] = []
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, at = stack.pop()
+        paths.append(at)
+        if isinstance(node, dict):
+            stack.extend((v, at + [k]) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, at + [i]) for i, v in enumerate(node[:5]))
+    out = []
+    for at in rng.sample(paths, min(count, len(paths))):
+        copy = json.loads(json.dumps(value))
+        replacement = rng.choice([None, 5, -1, True, 1.5, "x", [], {}, [1], {"a": 1}])
+        if not at:
+            continue
+        node = copy
+        for key in at[:-1]:
+            node = node[key]
+        node[at[-1]] = replacement
+        out.append(("/".join(map(str, at)), copy))
+    return out
+
+
+@pytest.mark.parametrize("name", _streams() + [
+    n for n in ("openai-responses-web-search.pydantic-ai.response.json",
+                "openai-responses-file-search-with-results.pydantic-ai.response.json",
+                "openrouter-chat-completions-web-search.pydantic-ai.response.json",
+                "gemini-generate-content-google-search.pydantic-ai.response.json",
+                "gemini3-generate-content-file-search.pydantic-ai.response.json",
+                "gemini-interactions-google-search.vercel-ai.response.json")])
+def test_wrong_types_anywhere_are_a_response_error_never_a_traceback(name: str) -> None:
+    """Real files with one value replaced by a wrong type: each loads and imports, or is a ResponseError."""
+    vendor = _vendor(name)
+    rng = random.Random(name)
+    path = corpus_path(*API, name)
+    text = path.read_text(encoding="utf-8")
+    whole = not text.lstrip().startswith(("data:", "event:")) and len(_events(name)) == 1
+    if whole:
+        docs = [json.loads(text)]
+        frame = lambda events: json.dumps(events[0]).encode()  # noqa: E731
+    else:
+        docs = _events(name)
+        frame = lambda events: "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode()  # noqa: E731
+    adapter = {"openai": openai, "gemini": gemini}.get(vendor)
+    tried = 0
+    for index in rng.sample(range(len(docs)), min(len(docs), 25)):
+        for _, mutated in _mutations(docs[index], rng, 12):
+            events = docs[:index] + [mutated] + docs[index + 1:]
+            tried += 1
+            try:
+                response = load_response(vendor, frame(events), name)
+                if adapter is not None:
+                    adapter.answer(response, request=None)
+            except ResponseError:
+                pass
+    assert tried

@@ -87,8 +87,12 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
 class _Bytes:
     """UTF-8 byte offsets of one text turned into code-point offsets."""
 
-    def __init__(self, text: str):
-        self.data = text.encode("utf-8")
+    def __init__(self, text: str, where: str):
+        try:
+            self.data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ResponseError(f"{where} holds a lone surrogate at code point {exc.start}: not Unicode text, "
+                                f"so it has no UTF-8 offsets", where) from None
         self._last = (0, 0)  # (byte offset, code points before it): supports come mostly in order
 
     def to_code_points(self, offset: int, where: str) -> int:
@@ -133,7 +137,7 @@ def _generate_content(response: dict[str, Any]) -> Answer:
             result.warnings.append(f"{at} is a thought summary: left out of the answer")
             continue
         part_start[i] = size
-        size += len(text.encode("utf-8"))
+        size += len(_Bytes(text, f"{at}.text").data)
         texts.append(text)
     result.text = "".join(texts)
     _url_context(candidate, where, result)
@@ -145,7 +149,7 @@ def _generate_content(response: dict[str, Any]) -> Answer:
     chunks = [_chunk(c, f"{where}.groundingChunks[{n}]", n)
               for n, c in enumerate(shape.field(metadata, "groundingChunks", where, "array", required=False,
                                                 default=[]))]
-    index = _Bytes(result.text)
+    index = _Bytes(result.text, "candidates[0].content.parts")
     disagreements = 0
     for n, support in enumerate(shape.field(metadata, "groundingSupports", where, "array")):
         at = f"{where}.groundingSupports[{n}]"
@@ -158,7 +162,7 @@ def _generate_content(response: dict[str, Any]) -> Answer:
             if part not in part_start:
                 raise ResponseError(f"{seg_at}.partIndex {part} names no text part", f"{seg_at}.partIndex")
             base = part_start[part]
-            limit = len(parts[part]["text"].encode("utf-8"))
+            limit = len(_Bytes(parts[part]["text"], f"{seg_at}.partIndex").data)
         start, end = shape.span(segment, ("startIndex", "endIndex"), seg_at, limit, _UNIT, start_default=0)
         cp_start = index.to_code_points(base + start, f"{seg_at}.startIndex")
         cp_end = index.to_code_points(base + end, f"{seg_at}.endIndex")
@@ -213,7 +217,8 @@ def _chunk(chunk: Any, where: str, number: int) -> tuple[str | None, str | None,
         store = shape.field(inner, "fileSearchStore", at, "string", required=False)
         notes.append(f"a File Search chunk{' of ' + shape.show(store) if store else ''}: the response carries "
                      f"the chunk text the model saw; capture it to check citations against it")
-        for entry in inner.get("customMetadata") or []:
+        metadata = inner.get("customMetadata")
+        for entry in metadata if isinstance(metadata, list) else []:
             if isinstance(entry, dict) and isinstance(entry.get("stringValue"), str):
                 notes.append(f"the chunk's customMetadata {shape.show(str(entry.get('key')))} is "
                              f"{shape.show(entry['stringValue'])}")
@@ -266,7 +271,7 @@ def _interaction(response: dict[str, Any]) -> Answer:
             if item.get("type") != "text":
                 continue
             text = shape.field(item, "text", at, "string")
-            index = _Bytes(text)
+            index = _Bytes(text, f"{at}.text")
             for k, note in enumerate(shape.field(item, "annotations", at, "array", required=False, default=[])):
                 note_at = f"{at}.annotations[{k}]"
                 shape.obj(note, note_at)

@@ -125,7 +125,8 @@ def _search_sources(output: list[Any]) -> set[str]:
     found: set[str] = set()
     for item in output:
         action = item.get("action") if isinstance(item, dict) and item.get("type") == "web_search_call" else None
-        for source in (action.get("sources") or []) if isinstance(action, dict) else []:
+        listed = action.get("sources") if isinstance(action, dict) else None
+        for source in listed if isinstance(listed, list) else []:
             if isinstance(source, dict) and isinstance(source.get("url"), str):
                 found.add(source["url"])
     return found

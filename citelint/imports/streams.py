@@ -80,6 +80,7 @@ VENDORS = ("anthropic", "openai", "gemini")
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _SSE_FIELD = re.compile(r"(event|data|id|retry)(?::|$)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Refused(ValueError):
@@ -111,17 +112,24 @@ def _finite(literal: str) -> float:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
 
 
-def _too_deep(value: Any) -> bool:
-    """True when ``value`` nests containers deeper than MAX_DEPTH (iterative: no recursion)."""
+def _problem(value: Any) -> str | None:
+    """Why a decoded JSON value is refused after decoding: containers nested
+    deeper than MAX_DEPTH, or a string (or key) holding a lone surrogate
+    (a ``\\ud800`` escape with no pair: not Unicode text, and it would make
+    every later UTF-8 encoding fail). None when it is fine. Iterative, so no
+    recursion limit applies."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return f"the string {shape.show(item, 40)} holds a lone surrogate escape, which is not Unicode text"
+        elif isinstance(item, (dict, list)):
             if depth > MAX_DEPTH:
-                return True
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
-    return False
+                return f"JSON nested deeper than {MAX_DEPTH} levels"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((c, depth + 1) for c in children if isinstance(c, (str, dict, list)))
+    return None
 
 
 def _json(text: str, name: str, line: int, col: int = 1) -> Any:
@@ -129,20 +137,37 @@ def _json(text: str, name: str, line: int, col: int = 1) -> Any:
 
     Raises:
         ResponseError: bad syntax (with the file position of the error),
-            a refused value, or nesting deeper than MAX_DEPTH.
+            a refused value (with its position), or nesting deeper than
+            MAX_DEPTH.
     """
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        at_col = exc.colno + (col - 1 if exc.lineno == 1 else 0)
-        raise ResponseError(f"{name}:{line + exc.lineno - 1}:{at_col}: not JSON: {exc.msg}") from None
+        raise ResponseError(f"{name}:{_where(line, col, exc.lineno, exc.colno)}: not JSON: {exc.msg}") from None
     except _Refused as exc:
-        raise ResponseError(f"{name}:{line}: {exc}") from None
+        raise ResponseError(f"{name}:{_refused_at(text, line, col)}: {exc}") from None
     except RecursionError:
         raise ResponseError(f"{name}:{line}: JSON nested deeper than {MAX_DEPTH} levels") from None
-    if _too_deep(value):
-        raise ResponseError(f"{name}:{line}: JSON nested deeper than {MAX_DEPTH} levels")
+    problem = _problem(value)
+    if problem:
+        raise ResponseError(f"{name}:{line}: {problem}")
     return value
+
+
+def _where(line: int, col: int, inner_line: int, inner_col: int) -> str:
+    """``line:col`` in the file of position ``inner_line:inner_col`` of a value starting at ``line:col``."""
+    return f"{line + inner_line - 1}:{inner_col + (col - 1 if inner_line == 1 else 0)}"
+
+
+def _refused_at(text: str, line: int, col: int) -> str:
+    """The file position of the value the strict decoding refused, found by the
+    report loader's position-tracking parser (only on this error path)."""
+    from citelint.loaders import ParseFailure, load_json_text
+
+    failure = load_json_text(text)
+    if isinstance(failure, ParseFailure):
+        return _where(line, col, failure.line, failure.col)
+    return str(line)
 
 
 # --------------------------------------------------------------------------- framing
@@ -193,8 +218,9 @@ def _frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | Non
     except (_Refused, RecursionError):
         return _json(text, name, 1), None
     else:
-        if _too_deep(whole):
-            raise ResponseError(f"{name}:1: JSON nested deeper than {MAX_DEPTH} levels")
+        problem = _problem(whole)
+        if problem:
+            raise ResponseError(f"{name}: {problem}")
         return whole, None
     events = []
     for number, line in enumerate(_LINE_END.split(text), start=1):
@@ -300,10 +326,11 @@ def _anthropic(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any]:
                 content[index]["input"] = _json(partial, name, line)
         elif kind == "message_delta":
             delta = _at(event, "delta", "object", name, line)
-            message.update(delta)
+            message.update({k: v for k, v in delta.items() if k != "content"})
             usage = event.get("usage")
             if isinstance(usage, dict):
-                merged = dict(message.get("usage") or {})
+                earlier = message.get("usage")
+                merged = dict(earlier) if isinstance(earlier, dict) else {}
                 merged.update(usage)
                 message["usage"] = merged
         elif kind == "message_stop":
@@ -337,6 +364,7 @@ def _open_index(event: dict[str, Any], open_blocks: dict[int, str], name: str, l
 def _anthropic_delta(block: dict[str, Any], delta: dict[str, Any], open_blocks: dict[int, str], index: int,
                      name: str, line: int) -> None:
     kind = delta.get("type")
+    kind = kind if isinstance(kind, str) else ""
     appended = {"text_delta": "text", "thinking_delta": "thinking"}
     if kind in appended:
         key = appended[kind]
@@ -373,7 +401,10 @@ def _openai(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any]:
             raise _provider_error(event.get("response", event) if kind == "response.failed" else event, name, line)
         if kind in ("response.created", "response.in_progress"):
             update = _at(event, "response", "object", name, line)
-            response = {**(response or {}), **update, "output": (response or update).get("output") or []}
+            output = response["output"] if response else update.get("output") or []
+            if not isinstance(output, list) or not all(isinstance(item, dict) for item in output):
+                raise _fail(name, line, "response.output must be an array of objects", "response.output")
+            response = {**(response or {}), **update, "output": output}
             continue
         if not isinstance(kind, str) or not kind.startswith("response."):
             raise _fail(name, line, f"not an OpenAI Responses event: type {shape.show(str(kind))}", "type")
@@ -410,11 +441,14 @@ def _openai_event(output: list[Any], kind: str, event: dict[str, Any], name: str
         content.append(part)
         return
     part = content[_index(event, "content_index", len(content), name, line)]
+    if not isinstance(part, dict):
+        raise _fail(name, line, "the content part is not an object", "content_index")
     if kind == "response.output_text.delta":
-        part["text"] = str(part.get("text") or "") + _at(event, "delta", "string", name, line)
+        part["text"] = _text_of(part, name, line) + _at(event, "delta", "string", name, line)
     elif kind == "response.output_text.annotation.added":
         annotation = _at(event, "annotation", "object", name, line)
-        part["annotations"] = list(part.get("annotations") or []) + [annotation]
+        earlier = part.get("annotations") or []
+        part["annotations"] = (earlier if isinstance(earlier, list) else []) + [annotation]
     elif kind == "response.output_text.done":
         part["text"] = _at(event, "text", "string", name, line)
     elif kind == "response.content_part.done":
@@ -510,7 +544,10 @@ def _merge_grounding(old: dict[str, Any] | None, new: dict[str, Any], name: str,
     if old is None or old == new:
         return dict(new)
     merged = {**old, **{k: v for k, v in new.items() if k not in ("groundingChunks", "groundingSupports")}}
-    old_chunks = list(old.get("groundingChunks") or [])
+    old_chunks = old.get("groundingChunks") or []
+    if not isinstance(old_chunks, list) or not isinstance(old.get("groundingSupports") or [], list):
+        raise _fail(name, line, "earlier grounding metadata has groundingChunks or groundingSupports that are "
+                                "not arrays", where)
     new_chunks = _at(new, "groundingChunks", "array", name, line, where) \
         if new.get("groundingChunks") is not None else []
     shift = len(old_chunks)
@@ -563,18 +600,28 @@ def _interaction(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any
     return interaction
 
 
+def _text_of(item: dict[str, Any], name: str, line: int) -> str:
+    text = item.get("text") or ""
+    if not isinstance(text, str):
+        raise _fail(name, line, "the text so far is not a string", "index")
+    return text
+
+
 def _step_delta(step: dict[str, Any], delta: dict[str, Any], name: str, line: int) -> None:
     kind = delta.get("type")
     if kind in ("text", "text_annotation_delta"):
         content = step.setdefault("content", [])
+        if not isinstance(content, list) or not all(isinstance(item, dict) for item in content):
+            raise _fail(name, line, "the step's content is not an array of objects", "index")
         if not content or content[-1].get("type") != "text":
             content.append({"type": "text", "text": ""})
         last = content[-1]
         if kind == "text":
-            last["text"] += _at(delta, "text", "string", name, line, "delta")
+            last["text"] = _text_of(last, name, line) + _at(delta, "text", "string", name, line, "delta")
         else:
             added = _at(delta, "annotations", "array", name, line, "delta")
-            last["annotations"] = last.get("annotations", []) + list(added)
+            earlier = last.get("annotations") or []
+            last["annotations"] = (earlier if isinstance(earlier, list) else []) + list(added)
     elif kind == "thought_signature":
         step["signature"] = _at(delta, "signature", "string", name, line, "delta")
     else:
