@@ -10,7 +10,8 @@ import pytest
 
 from citelint.imports import gemini, openai
 from citelint.imports.model import ResponseError
-from citelint.imports.streams import MAX_DEPTH, MAX_RESPONSE_BYTES, load_response
+from citelint.imports.framing import MAX_DEPTH
+from citelint.imports.streams import MAX_RESPONSE_BYTES, load_response
 from conftest import CORPUS, corpus_path
 
 API = ("api-citations",)
@@ -87,6 +88,46 @@ def test_anthropic_chunk_lines_reassemble_like_the_whole_shape() -> None:
                 assert citation["cited_text"]
     texts = [b for b in streamed["content"] if b["type"] == "text"]
     assert sum(len(b.get("citations") or []) for b in texts) == 14
+
+
+def _as_anthropic_stream(message: dict[str, Any]) -> str:
+    """The server-sent events the Messages API streams for ``message`` (block starts empty, deltas in pieces)."""
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        **{k: v for k, v in message.items() if k not in ("content", "stop_reason", "stop_sequence")},
+        "content": [], "stop_reason": None, "stop_sequence": None}}]
+    for index, block in enumerate(message["content"]):
+        deltas: list[dict[str, Any]] = []
+        start = dict(block)
+        if block["type"] == "text":
+            start = {"type": "text", "text": ""}
+            deltas += [{"type": "citations_delta", "citation": c} for c in block.get("citations") or []]
+            text = block["text"]
+            deltas += [{"type": "text_delta", "text": text[i:i + 7]} for i in range(0, len(text), 7)]
+        elif block["type"] == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas += [{"type": "thinking_delta", "thinking": block["thinking"]},
+                       {"type": "signature_delta", "signature": block["signature"]}]
+        elif "input" in block:
+            start = {**block, "input": {}}
+            raw = json.dumps(block["input"])
+            deltas += [{"type": "input_json_delta", "partial_json": raw[i:i + 5]} for i in range(0, len(raw), 5)]
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    events += [{"type": "message_delta", "delta": {"stop_reason": message["stop_reason"],
+                                                   "stop_sequence": message.get("stop_sequence")}},
+               {"type": "message_stop"}]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+@pytest.mark.parametrize("name", ["anthropic-messages-web-search.pydantic-ai.response.json",
+                                  "anthropic-messages-web-search-pause-turn.pydantic-ai.response.json",
+                                  "anthropic-messages-web-search.vercel-ai.response.json"])
+def test_anthropic_stream_of_a_whole_response_reassembles_to_it(name: str) -> None:
+    whole = _load(name)
+    streamed = load_response("anthropic", _as_anthropic_stream(whole).encode(), "s.sse")
+    assert streamed["content"] == whole["content"]
+    assert streamed["stop_reason"] == whole["stop_reason"]
 
 
 def test_anthropic_content_block_list_is_wrapped() -> None:
@@ -338,20 +379,17 @@ def test_wrong_types_anywhere_are_a_response_error_never_a_traceback(name: str) 
     path = corpus_path(*API, name)
     text = path.read_text(encoding="utf-8")
     whole = not text.lstrip().startswith(("data:", "event:")) and len(_events(name)) == 1
-    if whole:
-        docs = [json.loads(text)]
-        frame = lambda events: json.dumps(events[0]).encode()  # noqa: E731
-    else:
-        docs = _events(name)
-        frame = lambda events: "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode()  # noqa: E731
+    docs = [json.loads(text)] if whole else _events(name)
+    frame = (lambda e: json.dumps(e)) if whole else (lambda e: f"data: {json.dumps(e)}\n\n")  # noqa: E731
+    framed = [frame(e) for e in docs]
     adapter = {"openai": openai, "gemini": gemini}.get(vendor)
     tried = 0
-    for index in rng.sample(range(len(docs)), min(len(docs), 25)):
-        for _, mutated in _mutations(docs[index], rng, 12):
-            events = docs[:index] + [mutated] + docs[index + 1:]
+    for index in rng.sample(range(len(docs)), min(len(docs), 15)):
+        before, after = "".join(framed[:index]), "".join(framed[index + 1:])
+        for _, mutated in _mutations(docs[index], rng, 10):
             tried += 1
             try:
-                response = load_response(vendor, frame(events), name)
+                response = load_response(vendor, (before + frame(mutated) + after).encode(), name)
                 if adapter is not None:
                     adapter.answer(response, request=None)
             except ResponseError:

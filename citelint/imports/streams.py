@@ -1,19 +1,12 @@
 """A saved response file, whole or streamed, as one response in the provider's non-streamed shape.
 
-:func:`load_response` accepts three framings, told apart by the bytes:
-
-- a **whole JSON response** (one JSON object). A JSON array only for
-  Gemini, whose ``streamGenerateContent`` without ``alt=sse`` answers with
-  an array of chunks, and for Anthropic when it is a list of content blocks
-  (what SDKs print as a message's ``content``: the langchainjs fixtures),
-  returned as ``{"content": [...]}``;
-- **server-sent events** (WHATWG HTML "Server-sent events" §9.2.6 framing:
-  ``event:``, ``data:``, ``id:``, ``retry:`` fields, ``:`` comments, blank
-  lines ending an event, LF, CRLF or CR line ends; several ``data:`` lines
-  of one event joined by LF; ``data: [DONE]`` ends the stream). The
-  pydantic-ai recorder pads some events with spaces inside the JSON; that
-  is JSON whitespace and parses. A line that is none of these is an error;
-- **one JSON event per line**, as vercel/ai's ``*.chunks.txt`` fixtures.
+:func:`load_response` accepts the three framings of
+:mod:`citelint.imports.framing`: a whole JSON response (one JSON object; a
+JSON array only for Gemini, whose ``streamGenerateContent`` without
+``alt=sse`` answers with an array of chunks, and for Anthropic when it is a
+list of content blocks, what SDKs print as a message's ``content``: the
+langchainjs fixtures, returned as ``{"content": [...]}``), server-sent
+events, or one JSON event per line.
 
 The events are then reassembled per provider:
 
@@ -24,8 +17,8 @@ The events are then reassembled per provider:
   ``error``) into the Messages response: each text block gets its text and,
   in order, its ``citations`` (one per ``citations_delta``); a tool block
   gets its ``input`` parsed from the concatenated ``partial_json``. A delta
-  for a block never started or already stopped, an unknown delta type, or a
-  stream with no ``message_stop`` is an error (a truncated recording must
+  for a block never started or already stopped, an unknown event or delta
+  type, an ``error`` event, or a stream with no ``message_stop`` is an error (a truncated recording must
   not pass as the whole answer).
 - **OpenAI Responses**: the ``response`` of ``response.completed`` (or
   ``response.incomplete``) when present, since it is the provider's own
@@ -34,6 +27,9 @@ The events are then reassembled per provider:
   ``response.output_text.delta``/``done`` and
   ``response.output_text.annotation.added``, and keeps the ``status`` the
   stream last reported (so the adapter can say the answer is incomplete).
+  Other ``response.*`` events (tool progress) are passed over, since the
+  ``output_item.done`` that follows carries the item; ``error`` and
+  ``response.failed`` are errors.
   Chat Completions chunks (``chat.completion.chunk``, OpenRouter) are
   assembled into ``choices[].message`` with ``content`` and
   ``annotations``.
@@ -45,7 +41,7 @@ The events are then reassembled per provider:
   ``gemini-stream-generate-content-google-search.pydantic-ai``: only the last
   chunk carries ``groundingMetadata``, and byte offsets into the joined
   text of all ten chunks reproduce every ``segment.text``). When several
-  chunks carry grounding metadata, their ``groundingChunks`` are appended
+  chunks carry grounding metadata (not seen in the corpus), their ``groundingChunks`` are appended
   and later supports' chunk indices shifted past the earlier chunks; an
   identical repeat is kept once. The Gemini **Interactions** stream
   (``event_type`` ``interaction.created``, ``step.start``, ``step.delta``
@@ -54,179 +50,29 @@ The events are then reassembled per provider:
   interaction with its ``steps``.
 
 Bounds: ``data`` over :data:`MAX_RESPONSE_BYTES` is refused before it is
-decoded; JSON nesting deeper than :data:`MAX_DEPTH` is refused (the C
-decoder's ``RecursionError`` included). JSON is read strictly (DESIGN §8):
-duplicate keys, NaN, Infinity and numbers that overflow are refused, since
-a last-wins duplicate would let one file say two things.
+decoded; JSON is decoded strictly and nesting is bounded
+(:func:`citelint.imports.framing.decode_json`).
 
 Every failure is a :class:`~citelint.imports.model.ResponseError` whose
-message starts with ``name:line`` (1-based, of the event's first line) or
-``name:line:col``; ``where`` is the JSON path inside the event.
+message starts with the file ``name``, then ``:line`` (1-based: the line
+of the event's first ``data:``, or of the bad JSON) and ``:col`` where one
+position is to blame; ``where`` is the JSON path inside the event ('' when
+the framing itself is wrong). The CLI can read the file with
+:data:`MAX_RESPONSE_BYTES` as its limit, so a huge file is refused before
+it is read whole.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any, Iterator
+from typing import Any
 
 from citelint import files
 from citelint.imports import shape
+from citelint.imports.framing import decode_json, frames
 from citelint.imports.model import ResponseError
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-MAX_DEPTH = 128
 VENDORS = ("anthropic", "openai", "gemini")
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
-_SSE_FIELD = re.compile(r"(event|data|id|retry)(?::|$)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class _Refused(ValueError):
-    """A JSON value the strict reading refuses (duplicate key, non-finite number)."""
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Refused(f"duplicate key {shape.show(key)}")
-            seen.add(key)
-    return out
-
-
-def _constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON number")
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if value in (float("inf"), float("-inf")):
-        raise _Refused(f"number {literal[:40]} overflows to infinity")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
-
-
-def _problem(value: Any) -> str | None:
-    """Why a decoded JSON value is refused after decoding: containers nested
-    deeper than MAX_DEPTH, or a string (or key) holding a lone surrogate
-    (a ``\\ud800`` escape with no pair: not Unicode text, and it would make
-    every later UTF-8 encoding fail). None when it is fine. Iterative, so no
-    recursion limit applies."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return f"the string {shape.show(item, 40)} holds a lone surrogate escape, which is not Unicode text"
-        elif isinstance(item, (dict, list)):
-            if depth > MAX_DEPTH:
-                return f"JSON nested deeper than {MAX_DEPTH} levels"
-            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
-            stack.extend((c, depth + 1) for c in children if isinstance(c, (str, dict, list)))
-    return None
-
-
-def _json(text: str, name: str, line: int, col: int = 1) -> Any:
-    """Decode one JSON value that starts at ``line``:``col`` of the file ``name``.
-
-    Raises:
-        ResponseError: bad syntax (with the file position of the error),
-            a refused value (with its position), or nesting deeper than
-            MAX_DEPTH.
-    """
-    try:
-        value = _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        raise ResponseError(f"{name}:{_where(line, col, exc.lineno, exc.colno)}: not JSON: {exc.msg}") from None
-    except _Refused as exc:
-        raise ResponseError(f"{name}:{_refused_at(text, line, col)}: {exc}") from None
-    except RecursionError:
-        raise ResponseError(f"{name}:{line}: JSON nested deeper than {MAX_DEPTH} levels") from None
-    problem = _problem(value)
-    if problem:
-        raise ResponseError(f"{name}:{line}: {problem}")
-    return value
-
-
-def _where(line: int, col: int, inner_line: int, inner_col: int) -> str:
-    """``line:col`` in the file of position ``inner_line:inner_col`` of a value starting at ``line:col``."""
-    return f"{line + inner_line - 1}:{inner_col + (col - 1 if inner_line == 1 else 0)}"
-
-
-def _refused_at(text: str, line: int, col: int) -> str:
-    """The file position of the value the strict decoding refused, found by the
-    report loader's position-tracking parser (only on this error path)."""
-    from citelint.loaders import ParseFailure, load_json_text
-
-    failure = load_json_text(text)
-    if isinstance(failure, ParseFailure):
-        return _where(line, col, failure.line, failure.col)
-    return str(line)
-
-
-# --------------------------------------------------------------------------- framing
-
-def _sse_events(text: str, name: str) -> Iterator[tuple[int, int, str, str]]:
-    """(line and column where the event's data starts, event name, data)
-    for each event of a server-sent event stream; ``[DONE]`` ends it."""
-    lines = _LINE_END.split(text)
-    data: list[str] = []
-    event, first, col = "", 0, 1
-    for number, line in enumerate(lines + [""], start=1):
-        if line == "":
-            if data:
-                body = "\n".join(data)
-                if body.strip() == "[DONE]":
-                    return
-                yield first, col, event, body
-            data, event = [], ""
-            continue
-        if line.startswith(":"):
-            continue
-        match = _SSE_FIELD.match(line)
-        if not match:
-            raise ResponseError(f"{name}:{number}: not a server-sent event line (event:, data:, id:, retry: "
-                                f"or a : comment): {shape.show(line, 60)}")
-        skip = match.end() + (1 if line[match.end():].startswith(" ") else 0)
-        value = line[skip:]
-        if match.group(1) == "data":
-            if not data:
-                first, col = number, skip + 1
-            data.append(value)
-        elif match.group(1) == "event":
-            event = value
-
-
-def _frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | None]:
-    """Either (a whole response, None) or (None, [(line, event name, event value)...])."""
-    stripped = text.lstrip()
-    if not stripped:
-        raise ResponseError(f"{name}: empty file, no response")
-    try:
-        whole = _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        if stripped[0] not in "{[" and not stripped.startswith('"'):
-            return None, [(n, ev, _json(body, name, n, c)) for n, c, ev, body in _sse_events(text, name)]
-        if exc.msg != "Extra data" or not stripped.startswith("{"):
-            return _json(text, name, 1), None  # raises, with the position
-    except (_Refused, RecursionError):
-        return _json(text, name, 1), None
-    else:
-        problem = _problem(whole)
-        if problem:
-            raise ResponseError(f"{name}: {problem}")
-        return whole, None
-    events = []
-    for number, line in enumerate(_LINE_END.split(text), start=1):
-        if line.strip():
-            events.append((number, "", _json(line, name, number)))
-    return None, events
 
 
 def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
@@ -256,7 +102,7 @@ def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ResponseError(f"{name}:{line}: not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
                             f"({exc.reason})") from None
-    whole, events = _frames(text, name)
+    whole, events = frames(text, name)
     if events is None:
         if isinstance(whole, list) and vendor == "gemini":
             events = [(1, "", chunk) for chunk in whole]
@@ -323,7 +169,7 @@ def _anthropic(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any]:
             index = _open_index(event, open_blocks, name, line)
             partial = open_blocks.pop(index)
             if partial:
-                content[index]["input"] = _json(partial, name, line)
+                content[index]["input"] = decode_json(partial, name, line)
         elif kind == "message_delta":
             delta = _at(event, "delta", "object", name, line)
             message.update({k: v for k, v in delta.items() if k != "content"})
