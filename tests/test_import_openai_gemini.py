@@ -94,9 +94,13 @@ def test_openai_file_citation_is_a_position() -> None:
 
 
 def test_openai_container_file_citation_noted_as_no_source() -> None:
-    (citation,) = _answer("openai-responses-code-interpreter.vercel-ai.response.json").citations
+    result = _answer("openai-responses-code-interpreter.vercel-ai.response.json")
+    (citation,) = result.citations
     assert citation.kind == "container_file_citation" and citation.url is None
     assert "not a source" in citation.notes[0]
+    # The span is the destination of the model's own link: nothing is to be added inside it.
+    assert result.text[citation.start - 2:citation.end + 1] == "](sandbox:/mnt/data/two_dice_sums_10000.txt)"
+    assert citation.inline
 
 
 def test_openrouter_chat_completion_excerpt_is_a_note_not_a_quote() -> None:
@@ -257,7 +261,8 @@ def test_gemini_bad_chunk_indices_and_shapes() -> None:
         gemini.answer(response, request=None)
     assert info.value.where.endswith("groundingSupports[0].groundingChunkIndices[1]")
     for bad, where in (({"candidates": {}}, "candidates"), ({"candidates": []}, "candidates"),
-                       ({"candidates": [{"content": {"parts": [{"text": 3}]}}]}, "candidates[0].content.parts[0].text")):
+                       ({"candidates": [{"content": {"parts": [{"text": 3}]}}]},
+                        "candidates[0].content.parts[0].text")):
         with pytest.raises(ResponseError) as info:
             gemini.answer(bad, request=None)
         assert info.value.where == where
@@ -294,3 +299,21 @@ def test_gemini_interactions_annotations() -> None:
     with pytest.raises(ResponseError) as info:
         gemini.answer({"steps": [step]}, request=None)
     assert info.value.where == "steps[0].content[0].annotations[0].start_index"
+
+
+def test_openai_cited_urls_checked_against_the_search_sources() -> None:
+    # On the corpus every cited URL, its ?utm_source=openai tag removed, is a listed source.
+    result = _answer("openai-responses-web-search.vercel-ai.response.json")
+    assert not any("not among" in n for c in result.citations for n in c.notes)
+    text = "Fact ([a.example](https://a.example/p?utm_source=openai)). Other ([b.example](https://b.example/q))."
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\(\[[^)]*\)\)", text)]
+    response = {"output": [
+        {"type": "web_search_call", "action": {"type": "search", "sources": [
+            {"type": "url", "url": "https://a.example/p"}]}},
+        {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+            {"type": "url_citation", "url": url, "start_index": s, "end_index": e}
+            for url, (s, e) in zip(("https://a.example/p?utm_source=openai", "https://b.example/q"), spans)]}]}]}
+    first, second = openai.answer(response, request=None).citations
+    assert first.inline and second.inline
+    assert not any("not among" in n for n in first.notes)
+    assert any("not among" in n for n in second.notes)

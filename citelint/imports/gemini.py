@@ -102,8 +102,8 @@ class _Bytes:
             ResponseError: ``offset`` falls inside a UTF-8 sequence.
         """
         if offset < len(self.data) and (self.data[offset] & 0xC0) == 0x80:
-            raise ResponseError(f"{where} is byte {offset}, inside a UTF-8 sequence of the text: not a character "
-                                f"boundary (the offsets are UTF-8 bytes)", where)
+            raise ResponseError(f"{where} puts byte {offset} of the text inside a UTF-8 sequence: not a "
+                                f"character boundary (the offsets are UTF-8 bytes)", where)
         byte, points = self._last if offset >= self._last[0] else (0, 0)
         points += len(self.data[byte:offset].decode("utf-8"))
         self._last = (offset, points)

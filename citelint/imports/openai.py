@@ -19,7 +19,9 @@
   supplies it).
 - ``container_file_citation`` {``file_id``, ``filename``, ``container_id``,
   ``start_index``, ``end_index``}: a file the code interpreter produced;
-  kept with a note that it is no source.
+  the span is the ``sandbox:`` destination of the model's own Markdown link
+  (``openai-responses-code-interpreter.vercel-ai``), so it is ``inline``
+  when it sits inside ``](...)``; kept with a note that it is no source.
 
 ``refusal`` parts become warnings. The text parts are joined with a blank
 line between them; each part's offsets are shifted by where it starts.
@@ -29,7 +31,8 @@ OpenAI-compatible API): ``content`` with ``annotations[]`` of
 ``{type: url_citation, url_citation: {url, title, content, start_index,
 end_index}}``. On ``openrouter-chat-completions-web-search.pydantic-ai``
 every index is 0/0, i.e. no position: such a citation is placed at the end
-of the answer, with a note. ``content`` is a page excerpt the provider
+of the answer, with a note. Other indices are read as code points, as the
+Responses API's (unconfirmed: that fixture is the only one). ``content`` is a page excerpt the provider
 chose, not a verbatim quote of anything captured, so it goes into a note,
 never into :attr:`Citation.quote`.
 
@@ -154,7 +157,8 @@ def _annotation(note: Any, where: str, text: str, base: int, sources: set[str], 
     if kind == "container_file_citation":
         start, end = shape.span(note, ("start_index", "end_index"), where, len(text), _UNIT)
         filename = shape.field(note, "filename", where, "string", required=False)
-        return Citation(base + start, base + end, kind, title=filename,
+        in_link = text[max(0, start - 2):start] == "](" and text[end:end + 1] == ")"
+        return Citation(base + start, base + end, kind, title=filename, inline=in_link,
                         notes=("a file the code interpreter produced in its container, not a source: "
                                "nothing here to verify",))
     result.warnings.append(f"{where}: annotation of type {shape.show(kind)} is not imported")
