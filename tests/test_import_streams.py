@@ -395,3 +395,17 @@ def test_wrong_types_anywhere_are_a_response_error_never_a_traceback(name: str) 
             except ResponseError:
                 pass
     assert tried
+
+
+@pytest.mark.parametrize("stream, vendor, message", [
+    ("anthropic-messages-web-search-stream.pydantic-ai.response.sse.txt", "openai", "not an OpenAI Responses event"),
+    ("anthropic-messages-web-search-stream.pydantic-ai.response.sse.txt", "gemini", "not a Gemini"),
+    ("openai-responses-web-search-stream.pydantic-ai.response.sse.txt", "anthropic", "before message_start"),
+    ("gemini-stream-generate-content-google-search.pydantic-ai.response.sse.txt", "anthropic", "before message_start"),
+    ("gemini-stream-generate-content-google-search.pydantic-ai.response.sse.txt", "openai", "not an OpenAI"),
+])
+def test_a_stream_of_another_provider_is_refused(stream: str, vendor: str, message: str) -> None:
+    data = corpus_path(*API, stream).read_bytes()
+    with pytest.raises(ResponseError) as info:
+        load_response(vendor, data, stream)
+    assert message in str(info.value)

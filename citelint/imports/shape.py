@@ -57,18 +57,18 @@ def field(parent: dict[str, Any], key: str, where: str, expected: str, *, requir
     ``"string"``, ``"int"`` (a JSON integer; booleans and floats refused)
     or ``"bool"``.
 
-    ``where`` is the path of ``parent``. A missing key (or JSON null) gives
+    ``where`` is the path of ``parent``. A missing key, or JSON null, gives
     ``default`` unless ``required``.
 
     Raises:
-        ResponseError: the key is missing but required, or holds another
+        ResponseError: the key is missing or null but required, or holds another
             type (``where`` is the path of the key).
     """
     at = path(where, key)
     value = parent.get(key, _MISSING)
     if value is _MISSING or value is None:
         if required:
-            raise ResponseError(f"{at} is missing", at)
+            raise ResponseError(f"{at} is missing" if value is _MISSING else f"{at} is null", at)
         return default
     ok = {
         "object": isinstance(value, dict),

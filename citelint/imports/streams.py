@@ -360,6 +360,9 @@ def _gemini(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any]:
             index = _at(candidate, "index", "int", name, line, where) \
                 if candidate.get("index") is not None else 0
             _gemini_candidate(candidates.setdefault(index, {"index": index}), candidate, name, line, where)
+    if not any("candidates" in chunk or "promptFeedback" in chunk for _, _, chunk in events):
+        raise ResponseError(f"{name}: no event carries candidates or promptFeedback: not a Gemini "
+                            f"streamGenerateContent stream")
     response["candidates"] = [candidates[i] for i in sorted(candidates)]
     return response
 
