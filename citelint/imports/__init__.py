@@ -7,6 +7,8 @@ Modules, one job each:
 
 - :mod:`~citelint.imports.model`: :class:`Answer` and :class:`Citation`, what adapters hand on;
 - :mod:`~citelint.imports.streams`: a saved stream (server-sent events, event lines) as one response;
+- :mod:`~citelint.imports.framing`: how a saved file is framed, and the strict JSON inside it;
+- :mod:`~citelint.imports.shape`: typed reads of response values, each failure naming its JSON path;
 - :mod:`~citelint.imports.anthropic`, :mod:`~citelint.imports.openai`, :mod:`~citelint.imports.gemini`:
   one adapter per provider;
 - :mod:`~citelint.imports.documents`: the documents of a request and their text, shared with
