@@ -121,6 +121,6 @@ def test_more_than_ten_findings_most_severe_first_and_summary_lists_all(
     assert len(rows) == 15
     assert [r.split(" | ")[0] for r in rows] == ["| error"] * 3 + ["| warning"] * 12
     assert [r.split(" | ")[2].strip("`") for r in rows] == \
-        [f"reports/z.json:{8 + 7 * i}:18" for i in range(3)] + [f"reports/a.json:{8 + 7 * i}:18" for i in range(12)]
+        [f"reports/z.json:{8 + 7 * i}:38" for i in range(3)] + [f"reports/a.json:{8 + 7 * i}:18" for i in range(12)]
     review = [ln for ln in summary.read_text(encoding="utf-8").splitlines() if ln.startswith("- `reports/")]
     assert len(review) == 12

@@ -275,13 +275,13 @@ def _error(vendor: str, data: bytes | str) -> ResponseError:
 def test_not_json_names_line_and_column() -> None:
     error = _error("openai", '{"output": [\n  {"type": "message",,}\n]}')
     assert str(error).startswith("resp.txt:2:")
-    assert "not JSON" in str(error)
+    assert "expecting a property name in double quotes" in str(error)
 
 
 def test_bad_event_line_names_its_line_and_column() -> None:
     body = 'event: message_start\ndata: {"type":"message_start","message":{"content":[]}}\n\ndata: {oops}\n\n'
-    assert str(_error("anthropic", body)).startswith("resp.txt:4:8: not JSON")
-    assert str(_error("anthropic", body.replace("data: {oops}", "data:{oops}"))).startswith("resp.txt:4:7: not JSON")
+    assert str(_error("anthropic", body)).startswith("resp.txt:4:8: expecting a property name")
+    assert str(_error("anthropic", body.replace("data: {oops}", "data:{oops}"))).startswith("resp.txt:4:7: expecting a property name")
     assert str(_error("anthropic", "event: x\nhello there\n")).startswith("resp.txt:2: not a server-sent")
 
 
@@ -295,7 +295,7 @@ def test_json_array_and_scalars_are_refused() -> None:
 
 def test_strict_json_duplicates_constants_and_surrogates() -> None:
     error = _error("openai", '{"output": [],\n  "output": []}')
-    assert str(error) == "resp.txt:2:3: duplicate key 'output'"
+    assert str(error) == "resp.txt:2:3: duplicate key 'output' (first at 1:2); keep one"
     assert str(_error("openai", '{"a": 1,\n "x": NaN}')).startswith("resp.txt:2:")
     assert "infinity" in str(_error("openai", '{"x": 1e400}'))
     body = 'data: {"type": "response.created", "response": {"output": [], "output": []}}\n\n'
@@ -307,9 +307,9 @@ def test_strict_json_duplicates_constants_and_surrogates() -> None:
 def test_huge_depth_is_refused_not_a_traceback() -> None:
     for depth in (MAX_DEPTH + 1, 100_000):
         error = _error("openai", "[" * depth + "]" * depth)
-        assert "nested deeper" in str(error)
+        assert "deeper than 64 levels" in str(error)
     nested = '{"a":' * (MAX_DEPTH + 5) + "1" + "}" * (MAX_DEPTH + 5)
-    assert "nested deeper" in str(_error("gemini", f"data: {nested}\n\n"))
+    assert "nesting deeper than 64 levels" in str(_error("gemini", f"data: {nested}\n\n"))
 
 
 def test_over_the_size_limit_is_refused_before_parsing() -> None:

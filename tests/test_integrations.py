@@ -268,7 +268,7 @@ def test_precommit_passes_good_and_fails_bad_report(hooked: HookedRepo) -> None:
     assert hook_status(failed.stdout, "citelint") == "Failed"
     lines = bad.read_text().splitlines()
     line = next(n for n, text in enumerate(lines, 1) if '"snippet"' in text)
-    col = lines[line - 1].index('"17 items') + 1
+    col = lines[line - 1].index('third quarter') + 1  # the first character that differs
     assert f"reports/q3.json:{line}:{col}: CL104 snippet not found" in failed.stdout
     assert "Traceback" not in failed.stdout
     assert git(repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "2"  # the bad commit was refused

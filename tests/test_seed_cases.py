@@ -41,7 +41,7 @@ def test_snippet_absent_from_capture_is_rejected(repo: Repo) -> None:
     run = repo.check()
     assert run.code == 1
     (line,) = run.findings("CL104")
-    assert line.startswith("reports/r.json:8:18: CL104")
+    assert line.startswith("reports/r.json:8:37: CL104")  # at the first character that differs
 
 
 def test_duplicate_labels_are_rejected(repo: Repo) -> None:

@@ -85,30 +85,11 @@ def _read(path: str, what: str) -> bytes:
 
 
 def _response(vendor: str, data: bytes, name: str) -> Any:
-    """The whole response: JSON as it is, else a saved stream reassembled
-    by :mod:`citelint.imports.streams`."""
-    from citelint.imports.documents import load_json
-    from citelint.imports.model import ResponseError
+    """The whole response: JSON as it is, or a saved stream reassembled
+    (:func:`citelint.imports.streams.load_response`)."""
+    from citelint.imports.streams import load_response
 
-    looks_json = data.lstrip()[:1] in (b"{", b"[")
-    json_error = None
-    if looks_json:
-        try:
-            return load_json(data, name)
-        except ResponseError as exc:
-            json_error = exc  # a vercel-style file of one JSON event per line is a stream, not an error yet
-    try:
-        streams = importlib.import_module("citelint.imports.streams")
-    except ModuleNotFoundError:
-        if json_error is not None:
-            raise json_error from None
-        raise ResponseError(f"{name}: not JSON, and this build of citelint cannot read saved streams") from None
-    try:
-        return streams.load_response(vendor, data, name)
-    except ResponseError:
-        if json_error is not None:
-            raise json_error from None
-        raise
+    return load_response(vendor, data, name)
 
 
 def _check_out(path: Path, force: bool) -> None:

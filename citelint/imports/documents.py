@@ -88,63 +88,28 @@ class RequestDocument:
 
 
 def load_json(data: bytes, name: str) -> Any:
-    """Parse a saved request or response body strictly (no duplicate keys,
-    no NaN or Infinity, no lone surrogates).
-
-    The C parser reads it; when it fails, the position-tracking parser of
-    :mod:`citelint.loaders` words the error, so messages match the ones for
-    reports.
+    """Parse a saved request (or source map) body strictly, as
+    :func:`citelint.imports.framing.decode_json` does for responses: no
+    duplicate keys, no NaN, Infinity or overflowing numbers, no lone
+    surrogates, bounded nesting.
 
     Returns:
         The JSON value.
 
     Raises:
         ResponseError: not UTF-8, or not strict JSON; the message is
-            ``name:line:col: ...`` (columns in code points).
+            ``name:line[:col]: ...``.
     """
-    from citelint.loaders import ParseFailure, decode_utf8, load_json_text
-
-    text = decode_utf8(data)
-    if isinstance(text, ParseFailure):
-        raise ResponseError(f"{name}:{text.line}:{text.col}: {text.message}")
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out = dict(items)
-        if len(out) != len(items):
-            raise ValueError("duplicate key")
-        return out
-
-    def constant(value: str) -> Any:
-        raise ValueError(f"{value} is not JSON")
+    from citelint.files import decode_utf8
+    from citelint.imports.framing import decode_json
 
     try:
-        value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-        if not _has_lone_surrogate(value):
-            return value
-    except (ValueError, RecursionError):
-        pass
-    failure = load_json_text(text)
-    if isinstance(failure, ParseFailure):
-        raise ResponseError(f"{name}:{failure.line}:{failure.col}: {failure.message}")
-    raise ResponseError(f"{name}: not strict JSON (nested too deeply, or a number out of range)")
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    """True when a string or key anywhere in ``value`` is not valid Unicode."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-    return False
+        text = decode_utf8(data)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ResponseError(f"{name}:{line}: not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+                            f"({exc.reason})") from None
+    return decode_json(text, name)
 
 
 def _str(value: Any, where: str, what: str) -> str:

@@ -31,7 +31,8 @@ from typing import Any, Iterator
 from citelint.imports import shape
 from citelint.imports.model import ResponseError
 
-MAX_DEPTH = 128
+#: The report loader's limit, so a depth refused here is worded with the same number.
+MAX_DEPTH = 64
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _SSE_FIELD = re.compile(r"(event|data|id|retry)(?::|$)")
@@ -98,14 +99,15 @@ def decode_json(text: str, name: str, line: int = 1, col: int = 1) -> Any:
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        raise ResponseError(f"{name}:{_where(line, col, exc.lineno, exc.colno)}: not JSON: {exc.msg}") from None
+        raise _reported(text, name, line, col) or \
+            ResponseError(f"{name}:{_where(line, col, exc.lineno, exc.colno)}: not JSON: {exc.msg}") from None
     except _Refused as exc:
-        raise ResponseError(f"{name}:{_refused_at(text, line, col)}: {exc}") from None
+        raise _reported(text, name, line, col) or ResponseError(f"{name}:{line}: {exc}") from None
     except RecursionError:
         raise ResponseError(f"{name}:{line}: JSON nested deeper than {MAX_DEPTH} levels") from None
     problem = _problem(value)
     if problem:
-        raise ResponseError(f"{name}:{line}: {problem}")
+        raise _reported(text, name, line, col) or ResponseError(f"{name}:{line}: {problem}")
     return value
 
 
@@ -114,16 +116,17 @@ def _where(line: int, col: int, inner_line: int, inner_col: int) -> str:
     return f"{line + inner_line - 1}:{inner_col + (col - 1 if inner_line == 1 else 0)}"
 
 
-def _refused_at(text: str, line: int, col: int) -> str:
-    """The file position of the value the strict decoding refused, found by the
-    report loader's position-tracking parser (only on this error path)."""
+def _reported(text: str, name: str, line: int, col: int) -> ResponseError | None:
+    """The error the report loader's position-tracking parser finds in ``text`` (a
+    value starting at ``line``:``col`` of ``name``), worded and placed as for reports;
+    None when it finds none (a limit only the strict decoding here applies). Run only
+    on the error path."""
     from citelint.loaders import ParseFailure, load_json_text
 
     failure = load_json_text(text)
     if isinstance(failure, ParseFailure):
-        return _where(line, col, failure.line, failure.col)
-    return str(line)
-
+        return ResponseError(f"{name}:{_where(line, col, failure.line, failure.col)}: {failure.message}")
+    return None
 
 
 def _sse_events(text: str, name: str) -> Iterator[tuple[int, int, str, str]]:
@@ -180,7 +183,7 @@ def frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | None
     else:
         problem = _problem(whole)
         if problem:
-            raise ResponseError(f"{name}: {problem}")
+            raise _reported(text, name, 1, 1) or ResponseError(f"{name}: {problem}")
         return whole, None
     events = []
     for number, line in enumerate(_LINE_END.split(text), start=1):
