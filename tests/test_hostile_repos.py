@@ -105,7 +105,7 @@ def test_fix_never_writes_through_a_symlink(repo: Repo, how: str) -> None:
     run = repo.check("--fix", name)
     assert real.read_bytes() == before
     assert os.path.islink(repo.root / "reports" / ("latest.md" if how == "file" else "current"))
-    assert f"warning: --fix left {name} unchanged: " in run.out, run.out
+    assert f"note: --fix left {name} unchanged: " in run.out, run.out
     assert run.findings("CL201")
 
 

@@ -31,13 +31,18 @@ class RenderOptions:
     and the citelint version to embed. ``repo_prefix`` is put before each
     finding's path where a format names files to the repository rather than
     to the user (GitHub annotations, SARIF): the run's directory relative to
-    the repository root, ending in ``/`` (empty: the root itself)."""
+    the repository root, ending in ``/`` (empty: the root itself).
+    ``review`` lists the accepted citations for semantic review in text output
+    (otherwise one line counts them); ``statistics`` prints counts per rule
+    instead of the findings (text output)."""
 
     color: bool = False
     quiet: bool = False
     strict: bool = False
     version: str = ""
     repo_prefix: str = ""
+    review: bool = False
+    statistics: bool = False
 
 
 def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:

@@ -58,7 +58,7 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
         for notice in sorted(result.notices):
             out.write("  " + finding_line(notice) + "\n")
     for warning in result.warnings_text:
-        out.write(f"warning: {warning}\n")
+        out.write(f"note: {warning}\n")
     out.write(f"::{token}::\n")
     out.write(workflow_data(summary_line(result)) + "\n")
 

@@ -1,16 +1,27 @@
-"""Text output: ``path:line:col: CLxxx message [name]``, one finding a line,
-then the semantic-review section and the summary line (DESIGN §4)."""
+"""Text output (DESIGN §4): ``path:line:col: CLxxx message [name]``, one finding a
+line, then what ``--fix`` removed, notes, and the summary line.
+
+Accepted citations are not findings, so they never take a finding's shape:
+one line counts them for semantic review, and ``--review`` lists them as a
+separate block of label, place and excerpt. ``--statistics`` prints one line
+per rule with its count instead of the findings.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TextIO
 
-from citelint.model import CheckResult, Finding
 from citelint.escape import terminal
+from citelint.model import RULES, CheckResult, Finding
 from citelint.output import RenderOptions, summary_line, visible
 
 _COLORS = {"error": "\x1b[31m", "warning": "\x1b[33m", "notice": "\x1b[36m"}
 _RESET = "\x1b[0m"
+_DIM = "\x1b[2m"
+
+#: How much of a snippet the review block shows (code points).
+REVIEW_EXCERPT = 160
 
 
 def finding_line(finding: Finding, color: bool = False) -> str:
@@ -23,18 +34,55 @@ def finding_line(finding: Finding, color: bool = False) -> str:
     return f"{head} {rule} {terminal(finding.message)} [{finding.name}]"
 
 
+def statistics(findings: list[Finding]) -> list[str]:
+    """``count  CLxxx  name  (severity)`` per rule, most frequent first, then by rule id."""
+    counts = Counter((f.rule, f.severity) for f in findings)
+    width = max((len(str(n)) for n in counts.values()), default=1)
+    return [f"{n:>{width}}  {rule}  {RULES[rule].name}  ({severity})"
+            for (rule, severity), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _excerpt(snippet: str) -> str:
+    shown = snippet if len(snippet) <= REVIEW_EXCERPT else snippet[:REVIEW_EXCERPT] + "…"
+    return terminal(" ".join(shown.split()))
+
+
+def review_block(result: CheckResult, color: bool = False) -> list[str]:
+    """The ``--review`` listing: per accepted citation, its label and place, then
+    the excerpt and any unit/period hint, indented (no rule id: not a finding)."""
+    cited = sorted((a for a in result.accepted if a.state == "cited"), key=lambda a: (a.path, a.line, a.col))
+    n = len(cited)
+    lines = [f"semantic review: {n} accepted citation{'s' * (n != 1)}; each excerpt is exact, whether it "
+             "supports its label is for a person to judge"]
+    for a in cited:
+        place = f"{terminal(a.path)}:{a.line}"
+        label = terminal(a.label)
+        lines.append(f"  {label}  {_DIM + place + _RESET if color else place}")
+        lines.append(f"      “{_excerpt(a.snippet or '')}”")
+        lines.extend(f"      {terminal(hint)}" for hint in a.review)
+    return lines
+
+
 def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
-    """Write findings (most severe first), removed links, semantic review and summary."""
-    for finding in visible(result.ordered(), options):
-        out.write(finding_line(finding, options.color) + "\n")
+    """Write findings (most severe first) or their statistics, removed links,
+    notes, the review block (``--review``) and the summary line."""
+    shown = visible(result.ordered(), options)
+    if options.statistics:
+        for line in statistics(shown):
+            out.write(line + "\n")
+    else:
+        for finding in shown:
+            out.write(finding_line(finding, options.color) + "\n")
     for fixed in result.fixed:
         out.write(f"{terminal(fixed.path)}:{fixed.line}:{fixed.col}: fixed {fixed.rule} "
                   f"{terminal(fixed.message)}\n")
-    if result.notices and not options.quiet:
-        out.write(f"\nsemantic review ({len(result.notices)} accepted citation"
-                  f"{'s' * (len(result.notices) != 1)}: the excerpt is exact, its meaning is not verified):\n")
-        for notice in sorted(result.notices):
-            out.write("  " + finding_line(notice, options.color) + "\n")
     for warning in result.warnings_text:
-        out.write(f"warning: {terminal(warning)}\n")
+        out.write(f"note: {terminal(warning)}\n")
+    reviewing = result.notices and not options.quiet
+    if reviewing and options.review:
+        out.write("\n" + "\n".join(review_block(result, options.color)) + "\n\n")
     out.write(summary_line(result) + "\n")
+    if reviewing and not options.review:
+        n = len(result.notices)
+        out.write(f"{n} accepted citation{'s' * (n != 1)} to review for meaning (citelint proves the excerpt, "
+                  "not that it supports its label): `citelint check --review` lists them\n")
