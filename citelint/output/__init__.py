@@ -28,12 +28,15 @@ FORMATTERS: dict[str, str] = {
 class RenderOptions:
     """What a formatter may be told: colour (text only), quiet (hide warnings
     and notices), strict (warnings fail the run, so quiet still shows them),
-    and the citelint version to embed."""
+    the citelint version to embed, and ``blob_url``, the prefix that turns a
+    finding's path into a link to the file at the commit checked (summary
+    only; ``""``: no links; see :func:`citelint.output.summary.blob_url`)."""
 
     color: bool = False
     quiet: bool = False
     strict: bool = False
     version: str = ""
+    blob_url: str = ""
 
 
 def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:
