@@ -136,30 +136,28 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
 
 
 def _link_sources(linked: dict[str, int], config: Config) -> tuple[SourceItem, ...]:
-    """The approved, captured sources the vouched links point at (by identity),
-    with their newest revision, in order of first link."""
-    from citelint.links import Allowlist
+    """The approved, captured sources the vouched links point at (by canonical
+    identity, as grounding compares them), with their newest revision, in
+    order of first link."""
+    from citelint import urls
     from citelint.links.directive import strip_directive
 
-    store = Store(config.captures_dir)
-    ignored = config.links.ignore_query_params
     by_identity: dict[str, str] = {}
     for source in config.sources:
-        ident = Allowlist([source], (), ignored).identity_of(source)
+        ident = urls.source_identity(source)
         if ident is not None:
             by_identity.setdefault(ident, source)
-    out: dict[str, list[int]] = {}
+    uses: dict[str, int] = {}
     for href, count in linked.items():
-        ident = Allowlist([], (), ignored).identity_of(strip_directive(href))
+        ident = urls.analyse(strip_directive(href))[1]
         source = by_identity.get(ident) if ident is not None else None
         if source is not None:
-            out.setdefault(source, []).append(count)
+            uses[source] = uses.get(source, 0) + count
+    store = Store(config.captures_dir)
     items = []
-    for source, counts in out.items():
+    for source, count in uses.items():
         newest = store.newest_revisions(source)
-        if not newest:
-            continue
-        rec = max(newest, key=lambda r: r.retrieved_at)
-        items.append(SourceItem(source, rec.sha256, rec.retrieved_at, sum(counts)))
+        if newest:
+            record = max(newest, key=lambda r: r.retrieved_at)
+            items.append(SourceItem(source, record.sha256, record.retrieved_at, count))
     return tuple(items)
-
