@@ -166,7 +166,8 @@ class _Report:
         else:
             accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
                                     capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
-                                    offset=entry.offset, review=entry.review)
+                                    offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
+                                    context=entry.context)
         return (self.order, entry.index), accepted
 
 

@@ -11,7 +11,8 @@ uses these rather than writing its own:
   message (ASCII only, length bounded);
 - :func:`workflow_data` and :func:`workflow_property` for GitHub Actions
   workflow commands;
-- :func:`markdown_cell` and :func:`code_span` for GitHub-flavoured Markdown.
+- :func:`markdown_cell` and :func:`code_span` for GitHub-flavoured Markdown;
+- :func:`html_text` for HTML text and attribute values.
 
 Nothing here imports beyond the standard library.
 """
@@ -82,10 +83,13 @@ def markdown_cell(text: str) -> str:
 
     HTML, pipes, backticks, emphasis, link and image syntax are escaped, so
     no untrusted text renders as markup, a link or an image; newlines become
-    spaces. ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker
+    spaces, and other control and bidi characters visible ``\\uXXXX`` escapes. ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker
     would turn a URL in a message (often the very link citelint rejected)
     into a live link.
     """
+    # Controls and bidi marks first, made visible as ``\\uXXXX`` (whose
+    # backslash the loop below then escapes), so a rendered summary shows them.
+    text = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("\r", " ").replace("\n", " "))
     for ch in "\\|`*_[]()!#~:.@":
         text = text.replace(ch, "\\" + ch)
     # After the backslashes, so an entity's own "#" is not escaped into text.
@@ -107,3 +111,19 @@ def code_span(text: str, before: str = "", after: str = "") -> str:
     lead = " " if before == "`" else ""
     trail = " " if after == "`" else ""
     return f"{lead}{fence}{pad}{text}{pad}{fence}{trail}"
+
+
+# The controls html_text shows: _UNSAFE without tab and newline, which HTML
+# text may keep (a snippet's line breaks are part of the quotation).
+_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def html_text(text: str) -> str:
+    """``text`` as HTML character data or a quoted attribute value.
+
+    ``& < > " '`` become character references (HTML Living Standard
+    §13.1.4, so no tag, entity or attribute can be written), and control,
+    C1 and bidi characters (CVE-2021-42574) are shown as visible
+    ``\\uXXXX`` escapes, as by :func:`terminal`; tab and newline are kept.
+    """
+    return html.escape(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), quote=True)

@@ -19,6 +19,9 @@ from citelint.nearmiss import explain_miss_at, is_variation_selector
 
 #: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20
+#: Code points of capture text kept on each side of an accepted snippet, so a
+#: reviewer sees a few words of where it was taken from.
+CONTEXT_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -35,12 +38,16 @@ class Issue:
 @dataclass(frozen=True)
 class Verdict:
     """Outcome of one cited fact: ``issues`` (empty when clean), the snippet's
-    code-point ``offset`` in the capture, and whether the capture it names
-    was ``resolved`` (approved source, file present and verified)."""
+    code-point ``offset`` in the capture, whether the capture it names was
+    ``resolved`` (approved source, file present and verified), and for a
+    found snippet the capture's ``retrieved_at`` and ``context`` (up to
+    CONTEXT_CHARS code points before and after it)."""
 
     issues: tuple[Issue, ...]
     offset: int | None = None
     resolved: bool = False
+    retrieved_at: str | None = None
+    context: tuple[str, str] = ("", "")
 
     @property
     def accepted(self) -> bool:
@@ -184,7 +191,9 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
         issues.append(Issue("CL106", "captureSha256",
                              f"a newer capture of this source exists ({_short(newer.sha256)}…, "
                              f"{newer.retrieved_at}); check the snippet against it and cite it"))
-    return Verdict(tuple(issues), offset=offset, resolved=True)
+    end = offset + len(snippet)
+    context = (text[max(0, offset - CONTEXT_CHARS):offset], text[end:end + CONTEXT_CHARS])
+    return Verdict(tuple(issues), offset=offset, resolved=True, retrieved_at=record.retrieved_at, context=context)
 
 
 def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bool,
@@ -272,14 +281,17 @@ class FactIssue:
 class AcceptedEntry:
     """A fact that passed every blocking rule, by ``index`` in the facts array.
 
-    Cited facts carry the snippet's code-point ``offset`` in the capture and
-    the semantic-review hints ``review``; unavailable facts carry ``reason``.
+    Cited facts carry the snippet's code-point ``offset`` in the capture,
+    the semantic-review hints ``review``, and the capture's ``retrieved_at``
+    and ``context`` (see :class:`Verdict`); unavailable facts carry ``reason``.
     """
 
     index: int
     fact: Mapping[str, str]
     offset: int | None = None
     review: tuple[str, ...] = ()
+    retrieved_at: str | None = None
+    context: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)
@@ -402,4 +414,5 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
         detail = "; ".join(review) if review else "check that the snippet supports this label"
         issues.append(FactIssue(index, "CL901", "",
                                 f"label {label!r} is not verified by citelint, only the excerpt: {detail}"))
-        yield citation, issues, AcceptedEntry(index, fact, verdict.offset, review)
+        yield citation, issues, AcceptedEntry(index, fact, verdict.offset, review, verdict.retrieved_at,
+                                              verdict.context)

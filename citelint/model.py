@@ -111,13 +111,16 @@ class LabelInfo:
     """An approved label and its optional semantic-review hints (config ``labels``).
 
     ``unit`` and ``period`` are words CL901 looks for in the snippet; they
-    never decide acceptance.
+    never decide acceptance. ``check_at`` says where a reader can check a
+    fact of this label that the report marks unavailable (a URL or a few
+    words); ``citelint render`` shows it.
     """
 
     name: str
     description: str | None = None
     unit: str | None = None
     period: str | None = None
+    check_at: str | None = None
 
 
 class ApprovedLabels(Mapping[str, LabelInfo]):
@@ -176,7 +179,10 @@ class AcceptedFact:
 
     For a cited fact ``offset`` is the code-point index of the snippet in the
     capture text; ``review`` lists semantic-review hints (label unit or
-    period words missing from the snippet). Unavailable facts have no source.
+    period words missing from the snippet); ``retrieved_at`` is the capture's
+    ``retrievedAt`` and ``context`` up to ``facts.CONTEXT_CHARS`` code points
+    of capture text before and after the snippet, for review and the reader
+    view. Unavailable facts have no source.
     """
 
     path: str
@@ -190,6 +196,8 @@ class AcceptedFact:
     offset: int | None = None
     reason: str | None = None
     review: tuple[str, ...] = ()
+    retrieved_at: str | None = None
+    context: tuple[str, str] = ("", "")
 
 
 @dataclass

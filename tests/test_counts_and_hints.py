@@ -86,7 +86,7 @@ def test_config_error_under_github_annotates_and_summarises(repo: Repo, tmp_path
     assert annotation.startswith("::error title=citelint::check did not run: config error: ")
     assert run.err.startswith("citelint: config error: ")
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("## citelint\n\n**The check did not run** (exit 2): config error")
+    assert text.startswith("## citelint: did not run (exit 2)\n\n**The check did not run** (exit 2): config error")
     assert "Fix the problem above" in text
 
 

@@ -63,9 +63,9 @@ def test_injection_produces_only_citelint_commands(evil: Repo, tmp_path_factory:
     assert [ln.split(": ")[1][:5] for ln in listing.splitlines() if not ln.startswith(("semantic", " "))] == \
         ["CL003", "CL003", "CL101", "CL104", "CL004"]
     assert all(not ln.lstrip().startswith("::") for ln in listing.splitlines())
-    # The step summary: a Markdown table, one row per finding, untrusted text escaped.
+    # The step summary: one list item per finding, untrusted text escaped.
     text = summary.read_text(encoding="utf-8")
-    assert text.count("\n| error |") == 5 and "\\#\\#\\[set-output" in text
+    assert text.count("\n- **error** ") == 5 and "\\#\\#\\[set-output" in text
 
 
 def test_runner_model_sees_injected_commands() -> None:
@@ -116,11 +116,13 @@ def test_more_than_ten_findings_most_severe_first_and_summary_lists_all(
     assert run.code == 1
     kinds = [c.line.split(" ", 1)[0] for c in workflow_commands(run.out)]
     assert kinds[:16] == ["::error"] * 3 + ["::warning"] * 12 + ["::notice"]
-    rows = [ln for ln in summary.read_text(encoding="utf-8").splitlines() if ln.startswith("| error |")
-            or ln.startswith("| warning |")]
-    assert len(rows) == 15
-    assert [r.split(" | ")[0] for r in rows] == ["| error"] * 3 + ["| warning"] * 12
-    assert [r.split(" | ")[2].strip("`") for r in rows] == \
-        [f"reports/z.json:{8 + 7 * i}:38" for i in range(3)] + [f"reports/a.json:{8 + 7 * i}:18" for i in range(12)]
-    review = [ln for ln in summary.read_text(encoding="utf-8").splitlines() if ln.startswith("- `reports/")]
+    lines = summary.read_text(encoding="utf-8").splitlines()
+    # Files with errors first, then by path; within a file, most severe first.
+    assert [ln for ln in lines if ln.startswith("#### ")] == ["#### reports/z\\.json (3)", "#### reports/a\\.json (12)",
+                                                               "#### reports/a\\.json"]
+    rows = [ln for ln in lines if ln.startswith(("- **error** ", "- **warning** "))]
+    assert [r.split(" ")[1] for r in rows] == ["**error**"] * 3 + ["**warning**"] * 12
+    assert [re.search(r" at line (\d+), col (\d+):", r).groups() for r in rows] == \
+        [(str(8 + 7 * i), "38") for i in range(3)] + [(str(8 + 7 * i), "18") for i in range(12)]
+    review = [ln for ln in lines if ln.startswith("- **m")]
     assert len(review) == 12

@@ -1,4 +1,4 @@
-"""Read-only proof (DESIGN §1): check, ls and show write nothing and open no socket.
+"""Read-only proof (DESIGN §1): check, ls, show and render to stdout write nothing and open no socket.
 
 CI runs as root, so file permissions prove nothing; an audit hook
 (tests/audit.py) records every open for writing and every socket use instead.
@@ -50,6 +50,8 @@ def busy_repo(repo: Repo) -> Repo:
     ("check", "reports/r.json", "reports/y.yaml"),
     ("ls",),
     ("show", SOURCE_A),
+    ("render", "reports/bad.json"),
+    ("render", "reports/note.md", "--format", "md"),
 ])
 def test_inspection_writes_nothing_and_opens_no_socket(busy_repo: Repo, argv: tuple[str, ...],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,7 +90,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if progress:
             err.write("\r\x1b[K")
     options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
-                            repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")))
+                            repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")),
+                            blob_url=_blob_url() if args.summary_file or fmt == "summary" else "")
     if not args.quiet:
         for path, why in result.skipped:
             err.write(f"citelint: skipped {terminal(path)}: {why}\n")
@@ -118,6 +119,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if result.count("error") or (args.strict and (result.count("warning") or nothing)):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _blob_url() -> str:
+    """Where the summary's locations link to: the commit GitHub Actions checks, or ""."""
+    from citelint.gitindex import find_worktree
+    from citelint.output.summary import blob_url
+
+    if not os.environ.get("GITHUB_SHA"):
+        return ""
+    cwd = Path.cwd()
+    found = find_worktree(cwd)
+    return blob_url(os.environ, cwd, found[0] if found else None)
 
 
 def _jobs(value: str) -> int:

@@ -28,18 +28,22 @@ FORMATTERS: dict[str, str] = {
 class RenderOptions:
     """What a formatter may be told: colour (text only), quiet (hide warnings
     and notices), strict (warnings fail the run, so quiet still shows them),
-    and the citelint version to embed. ``repo_prefix`` is put before each
-    finding's path where a format names files to the repository rather than
-    to the user (GitHub annotations, SARIF): the run's directory relative to
-    the repository root, ending in ``/`` (empty: the root itself).
-    ``review`` lists the accepted citations for semantic review in text output
-    (otherwise one line counts them); ``statistics`` prints counts per rule
-    instead of the findings (text output)."""
+    the citelint version to embed, and ``blob_url``, the prefix that turns a
+    finding's path into a link to the file at the commit checked (summary
+    only; ``""``: no links; see :func:`citelint.output.summary.blob_url`).
+    ``repo_prefix`` is put before each finding's path where a format names
+    files to the repository rather than to the user (GitHub annotations,
+    SARIF, summary links): the run's directory relative to the repository
+    root, ending in ``/`` (empty: the root itself). ``review`` lists the
+    accepted citations for semantic review in text output (otherwise one
+    line counts them); ``statistics`` prints counts per rule instead of the
+    findings (text output)."""
 
     color: bool = False
     quiet: bool = False
     strict: bool = False
     version: str = ""
+    blob_url: str = ""
     repo_prefix: str = ""
     review: bool = False
     statistics: bool = False

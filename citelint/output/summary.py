@@ -1,50 +1,250 @@
-"""Markdown step summary (``--summary-file``): counts, a findings table and
-the semantic-review list. Every cell is escaped, since messages repeat
-untrusted text."""
+"""Markdown step summary (``--summary-file``), as GitHub renders ``$GITHUB_STEP_SUMMARY``.
+
+Shape, for a reviewer who reads it in a pull request's checks tab:
+
+1. a one-line verdict heading, then the counts (both kept whatever is cut);
+2. the findings grouped by file, one list item per finding (a table would
+   push the message off-screen behind a long path written as a code span),
+   each location a link to the line at the commit checked when the run
+   knows the repository (:func:`blob_url`);
+3. the semantic-review list inside ``<details>``: per accepted citation its
+   label, unit/period hints, and the snippet in bold with a few words of
+   the capture around it;
+4. a hard cap (:data:`SUMMARY_MAX_BYTES`, under GitHub's 1 MiB per step):
+   entries that do not fit are left out, and a note after the counts says
+   how many and where the full list is.
+
+Every untrusted string (paths, messages, labels, snippets, sources) goes
+through :func:`citelint.escape.markdown_cell`, so nothing in it renders as
+markup or a link, and control and bidi characters show as ``\\uXXXX``.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TextIO
+from urllib.parse import quote
 
 from citelint.escape import code_span, markdown_cell
-from citelint.model import CheckResult, Finding
+from citelint.model import RULES, SEVERITY_ORDER, AcceptedFact, CheckResult, Finding
 from citelint.output import RenderOptions, summary_line
 
+#: GitHub refuses a step summary over 1 MiB (1,048,576 bytes) and shows an
+#: error instead; this leaves room for the few bytes another step may append.
+SUMMARY_MAX_BYTES = 1_000_000
+#: Bytes kept back for the cut note and closing tags once the body is full.
+_TAIL_BYTES = 2_000
+#: Longest message and snippet shown (code points); longer ones are cut with a count.
+MESSAGE_MAX = 1_500
+SNIPPET_MAX = 400
+#: Context words are taken from at most this many code points on each side.
+CONTEXT_MAX = 60
 
-def location(f: Finding) -> str:
-    """``path:line:col`` as a code span; ``|`` is escaped because GFM splits
-    table cells on it even inside code spans."""
-    text = f"{f.path}:{f.line}:{f.col}".replace("\r", " ").replace("\n", " ").replace("|", "\\|")
-    return code_span(text)
+_SERVER = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?")
+_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
-def _row(f: Finding) -> str:
-    return f"| {f.severity} | {f.rule} | {location(f)} | {markdown_cell(f.message)} |"
+def blob_url(env: Mapping[str, str], cwd: Path, top: Path | None) -> str:
+    """Prefix of a link to a file of the commit checked: ``{server}/{repo}/blob/{sha}/{dir}``.
+
+    Args:
+        env: the environment; GitHub Actions sets ``GITHUB_SERVER_URL``,
+            ``GITHUB_REPOSITORY`` and ``GITHUB_SHA`` (docs: "Variables
+            reference", default environment variables).
+        cwd: the working directory, which finding paths are relative to.
+        top: the top of the git work tree holding ``cwd`` (None outside git:
+            then the paths are taken as relative to the repository's root).
+    Returns:
+        The prefix ending in ``/`` (a finding's percent-encoded path is
+        appended), or ``""`` when a variable is missing or malformed, or
+        ``cwd`` lies outside ``top``: then the summary links nothing.
+    """
+    server, repo, sha = (env.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA"))
+    if not (_SERVER.fullmatch(server) and _REPOSITORY.fullmatch(repo) and _SHA.fullmatch(sha)):
+        return ""
+    prefix = ""
+    if top is not None:
+        try:
+            rel = cwd.resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            return ""
+        prefix = "" if rel == "." else quote(rel) + "/"
+    return f"{server}/{repo}/blob/{sha}/{prefix}"
 
 
-def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
-    """Append the Markdown summary to ``out``."""
-    out.write("## citelint\n\n")
-    out.write(summary_line(result) + "\n\n")  # counts only: no untrusted text
-    ordered = result.ordered()
-    if ordered:
-        out.write("| severity | rule | location | message |\n|---|---|---|---|\n")
-        for f in ordered:
-            out.write(_row(f) + "\n")
-        out.write("\n")
+def _link(options: RenderOptions, path: str, line: int, text: str) -> str:
+    """``text`` (already Markdown) as a link to ``path`` line ``line`` at the commit, when known."""
+    parts = path.split("/")
+    if not options.blob_url or path.startswith("/") or ".." in parts or "." in parts:
+        return text
+    # quote() leaves only unreserved characters and "/", so the URL cannot end
+    # the Markdown link early or carry a second one.
+    return f"[{text}]({options.blob_url}{quote(path)}#L{line})"
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` code points, saying how much was left out."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def _plural(n: int, word: str, many: str = "") -> str:
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def verdict(result: CheckResult, options: RenderOptions) -> str:
+    """The heading's one-line verdict, e.g. ``failed: 6 errors`` (words, not
+    symbols: a summary is also read where no emoji font is installed)."""
+    errors, warnings = result.count("error"), result.count("warning")
+    if errors:
+        tail = f", {_plural(warnings, 'warning')}" if warnings else ""
+        return f"failed: {_plural(errors, 'error')}{tail}"
+    if warnings and options.strict:
+        return f"failed: {_plural(warnings, 'warning')} (--strict)"
+    if result.files == 0:
+        return "nothing checked: no file matched the config's globs"
+    if warnings:
+        return f"passed with {_plural(warnings, 'warning')}"
+    return "passed"
+
+
+def _finding_item(f: Finding, options: RenderOptions) -> str:
+    rule = RULES.get(f.rule)
+    name = f"[{f.rule}]({rule.help_uri} \"{rule.name}\")" if rule else markdown_cell(f.rule)
+    where = _link(options, f.path, f.line, f"line {f.line}, col {f.col}")
+    return f"- **{f.severity}** {name} at {where}: {markdown_cell(_cut(f.message, MESSAGE_MAX))}\n"
+
+
+def _context(fact: AcceptedFact) -> tuple[str, str]:
+    """A few whole words of capture text before and after the snippet, with
+    ``…`` where the capture goes on."""
+    before, after = fact.context
+    before, after = before[-CONTEXT_MAX:], after[:CONTEXT_MAX]
+    at_start = fact.offset is not None and fact.offset <= len(before)
+    if not at_start and " " in before:
+        before = before[before.index(" "):]  # a whole first word
+    if len(after) == CONTEXT_MAX and " " in after:
+        after = after[:after.rindex(" ")]
+    lead = "" if at_start or not before else "…"
+    trail = "…" if len(fact.context[1]) > len(after) else ""
+    return lead + before, after + trail
+
+
+def _review_item(notice: Finding, fact: AcceptedFact | None, options: RenderOptions) -> str:
+    where = _link(options, notice.path, notice.line, f"line {notice.line}")
+    if fact is None or fact.snippet is None or fact.source is None:
+        return f"- {where}: {markdown_cell(_cut(notice.message, MESSAGE_MAX))}\n"
+    hints = "; ".join(fact.review) if fact.review else "check that the snippet supports this label"
+    before, after = _context(fact)
+    quote_line = (f"{markdown_cell(before)}<b>{markdown_cell(_cut(fact.snippet, SNIPPET_MAX))}</b>"
+                  f"{markdown_cell(after)}")
+    sha = fact.capture_sha256 or ""
+    origin = f"{markdown_cell(_cut(fact.source, 300))}, revision {code_span(sha[:12])}"
+    if fact.retrieved_at:
+        origin += f", captured {markdown_cell(fact.retrieved_at)}"
+    return (f"- **{markdown_cell(_cut(fact.label, 200))}** ({where}): {markdown_cell(hints)}\n"
+            f"  > {quote_line}\n  >\n  > — {origin}\n")
+
+
+class _Body:
+    """The summary's parts after the counts, within a byte budget."""
+
+    def __init__(self, budget: int):
+        self.parts: list[str] = []
+        self.left = budget
+        self.full = False
+
+    def add(self, text: str) -> bool:
+        """Append ``text`` if it fits (and nothing was refused before); False otherwise."""
+        size = len(text.encode("utf-8"))
+        if self.full or size > self.left:
+            self.full = True
+            return False
+        self.parts.append(text)
+        self.left -= size
+        return True
+
+
+def _grouped(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
+    """Findings by file: the files with the most severe findings first, then by path."""
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.path, []).append(f)
+    return sorted(groups.items(), key=lambda kv: (min(SEVERITY_ORDER[f.severity] for f in kv[1]), kv[0]))
+
+
+def render(result: CheckResult, out: TextIO, options: RenderOptions, limit: int = SUMMARY_MAX_BYTES) -> None:
+    """Append the Markdown summary of ``result`` to ``out``.
+
+    Args:
+        result: the check result; every finding and notice is listed (``quiet``
+            does not shorten a summary: it is read later, not in a terminal).
+        out: text stream the summary is appended to.
+        options: ``strict`` (warnings fail) shapes the verdict; ``blob_url``
+            makes locations links.
+        limit: the summary's largest size in UTF-8 bytes, at most
+            :data:`SUMMARY_MAX_BYTES`.
+    """
+    head = (f"## citelint: {verdict(result, options)}\n\n"
+            f"{summary_line(result).removeprefix('citelint: ')}\n\n")  # counts only: no untrusted text
+    body = _Body(limit - len(head.encode("utf-8")) - _TAIL_BYTES)
+    findings = result.ordered()
+    shown_findings = 0
+    if findings:
+        body.add(f"### Findings ({len(findings):,})\n\n")
+        for path, group in _grouped(findings):
+            if not body.add(f"#### {markdown_cell(_cut(path, 1000))} ({len(group):,})\n\n"):
+                break
+            for f in group:
+                if not body.add(_finding_item(f, options)):
+                    break
+                shown_findings += 1
+            body.add("\n")
     else:
-        out.write("No findings.\n\n")
-    if result.notices:
-        out.write(f"### Semantic review ({len(result.notices)})\n\n"
-                  "Each excerpt below occurs exactly in its capture; whether it supports its label is for a "
-                  "person to judge.\n\n")
-        for f in sorted(result.notices):
-            out.write(f"- {location(f)}: {markdown_cell(f.message)}\n")
-        out.write("\n")
+        body.add("No findings.\n\n")
+    extra = [f"- removed by `--fix`: {markdown_cell(f'{f.path}:{f.line}:{f.col}')} "
+             f"{markdown_cell(_cut(f.message, MESSAGE_MAX))}\n" for f in result.fixed]
+    extra += [f"- {markdown_cell(_cut(w, MESSAGE_MAX))}\n" for w in result.warnings_text]
+    if extra and body.add("### Notes\n\n"):
+        for item in extra:
+            body.add(item)
+        body.add("\n")
+    notices = sorted(result.notices)
+    shown_review = 0
+    opened = bool(notices) and body.add(
+            f"<details>\n<summary>Semantic review: {_plural(len(notices), 'accepted citation')} to read "
+            "(each excerpt occurs exactly in its capture; whether it supports its label is for a person to "
+            "judge)</summary>\n\n")
+    if opened:
+        facts = {(a.path, a.line, a.col): a for a in result.accepted if a.state == "cited"}
+        current = None
+        for notice in notices:
+            gap = "" if current is None else "\n"  # a blank line ends the previous file's list
+            heading = f"{gap}#### {markdown_cell(_cut(notice.path, 1000))}\n\n" if notice.path != current else ""
+            if not body.add(heading + _review_item(notice, facts.get((notice.path, notice.line, notice.col)),
+                                                   options)):
+                break
+            current = notice.path
+            shown_review += 1
+    tail = "\n</details>\n\n" if opened else ""
+    cut = ""
+    if shown_findings < len(findings) or shown_review < len(notices):
+        left = [f"{len(findings) - shown_findings:,} of {_plural(len(findings), 'finding')}"] \
+            if shown_findings < len(findings) else []
+        left += [f"{len(notices) - shown_review:,} of "
+                 f"{_plural(len(notices), 'semantic-review entry', 'semantic-review entries')}"] \
+            if shown_review < len(notices) else []
+        cut = (f"**Cut to stay under GitHub's 1 MiB step-summary limit:** {' and '.join(left)} are not shown. "
+               "The full list is in `citelint check --format json` (findings, accepted citations and the "
+               "semantic-review list) and in the SARIF file of `--sarif-file`.\n\n")
+    out.write(head + cut + "".join(body.parts) + tail)
 
 
 def did_not_run(message: str, out: TextIO) -> None:
-    """Append the summary of a check that ended in a usage or config error:
-    the check did not run, and why (escaped: it can quote a file's text)."""
-    out.write("## citelint\n\n**The check did not run** (exit 2): "
-              f"{markdown_cell(message)}\n\nFix the problem above and run the check again.\n\n")
+    """Append the summary of a check that ended in a usage or config error
+    (exit 2): the verdict that the check did not run, and why (escaped: it
+    can quote a file's text)."""
+    out.write("## citelint: did not run (exit 2)\n\n**The check did not run** (exit 2): "
+              f"{markdown_cell(_cut(message, MESSAGE_MAX))}\n\nFix the problem above and run the check again.\n\n")

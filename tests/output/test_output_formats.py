@@ -55,7 +55,8 @@ def fixed_result() -> CheckResult:
         accepted=[
             AcceptedFact("reports/q3.json", 3, 5, "cited", "revenue", source="https://example.org/q3.txt",
                          capture_sha256=SHA_Q3, snippet="revenue rose 12% to $4.1 million", offset=16,
-                         review=("period 'Q3 2026' does not appear in the snippet",)),
+                         review=("period 'Q3 2026' does not appear in the snippet",),
+                         retrieved_at="2026-07-02T09:30:00Z", context=("Q3 report, says ", " in the quarter.")),
             AcceptedFact("reports/q3.yaml", 3, 5, "cited", "headcount", source="https://example.org/notes.txt",
                          capture_sha256=SHA_NOTES, snippet="The café said “we sold 17 items”", offset=0),
             AcceptedFact("reports/q3.json", 20, 5, "unavailable", "sales", reason="not published for Q3"),

@@ -1,0 +1,299 @@
+"""``citelint render``'s formats: a :class:`~citelint.view.ReaderView` as HTML or Markdown.
+
+The reader view never blurs evidence and estimate: a verified excerpt is a
+quotation (``blockquote`` with ``cite``, then its source link, capture date
+and short digest), set apart from the report's own words; an unavailable
+fact reads as unverified, with the report's reason and, from the label's
+``check_at``, where the reader can check; a fact that failed the check
+shows only its label and why, nothing of its claimed evidence.
+
+HTML is one self-contained file: no script, no external load (the
+Content-Security-Policy is ``default-src 'none'`` with the one inline style
+allowed by its SHA-256, CSP Level 3 §2.3), every untrusted string escaped
+(:func:`citelint.escape.html_text`), headings, lists and landmarks for
+assistive technology, colours at WCAG 2.1 AA contrast or better.
+
+Pure functions of the view: nothing here reads a file or the environment.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from urllib.parse import quote
+
+from citelint.escape import code_span, html_text, markdown_cell
+from citelint.model import RULES, Finding
+from citelint.view import FactItem, LinkMark, ReaderView
+
+# Contrast on white, per WCAG 2.1 (1.4.3, at least 4.5:1): #1f2328 15.8:1,
+# #59636e 6.1:1, #0550ae 7.6:1; each badge's text on its background: green
+# #116329 on #dafbe1 6.9:1, red #82071e on #ffebe9 9.6:1, amber #6c3b00 on
+# #fff8c5 8.6:1.
+STYLE = """\
+:root{color-scheme:light}
+body{margin:0;background:#fff;color:#1f2328;font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",
+Helvetica,Arial,sans-serif;overflow-wrap:anywhere}
+header,main,footer{max-width:52rem;margin:0 auto;padding:0 1.25rem}
+header{padding-top:1.5rem;border-bottom:1px solid #d1d9e0}
+.kicker{margin:0;color:#59636e;font-size:.875rem;text-transform:uppercase;letter-spacing:.04em}
+h1{margin:.25rem 0 .5rem;font-size:1.6rem;line-height:1.25}
+h2{margin:2rem 0 .75rem;font-size:1.3rem;border-bottom:1px solid #d1d9e0;padding-bottom:.25rem}
+h3{margin:0 0 .5rem;font-size:1.05rem}
+a{color:#0550ae}
+code{font:.875em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#eff2f5;padding:.1em .3em;
+border-radius:4px}
+.legend{color:#59636e;font-size:.925rem}
+.verdict{font-weight:600}
+.badge{display:inline-block;font-size:.8rem;font-weight:600;padding:.05rem .5rem;border-radius:1rem;
+vertical-align:middle;margin:0 .35rem;white-space:nowrap}
+.verdict .badge{margin-left:0}
+.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#82071e}.warn{background:#fff8c5;color:#6c3b00}
+.fact{border:1px solid #d1d9e0;border-radius:6px;padding:1rem 1.1rem;margin:0 0 1rem}
+.fact.rejected{border-color:#ff8182}.fact.unavailable{border-color:#d4a72c}
+.claim{margin:.25rem 0 .75rem}
+.claim .k,.where .k{color:#59636e;font-size:.85rem;font-weight:600;text-transform:uppercase;letter-spacing:.03em}
+figure{margin:0}
+blockquote{margin:0;padding:.6rem 1rem;border-left:.3rem solid #0969da;background:#f6f8fa;font-family:Georgia,
+"Times New Roman",serif;font-size:1.05rem;white-space:pre-wrap}
+blockquote p{margin:0}
+figcaption{margin-top:.4rem;color:#59636e;font-size:.875rem}
+.review{color:#59636e;font-size:.875rem;margin:.5rem 0 0}
+.problems{margin:.25rem 0 0;padding-left:1.25rem}
+.body blockquote{font-family:inherit;font-size:inherit;white-space:normal;border-left-color:#d1d9e0}
+.body table{border-collapse:collapse}.body th,.body td{border:1px solid #d1d9e0;padding:.25rem .6rem}
+.mark{font-size:.75rem;font-weight:600;padding:0 .35rem;border-radius:1rem;margin-left:.2rem;white-space:nowrap}
+.flat{text-decoration:underline dotted #82071e}
+.image{color:#59636e;font-style:italic}
+.sources li{margin-bottom:.35rem}
+footer{color:#59636e;font-size:.85rem;padding-top:1rem;padding-bottom:2rem;border-top:1px solid #d1d9e0;
+margin-top:2rem}
+"""
+
+
+def content_security_policy(style: str = STYLE) -> str:
+    """The page's policy: nothing may load or run but the one style element (by its hash)."""
+    digest = base64.b64encode(hashlib.sha256(style.encode("utf-8")).digest()).decode("ascii")
+    return f"default-src 'none'; style-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+
+
+def _short(sha: str | None) -> str:
+    return (sha or "")[:12]
+
+
+def _http(url: str | None) -> bool:
+    return bool(url) and re.match(r"https?://[^\s]+\Z", url or "", re.IGNORECASE) is not None
+
+
+def _problem_html(f: Finding) -> str:
+    rule = RULES.get(f.rule)
+    name = f'<a href="{html_text(rule.help_uri)}">{f.rule}</a>' if rule else html_text(f.rule)
+    return (f'<li><span class="badge {"bad" if f.severity == "error" else "warn"}">{f.severity}</span> '
+            f"{name} at line {f.line}: {html_text(f.message)}</li>")
+
+
+def _fact_html(n: int, item: FactItem) -> str:
+    label = html_text(item.label)
+    claim = item.info.description if item.info is not None else None
+    claim_html = f'<p class="claim"><span class="k">Claim</span> {html_text(claim)}</p>\n' if claim else ""
+    if item.status == "verified" and item.fact is not None:
+        fact = item.fact
+        src = html_text(fact.source or "")
+        link = f'<a href="{src}">{src}</a>' if _http(fact.source) else src
+        when = f', captured <time datetime="{html_text(fact.retrieved_at)}">{html_text(fact.retrieved_at)}</time>' \
+            if fact.retrieved_at else ""
+        review = f'<p class="review">Not checked by citelint: {html_text("; ".join(fact.review))}.</p>\n' \
+            if fact.review else ""
+        warnings = _problems_block(item.problems)
+        return (f'<article class="fact verified" aria-labelledby="f{n}">\n'
+                f'<h3 id="f{n}">{label}<span class="badge ok">✓ verified excerpt</span></h3>\n{claim_html}'
+                f'<figure>\n<blockquote cite="{src}"><p>{html_text(fact.snippet or "")}</p></blockquote>\n'
+                f'<figcaption>— <cite>{link}</cite>{when}, revision <code title="{html_text(fact.capture_sha256 or "")}">'
+                f"{_short(fact.capture_sha256)}</code></figcaption>\n</figure>\n{review}{warnings}</article>\n")
+    if item.status == "unavailable" and item.fact is not None:
+        where = item.info.check_at if item.info is not None else None
+        if where:
+            shown = f'<a href="{html_text(where)}">{html_text(where)}</a>' if _http(where) else html_text(where)
+            check = f'<p class="where"><span class="k">Where to check</span> {shown}</p>\n'
+        else:
+            check = ('<p class="where"><span class="k">Where to check</span> not configured (the label has no '
+                     "<code>check_at</code> in the config)</p>\n")
+        return (f'<article class="fact unavailable" aria-labelledby="f{n}">\n'
+                f'<h3 id="f{n}">{label}<span class="badge warn">unverified: not available</span></h3>\n{claim_html}'
+                f"<p>The report gives no source for this fact. Its reason: {html_text(item.fact.reason or '')}</p>\n"
+                f"{check}{_problems_block(item.problems)}</article>\n")
+    return (f'<article class="fact rejected" aria-labelledby="f{n}">\n'
+            f'<h3 id="f{n}">{label}<span class="badge bad">✗ not verified: failed the check</span></h3>\n'
+            f"{claim_html}<p>Nothing of this fact is shown as evidence. Why:</p>\n"
+            f"{_problems_block(item.problems) or '<p>(no finding located in it)</p>'}</article>\n")
+
+
+def _problems_block(problems: tuple[Finding, ...]) -> str:
+    if not problems:
+        return ""
+    return '<ul class="problems">\n' + "\n".join(_problem_html(f) for f in problems) + "\n</ul>\n"
+
+
+_MARK_HTML = {
+    "quote-verified": ('ok', "✓ quotation verified"),
+    "quote-unchecked": ('warn', "quotation not checked"),
+    "quote-unverified": ('bad', "✗ quotation not verified"),
+    "removed": ('bad', "✗ link removed: not verified"),
+}
+
+
+def _mark_html(mark: LinkMark) -> str:
+    css, words = _MARK_HTML[mark.kind]
+    why = "; ".join(f"{f.rule}: {f.message}" for f in mark.problems)
+    title = f' title="{html_text(why)}"' if why else ""
+    return f'<span class="mark {css}"{title}>{words}</span>'
+
+
+def _body_html(view: ReaderView) -> str:
+    from citelint.output.sanitize import markdown_to_safe_html
+
+    marks = {m.token: _mark_html(m) for m in view.marks}
+    token = re.compile(re.escape(view.token_prefix) + r"[0-9]+Z") if view.token_prefix else None
+
+    def text(data: str) -> str:
+        escaped = html_text(data)
+        return token.sub(lambda m: marks.get(m.group(), ""), escaped) if token else escaped
+
+    return markdown_to_safe_html(view.markdown, view.vouched, text=text,
+                                 unlinked=lambda: '<span class="mark bad">✗ link not verified</span>')
+
+
+def _tally(view: ReaderView) -> str:
+    if view.kind == "facts":
+        n = {s: sum(1 for f in view.facts if f.status == s) for s in ("verified", "unavailable", "rejected")}
+        return (f"{len(view.facts)} fact{'s' * (len(view.facts) != 1)}: {n['verified']} quoted from a captured "
+                f"source and verified, {n['unavailable']} unavailable, {n['rejected']} not verified")
+    n = {k: sum(1 for m in view.marks if m.kind == k) for k in _MARK_HTML}
+    unchecked = f", {n['quote-unchecked']} not checked" if n["quote-unchecked"] else ""
+    return (f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text; "
+            f"{n['quote-verified']} quotation{'s' * (n['quote-verified'] != 1)} verified, "
+            f"{n['quote-unverified']} not verified{unchecked}")
+
+
+def render_html(view: ReaderView, version: str) -> str:
+    """The reader view as one self-contained HTML document (UTF-8 text)."""
+    ok = view.errors == 0
+    verdict = "The check passed" if ok else f"The check found {view.errors} error{'s' * (view.errors != 1)}"
+    legend = ("Quoted excerpts, set in a box with a blue bar, occur word for word in the captured revision of "
+              "the source named under them. citelint does not check that an excerpt supports the claim it is "
+              "attached to: the claims are the report's own." if view.kind == "facts" else
+              "Links stay links only when they point at a captured source; the others are shown as plain text and "
+              "marked. A quotation link (one that names a passage with #:~:text=) is marked verified when its "
+              "passage occurs word for word in the capture. citelint does not check that a source supports the "
+              "sentence that links to it.")
+    parts = [
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">\n',
+        '<meta name="referrer" content="no-referrer">\n',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+        f'<meta name="generator" content="citelint {html_text(version)}">\n',
+        f"<title>{html_text(view.path)} · citelint reader view</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        f'<header>\n<p class="kicker">citelint reader view</p>\n<h1>{html_text(view.path)}</h1>\n',
+        f'<p class="verdict"><span class="badge {"ok" if ok else "bad"}">{"passed" if ok else "failed"}</span> '
+        f"{verdict}: {html_text(_tally(view))}.</p>\n",
+        f'<p class="legend">{legend}</p>\n</header>\n<main>\n',
+    ]
+    if view.kind == "facts":
+        parts.append('<section aria-labelledby="facts"><h2 id="facts">Facts</h2>\n')
+        parts += [_fact_html(n, item) for n, item in enumerate(view.facts, 1)]
+        if not view.facts:
+            parts.append("<p>No fact could be read from this report.</p>\n")
+        parts.append("</section>\n")
+    else:
+        parts.append(f'<section aria-labelledby="report"><h2 id="report">Report</h2>\n<div class="body">\n'
+                     f"{_body_html(view)}</div>\n</section>\n")
+    parts.append('<section aria-labelledby="sources"><h2 id="sources">Captured sources used</h2>\n')
+    if view.sources:
+        parts.append('<ul class="sources">\n')
+        for s in view.sources:
+            src = html_text(s.source)
+            link = f'<a href="{src}">{src}</a>' if _http(s.source) else src
+            when = f", captured {html_text(s.retrieved_at)}" if s.retrieved_at else ""
+            parts.append(f"<li><cite>{link}</cite>: revision <code>{_short(s.sha256)}</code>{when}; "
+                         f"used {s.uses} time{'s' * (s.uses != 1)}</li>\n")
+        parts.append("</ul>\n")
+    else:
+        parts.append("<p>None: nothing in this report is verified against a capture.</p>\n")
+    parts.append("</section>\n")
+    if view.problems:
+        title = "Other findings" if view.kind == "facts" else "Findings of the check"
+        parts.append(f'<section aria-labelledby="other"><h2 id="other">{title}</h2>\n'
+                     + _problems_block(view.problems) + "</section>\n")
+    parts.append(f"</main>\n<footer>\n<p>Rendered by citelint {html_text(version)} from a check of this report: "
+                 f"{html_text(view.counts)}.</p>\n</footer>\n</body>\n</html>\n")
+    return "".join(parts)
+
+
+# ----------------------------------------------------------------------------- Markdown
+
+def _md_link(url: str) -> str:
+    """``url`` as a Markdown link whose text shows it literally."""
+    dest = quote(url, safe="/:?#[]@!$&'*+,;=%~-._")
+    return f"[{markdown_cell(url)}](<{dest}>)" if _http(url) else markdown_cell(url)
+
+
+def _problems_md(problems: tuple[Finding, ...]) -> str:
+    return "".join(f"- **{f.severity}** {f.rule} at line {f.line}: {markdown_cell(f.message)}\n" for f in problems)
+
+
+def _fact_md(item: FactItem) -> str:
+    claim = item.info.description if item.info is not None else None
+    head = f"### {markdown_cell(item.label)}"
+    claim_md = f"Claim: {markdown_cell(claim)}\n\n" if claim else ""
+    if item.status == "verified" and item.fact is not None:
+        fact = item.fact
+        when = f", captured {markdown_cell(fact.retrieved_at)}" if fact.retrieved_at else ""
+        review = f"Not checked by citelint: {markdown_cell('; '.join(fact.review))}.\n\n" if fact.review else ""
+        quoted = "\n>\n".join(f"> {markdown_cell(line)}" for line in (fact.snippet or "").split("\n"))
+        return (f"{head} (✓ verified excerpt)\n\n{claim_md}{quoted}\n\n— {_md_link(fact.source or '')}{when}, "
+                f"revision {code_span(_short(fact.capture_sha256))}\n\n{review}{_problems_md(item.problems)}\n")
+    if item.status == "unavailable" and item.fact is not None:
+        where = item.info.check_at if item.info is not None else None
+        check = f"Where to check: {_md_link(where)}\n\n" if where else \
+            "Where to check: not configured (the label has no `check_at` in the config)\n\n"
+        return (f"{head} (unverified: not available)\n\n{claim_md}The report gives no source for this fact. "
+                f"Its reason: {markdown_cell(item.fact.reason or '')}\n\n{check}{_problems_md(item.problems)}\n")
+    return (f"{head} (✗ not verified: failed the check)\n\n{claim_md}Nothing of this fact is shown as evidence. "
+            f"Why:\n\n{_problems_md(item.problems) or '(no finding located in it)'}\n\n")
+
+
+_MARK_MD = {
+    "quote-verified": " *(✓ quotation verified)*",
+    "quote-unchecked": " *(quotation not checked)*",
+    "quote-unverified": " *(✗ quotation not verified)*",
+    "removed": " *(✗ link removed: not verified)*",
+}
+
+
+def render_markdown(view: ReaderView, version: str) -> str:
+    """The reader view as GitHub-flavoured Markdown (the same parts as :func:`render_html`)."""
+    verdict = "The check passed" if view.errors == 0 else \
+        f"The check found {view.errors} error{'s' * (view.errors != 1)}"
+    parts = [f"# {markdown_cell(view.path)}\n\n*citelint reader view.* **{verdict}: {_tally(view)}.** "
+             "Quoted excerpts occur word for word in the captured revision of the source named under them; "
+             "citelint does not check that an excerpt supports the claim it is attached to.\n\n"]
+    if view.kind == "facts":
+        parts.append("## Facts\n\n")
+        parts += [_fact_md(item) for item in view.facts]
+    else:
+        body = view.markdown
+        for mark in view.marks:
+            body = body.replace(mark.token, _MARK_MD[mark.kind])
+        parts.append("## Report\n\n" + body.rstrip("\n") + "\n\n")
+    parts.append("## Captured sources used\n\n")
+    parts += [f"- {_md_link(s.source)}: revision {code_span(_short(s.sha256))}"
+              f"{', captured ' + markdown_cell(s.retrieved_at) if s.retrieved_at else ''}; "
+              f"used {s.uses} time{'s' * (s.uses != 1)}\n" for s in view.sources] or \
+        ["None: nothing in this report is verified against a capture.\n"]
+    if view.problems:
+        title = "Other findings" if view.kind == "facts" else "Findings of the check"
+        parts.append(f"\n## {title}\n\n" + _problems_md(view.problems))
+    parts.append(f"\n---\n\nRendered by citelint {markdown_cell(version)} from a check of this report: "
+                 f"{markdown_cell(view.counts)}.\n")
+    return "".join(parts)

@@ -1,0 +1,89 @@
+"""The reader view's plain data (``citelint render``): what :mod:`citelint.reader`
+builds from a check result and :mod:`citelint.output.render` writes.
+
+Nothing here reads a file or imports beyond :mod:`citelint.model`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citelint.model import AcceptedFact, Finding, LabelInfo
+
+
+@dataclass(frozen=True)
+class FactItem:
+    """One fact of a fact report, in report order.
+
+    ``status`` is ``verified`` (a cited fact the check accepted: ``fact``
+    carries the snippet, source, digest and capture date), ``unavailable``
+    (accepted as unavailable: ``fact.reason``), or ``rejected`` (it failed a
+    rule, or could not be read: ``problems`` says why, and nothing of it is
+    shown as evidence). ``info`` is the label's config entry (description,
+    ``check_at``), when the label is approved. ``problems`` are the findings
+    located inside the fact (warnings too, for a verified one).
+    """
+
+    label: str
+    line: int
+    status: str
+    fact: AcceptedFact | None = None
+    info: LabelInfo | None = None
+    problems: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class LinkMark:
+    """What the reader is told about one link of a Markdown report.
+
+    ``token`` stands after the link in :attr:`ReaderView.markdown`, to be
+    replaced by each format's rendering of the mark. ``kind`` is
+    ``quote-verified`` (a quotation link with no finding), ``quote-unchecked``
+    (the same, where the rule catalog has no quotation rule CL204),
+    ``quote-unverified``
+    (a quotation link with an error: flattened to its text) or ``removed``
+    (any other link with an error: flattened to its text); ``problems`` are
+    the findings at the link.
+    """
+
+    token: str
+    kind: str
+    problems: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """A captured source the report relies on: its newest (or cited) revision
+    ``sha256`` and ``retrieved_at``, and how many facts or links ``uses`` it."""
+
+    source: str
+    sha256: str | None
+    retrieved_at: str | None
+    uses: int
+
+
+@dataclass(frozen=True)
+class ReaderView:
+    """Everything ``citelint render`` shows of one report.
+
+    ``kind`` is ``facts`` or ``markdown``. For a fact report, ``facts`` in
+    report order. For a Markdown report, ``markdown`` is its text with every
+    link that has an error flattened to its text and a mark token after each
+    marked link (``marks``), and ``vouched`` the hrefs (as cmark-gfm writes
+    them) that may stay live links. ``problems`` are the report's findings
+    not shown at a fact (for a Markdown report, all of them);
+    ``errors``/``warnings`` count all of them.
+    """
+
+    path: str
+    kind: str
+    counts: str
+    errors: int
+    warnings: int
+    facts: tuple[FactItem, ...] = ()
+    markdown: str = ""
+    marks: tuple[LinkMark, ...] = ()
+    vouched: frozenset[str] = frozenset()
+    sources: tuple[SourceItem, ...] = ()
+    problems: tuple[Finding, ...] = ()
+    token_prefix: str = field(default="", compare=False)

@@ -1,0 +1,276 @@
+"""``citelint render``: the reader view, run as a real process and read with lxml's HTML parser.
+
+Assertions are about what a reader's browser builds: a verified excerpt is a
+``blockquote`` with ``cite``, its source link, capture date and digest; an
+unavailable fact says so and where to check; a fact or link that failed the
+check is never shown as verified; nothing can run or load; hostile text is
+shown, never obeyed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cmarkgfm
+import pytest
+from lxml import html as lxml_html
+
+from citelint.model import RULES
+from citelint.output.sanitize import markdown_to_safe_html
+from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, Repo
+
+HOSTILE = "<script>alert(1)</script> ::error::pwned \x1b[31mred \u202eevil"
+CHECK_AT = "https://stats.example/inventory"
+
+
+def render(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``citelint render ARGS`` as a real process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    return subprocess.run([sys.executable, "-m", "citelint", "render", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, encoding="utf-8", check=False)
+
+
+def page(text: str) -> lxml_html.HtmlElement:
+    return lxml_html.document_fromstring(text)
+
+
+def assert_self_contained(doc: lxml_html.HtmlElement, raw: str) -> None:
+    """No script, no external load, a strict policy allowing exactly the page's one style."""
+    assert raw.startswith("<!DOCTYPE html>") and doc.get("lang") == "en"
+    assert not doc.xpath("//script | //img | //iframe | //object | //embed | //link | //form | //@style")
+    assert not [a for a in doc.xpath("//@*") if a.attrname.startswith("on")]
+    [csp] = doc.xpath("//meta[@http-equiv='Content-Security-Policy']/@content")
+    [style] = doc.xpath("//style")
+    digest = base64.b64encode(hashlib.sha256(style.text.encode("utf-8")).digest()).decode("ascii")
+    assert csp == f"default-src 'none'; style-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    assert doc.xpath("//head/meta[1]/@charset") == ["utf-8"]
+
+
+@pytest.fixture
+def facts_repo(repo: Repo) -> Repo:
+    repo.config(labels={"inventory": {"description": "Inventory stayed flat.", "unit": "units"},
+                        "sales": {"description": "Sales in Q2.", "check_at": CHECK_AT},
+                        "headcount": {"check_at": "the annual report, page 4"},
+                        "margin": None})
+    repo.report(
+        repo.cited(snippet="Inventory held steady at 42 items."),
+        {"state": "unavailable", "label": "sales", "reason": "not published yet"},
+        {"state": "unavailable", "label": "headcount", "reason": "not in any source"},
+        repo.cited("margin", source=SOURCE_B, snippet="17 items were sold in the third quarter"),
+    )
+    return repo
+
+
+def test_fact_report_renders_evidence_estimate_and_failures_apart(facts_repo: Repo, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    run = render(facts_repo.root, "reports/r.json", "-o", str(out))
+    assert run.returncode == 0, run.stderr  # rendered, though the report has an error
+    raw = out.read_text(encoding="utf-8")
+    doc = page(raw)
+    assert_self_contained(doc, raw)
+    assert doc.xpath("string(//h1)") == "reports/r.json"
+    assert doc.xpath("string(//p[@class='verdict']/span)") == "failed"
+    articles = doc.xpath("//article")
+    assert [a.get("class") for a in articles] == ["fact verified", "fact unavailable", "fact unavailable",
+                                                  "fact rejected"]
+    verified, sales, headcount, rejected = articles
+    # The excerpt: a quotation with its source, capture date and short digest, apart from the claim.
+    [quote] = verified.xpath(".//blockquote")
+    assert quote.get("cite") == SOURCE_A and quote.text_content() == "Inventory held steady at 42 items."
+    assert verified.xpath("string(.//p[@class='claim'])") == "Claim Inventory stayed flat."
+    assert not verified.xpath(".//p[@class='claim']//blockquote")
+    caption = verified.xpath(".//figcaption")[0]
+    assert caption.xpath(".//cite/a/@href") == [SOURCE_A]
+    assert caption.xpath(".//time/@datetime") == ["2026-07-01T00:00:00Z"]
+    assert caption.xpath("string(.//code)") == facts_repo.records[SOURCE_A].sha256[:12]
+    assert "unit 'units' does not appear in the snippet" in verified.xpath("string(.//p[@class='review'])")
+    # Unavailable: unverified, the reason, and where the reader can check (a link, or words).
+    assert "unverified" in sales.xpath("string(.//h3)")
+    assert "not published yet" in sales.text_content() and not sales.xpath(".//blockquote")
+    assert sales.xpath(".//p[@class='where']/a/@href") == [CHECK_AT]
+    assert headcount.xpath("string(.//p[@class='where'])") == "Where to check the annual report, page 4"
+    assert not headcount.xpath(".//p[@class='where']/a")
+    # Failed the check (CL104): no quotation, nothing of its evidence, the finding instead.
+    assert not rejected.xpath(".//blockquote") and "third quarter" not in rejected.text_content()
+    assert "not verified" in rejected.xpath("string(.//h3)")
+    assert rejected.xpath(".//ul[@class='problems']/li/a/text()") == ["CL104"]
+    # The sources list names only the revision that verified facts quote.
+    assert [li.xpath("string(.//cite)") for li in doc.xpath("//ul[@class='sources']/li")] == [SOURCE_A]
+
+
+def test_unavailable_without_check_at_says_none_is_configured(repo: Repo) -> None:
+    repo.report({"state": "unavailable", "label": "sales", "reason": "n/a"})
+    run = render(repo.root, "reports/r.json")
+    assert run.returncode == 0, run.stderr
+    doc = page(run.stdout)
+    assert "not configured" in doc.xpath("string(//p[@class='where'])")
+    assert doc.xpath("string(//p[@class='verdict']/span)") == "passed"
+    assert doc.xpath("string(//section[h2='Captured sources used']/p)").startswith("None")
+
+
+def test_a_fact_with_an_error_is_never_verified_even_when_its_snippet_occurs(repo: Repo) -> None:
+    """A duplicate label (CL004) rejects both facts although each snippet is exact."""
+    repo.report(repo.cited(snippet="Synthetic source: 42 items"), repo.cited(snippet="Inventory held steady"))
+    doc = page(render(repo.root, "reports/r.json").stdout)
+    assert [a.get("class") for a in doc.xpath("//article")] == ["fact rejected", "fact rejected"]
+    assert not doc.xpath("//blockquote")
+
+
+def test_hostile_text_is_escaped_in_html(repo: Repo, tmp_path: Path) -> None:
+    repo.capture(SOURCE_A, "Before. " + HOSTILE + " After.")
+    repo.config(labels={"claim-*": {"check_at": "javascript:alert(1)"}})
+    name = "reports/\u202eevil<b>.json"
+    repo.report(repo.cited("claim-<img src=x onerror=alert(1)>", snippet=HOSTILE),
+                {"state": "unavailable", "label": "claim-2", "reason": HOSTILE}, name=name)
+    out = tmp_path / "h.html"
+    run = render(repo.root, name, "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    raw = out.read_text(encoding="utf-8")
+    for bad in ("<script", "<img", "<b>", "\x1b", "\u202e"):
+        assert bad not in raw, bad
+    doc = page(raw)
+    assert_self_contained(doc, raw)
+    assert doc.xpath("string(//h1)") == "reports/\\u202eevil<b>.json"
+    assert doc.xpath("string(//blockquote)") == "<script>alert(1)</script> ::error::pwned \\u001b[31mred \\u202eevil"
+    assert doc.xpath("string(//article[1]/h3/text())") == "claim-<img src=x onerror=alert(1)>"
+    # A check_at that is not an http(s) URL is shown as words, never as a link.
+    assert not doc.xpath("//a[starts-with(@href, 'javascript')]")
+    assert "javascript:alert(1)" in doc.xpath("string(//p[@class='where'])")
+    assert "\u202e" not in run.stderr
+
+
+def test_markdown_report_flattens_ungrounded_links_and_marks_quotations(repo: Repo) -> None:
+    repo.write("reports/a.md", (
+        "# Answer\n\n"
+        f"Grounded [a]({SOURCE_A}), invented [b](https://invented.example/x) and "
+        "<https://invented.example/auto>, bare https://invented.example/bare too.\n\n"
+        f"Quoted [held steady]({SOURCE_A}#:~:text=Inventory%20held%20steady), and a quotation of an "
+        "uncaptured page [q](https://invented.example/q#:~:text=hello).\n\n"
+        "<script>alert(1)</script>\n\nA <a href=\"https://invented.example/raw\">raw</a> tag and "
+        "![img](https://x.example/i.png)\n"))
+    run = render(repo.root, "reports/a.md")
+    assert run.returncode == 0, run.stderr
+    doc = page(run.stdout)
+    assert_self_contained(doc, run.stdout)
+    body = doc.xpath("//div[@class='body']")[0]
+    assert body.xpath(".//h3/text()") == ["Answer"]  # the report's h1, under the page's h1 and h2
+    hrefs = body.xpath(".//a/@href")
+    assert hrefs == [SOURCE_A, f"{SOURCE_A}#:~:text=Inventory%20held%20steady"]
+    assert not doc.xpath("//a[contains(@href, 'invented')]")
+    text = body.text_content()
+    for visible in ("invented b", "https://invented.example/auto", "https://invented.example/bare", "raw"):
+        assert visible in text
+    marks = [(m.get("class"), m.text_content()) for m in body.xpath(".//span[contains(@class, 'mark')]")]
+    quoted = ("mark ok", "✓ quotation verified") if "CL204" in RULES else ("mark warn", "quotation not checked")
+    assert marks == [("mark bad", "✗ link removed: not verified")] * 3 + [quoted] + \
+        [("mark bad", "✗ quotation not verified"), ("mark bad", "✗ link removed: not verified")]
+    assert "CL201" in body.xpath(".//span[@class='mark bad']/@title")[0]
+    assert body.xpath("string(.//span[@class='image'])") == "[image: img]"
+    assert [li.xpath("string(.//cite)") for li in doc.xpath("//ul[@class='sources']/li")] == [SOURCE_A]
+
+
+def test_format_md_is_the_same_reader_view_in_markdown(facts_repo: Repo) -> None:
+    facts_repo.capture(SOURCE_A, TEXT_A)
+    run = render(facts_repo.root, "reports/r.json", "--format", "md")
+    assert run.returncode == 0, run.stderr
+    doc = lxml_html.fromstring("<div>" + cmarkgfm.github_flavored_markdown_to_html(run.stdout) + "</div>")
+    assert doc.xpath("string(//h1)") == "reports/r.json"
+    assert [h.text_content() for h in doc.xpath("//h3")] == [
+        "inventory (✓ verified excerpt)", "sales (unverified: not available)",
+        "headcount (unverified: not available)", "margin (✗ not verified: failed the check)"]
+    assert doc.xpath("string(//blockquote)").strip() == "Inventory held steady at 42 items."
+    assert [a.get("href") for a in doc.xpath("//a")] == [SOURCE_A, CHECK_AT, SOURCE_A]
+
+
+def test_markdown_output_of_a_markdown_report_flattens_and_marks(repo: Repo) -> None:
+    repo.write("reports/a.md", f"See [a]({SOURCE_A}) and [b](https://invented.example/x).\n")
+    run = render(repo.root, "reports/a.md", "--format", "md")
+    assert run.returncode == 0, run.stderr
+    assert f"[a]({SOURCE_A})" in run.stdout and "b *(✗ link removed: not verified)*" in run.stdout
+    assert "](https://invented.example" not in run.stdout
+
+
+@pytest.mark.parametrize("example, report, classes", [
+    ("expertqa", "reports/q1.json", ["fact verified"] * 7),
+    ("expertqa-faults", "reports/faults.json", ["fact rejected"] * 5),
+])
+def test_examples_render(example: str, report: str, classes: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "out.html"
+    run = render(REPO_ROOT / "examples" / example, report, "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    doc = page(out.read_text(encoding="utf-8"))
+    assert [a.get("class") for a in doc.xpath("//article")] == classes
+    assert len(doc.xpath("//blockquote[@cite]")) == classes.count("fact verified")
+
+
+def test_output_file_is_written_whole_and_replaced(repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo.report(repo.cited(snippet="Inventory held steady at 42 items."))
+    folder = tmp_path_factory.mktemp("out")
+    out = folder / "r.html"
+    out.write_text("old", encoding="utf-8")
+    assert render(repo.root, "reports/r.json", "-o", str(out)).returncode == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in folder.iterdir()] == ["r.html"]  # no temporary file left
+    out.unlink()
+    assert render(repo.root, "reports/r.json", "-o", str(out)).returncode == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["reports/missing.json"], "no such file"),
+    (["notes.txt"], "cannot render notes.txt"),
+    (["reports/r.json", "-o", "/nonexistent-dir/x.html"], "cannot write /nonexistent-dir/x.html"),
+    (["reports/r.json", "--format", "pdf"], "invalid choice"),
+])
+def test_usage_errors_exit_2(repo: Repo, args: list[str], message: str) -> None:
+    repo.report({"state": "unavailable", "label": "sales", "reason": "n/a"})
+    repo.write("notes.txt", "not a report")
+    run = render(repo.root, *args)
+    assert run.returncode == 2 and message in run.stderr and run.stdout == ""
+
+
+def test_config_error_exits_2(repo: Repo) -> None:
+    (repo.root / "citelint.yaml").write_text("labels: {a: {check_at: 3}}\n", encoding="utf-8")
+    repo.report({"state": "unavailable", "label": "a", "reason": "n/a"})
+    run = render(repo.root, "reports/r.json")
+    assert run.returncode == 2 and "check_at" in run.stderr
+
+
+def test_help_has_examples() -> None:
+    run = render(REPO_ROOT, "--help")
+    assert run.returncode == 0 and "examples:" in run.stdout and "--format md" in run.stdout
+
+
+def test_sanitizer_keeps_only_vouched_links_and_no_active_content() -> None:
+    md = ("[ok](https://a.example/) [no](https://b.example/) [frag](#x) "
+          "<a href='https://a.example/'>raw</a> [js](javascript:alert(1))\n\n"
+          "<script>alert(1)</script>\n\n<img src=https://x.example/i.png onerror=alert(1)>\n\n"
+          "| a |\n|:-:|\n| b |\n\n- [x] done\n")
+    out = markdown_to_safe_html(md, frozenset({"https://a.example/"}), unlinked=lambda: "<i>unlinked</i>")
+    doc = lxml_html.fromstring(f"<div>{out}</div>")
+    assert doc.xpath("//a/@href") == ["https://a.example/", "#x"]
+    assert doc.xpath("//a[1]/@rel") == ["noopener noreferrer"]
+    assert len(doc.xpath("//i")) == 2  # "no" and "js" unwrapped, each marked
+    assert not doc.xpath("//script | //img | //@onerror | //@style")
+    assert doc.xpath("//td/@align") == ["center"]
+    assert doc.xpath("//input/@type") == ["checkbox"] and doc.xpath("//input/@disabled") == ["disabled"]
+
+
+def test_a_report_the_check_refuses_to_open_is_not_opened_by_render(
+        repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.json"
+    outside.write_text('{"facts": [{"state": "unavailable", "label": "sales", "reason": "SECRET-TEXT"}]}',
+                       encoding="utf-8")
+    (repo.root / "reports").mkdir(exist_ok=True)
+    (repo.root / "reports" / "link.json").symlink_to(outside)
+    run = render(repo.root, "reports/link.json")
+    assert run.returncode == 0, run.stderr
+    doc = page(run.stdout)
+    assert "SECRET-TEXT" not in run.stdout and not doc.xpath("//article")
+    assert doc.xpath("//section[h2='Other findings']//li/a/text()") == ["CL001"]
