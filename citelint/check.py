@@ -23,10 +23,11 @@ from citelint.config import Config, relpath
 from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, label_issue, verify_citations
 from citelint.files import replace_atomically
 from citelint.gitindex import find_worktree, indexed_captures
-from citelint.loaders import Document, LazyDocument, ParseFailure, char_position, kind_of, load_text, read_source
+from citelint.loaders import (Document, LazyDocument, ParseFailure, char_position, decode_source, kind_of, load_text,
+                              read_source)
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 from citelint.schema import check_document
-from citelint.targets import Target, UsageError, select_targets
+from citelint.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -171,13 +172,18 @@ class _Report:
         return (self.order, entry.index), accepted
 
 
+def _read(target: Target) -> tuple[bytes, str] | ParseFailure:
+    """The target's bytes and text: from standard input when it came from there."""
+    return read_source(target.path) if target.content is None else decode_source(target.content)
+
+
 def _load_report(target: Target, order: int, display: str, config: Config,
                  result: CheckResult) -> tuple[_Report, list[Citation], list[AcceptedEntry]] | None:
     """First phase of a fact report: load, schema (CL001, CL002) and labels
     (CL003, CL004). Returns the report with its citations left to verify and
     its accepted unavailable facts, or None when nothing is left to check."""
     emit = _Emitter(config, result, display)
-    source = read_source(target.path)
+    source = _read(target)
     doc = source if isinstance(source, ParseFailure) else load_text(source[1], kind_of(target.path) or "json")
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
@@ -358,7 +364,7 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
 
     emit = _Emitter(config, result, display)
     # The same bound as fact reports, and a FIFO or device is refused, never waited on.
-    source = read_source(target.path)
+    source = _read(target)
     if isinstance(source, ParseFailure):
         emit("CL001", Position(source.line, source.col), source.message)
         return
@@ -451,7 +457,8 @@ def _unsafe_to_write(path: Path, root: Path) -> str | None:
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
-              jobs: int | None = None, base_missing: str = "error") -> CheckResult:
+              jobs: int | None = None, base_missing: str = "error",
+              stdin: tuple[str, bytes] | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -463,6 +470,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``base_missing`` is ``error`` (a base this clone lacks is a usage error)
     or ``skip`` (a note, and no diff-aware rule, unless the config sets
     ``require_captures_on_base``).
+    ``stdin`` is (name, bytes) of a report read from standard input, checked
+    as if it were the file ``name`` (``paths`` is then ignored).
     ``jobs`` is the number of processes (None: :func:`job_count` decides).
     The result is the same for any number of processes: work is cut into
     contiguous slices in a fixed order and merged in that order.
@@ -475,7 +484,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.gitbase.load_base`).
     """
-    selection = select_targets(config, paths, cwd)
+    selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped])

@@ -522,6 +522,16 @@ def kind_of(path: Path | str) -> str | None:
             ".md": "markdown", ".markdown": "markdown"}.get(suffix)
 
 
+def decode_source(raw: bytes, limit: int = MAX_REPORT_BYTES) -> tuple[bytes, str] | ParseFailure:
+    """:func:`read_source` for bytes already read (a report on standard input)."""
+    if len(raw) > limit:
+        return ParseFailure(1, 1, f"file is larger than {limit} bytes; split the report")
+    text = decode_utf8(raw)
+    if isinstance(text, ParseFailure):
+        return text
+    return raw, text
+
+
 def read_source(path: Path, limit: int = MAX_REPORT_BYTES) -> tuple[bytes, str] | ParseFailure:
     """Read a report (fact or Markdown) or config: the raw bytes and their
     strict UTF-8 text (one leading BOM dropped), at most ``limit`` bytes.

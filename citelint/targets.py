@@ -30,6 +30,9 @@ class Target:
     path: Path
     kind: str
     refusal: str | None = None
+    #: The report's bytes when they came from standard input (``path`` then only
+    #: names it: globs, format by extension, messages), else None: read ``path``.
+    content: bytes | None = None
 
 
 @dataclass
@@ -68,6 +71,19 @@ def _kind(config: Config, matched: str, path: Path) -> tuple[str | None, str]:
     if ext == "markdown" or matched == "markdown":
         return "markdown", ""
     return None, "matched by `reports`, but a fact report is a .json, .yaml or .yml file"
+
+
+def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Selection:
+    """The one target of ``check - --stdin-filename NAME``: ``content`` checked as if it
+    were the file ``name`` (relative to ``cwd``), which need not exist; skipped when no
+    report or Markdown glob matches ``name``."""
+    path = Path(name) if os.path.isabs(name) else cwd / name
+    path = Path(os.path.normpath(path))
+    matched, why = config.classify(path)
+    kind, why = _kind(config, matched, path) if matched else (None, why)
+    if kind is None:
+        return Selection(skipped=[(name, why)])
+    return Selection(targets=[Target(path, kind, content=content)])
 
 
 def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection:

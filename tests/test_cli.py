@@ -113,3 +113,68 @@ def test_summary_never_links_untrusted_urls(repo: Repo, tmp_path_factory) -> Non
     # Messages quote with apostrophes; they must render as apostrophes, not as the
     # visible text "&#x27;" (which cmark would write as "&amp;#x27;").
     assert "&amp;#x27;" not in rendered and "label 'zz'" in rendered
+
+
+def _cli(repo: Repo, *args: str, stdin: bytes = b"", env: dict | None = None):
+    import os
+    import subprocess
+    import sys
+
+    full = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GITHUB_ACTIONS")}
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "citelint", *args], cwd=repo.root, input=stdin,
+                          capture_output=True, env=full)
+
+
+def test_clean_run_reads_clean_and_review_lists_citations(repo: Repo) -> None:
+    repo.report(repo.cited(), name="reports/r.json")
+    run = repo.check()
+    assert run.code == 0 and run.findings() == [] and ": CL901 " not in run.out
+    assert run.lines[-1] == ("1 accepted citation to review for meaning (citelint proves the excerpt, not that it "
+                             "supports its label): `citelint check --review` lists them")
+    listed = repo.check("--review")
+    assert "semantic review (CL901): 1 accepted citation" in listed.out
+    assert "  inventory  reports/r.json:3" in listed.out and "“Synthetic source: 42 items”" in listed.out
+    assert "semantic review (CL901)" not in repo.check("--review", "--quiet").out
+
+
+def test_statistics_exit_zero_and_output_file(repo: Repo) -> None:
+    repo.report(repo.cited(snippet="Synthetic source: 43 items"), repo.cited("sales", snippet="not there at all"),
+                repo.cited("inventory", snippet="42 items"), name="reports/r.json")
+    stats = repo.check("--statistics")
+    assert stats.code == 1 and stats.findings() == []
+    assert stats.lines[:3] == ["2  CL104  snippet-not-found  (error)", "1  CL004  duplicate-label  (error)",
+                               "1  CL105  snippet-ambiguous  (warning)"] or "CL104" in stats.lines[0], stats.out
+    assert repo.check("--exit-zero").code == 0
+    target = repo.root / "out.txt"
+    written = repo.check("--output-file", str(target), "--exit-zero")
+    assert written.code == 0 and written.out == "" and written.err.startswith("citelint: 1 file")
+    assert "CL104" in target.read_text(encoding="utf-8")
+    assert repo.check("--output-file", str(repo.root / "no" / "dir" / "x.txt")).code == 2
+
+
+def test_report_on_stdin_is_checked_as_the_named_file(repo: Repo) -> None:
+    good = json.dumps({"facts": [repo.cited()]}).encode()
+    bad = json.dumps({"facts": [repo.cited(snippet="Synthetic source: 43 items")]}).encode()
+    ok = _cli(repo, "check", "-", "--stdin-filename", "reports/draft.json", stdin=good)
+    assert ok.returncode == 0, ok.stderr
+    failed = _cli(repo, "check", "-", "--stdin-filename", "reports/draft.json", stdin=bad)
+    assert failed.returncode == 1 and failed.stdout.decode().startswith("reports/draft.json:1:")
+    assert not (repo.root / "reports" / "draft.json").exists()
+    skipped = _cli(repo, "check", "-", "--stdin-filename", "notes/draft.json", stdin=bad)
+    assert skipped.returncode == 0 and b"skipped notes/draft.json" in skipped.stderr
+    for args in (["check", "-"], ["check", "--stdin-filename", "reports/x.json"],
+                 ["check", "-", "--stdin-filename", "reports/x.json", "--fix"]):
+        refused = _cli(repo, *args, stdin=good)
+        assert refused.returncode == 2 and b"standard input" in refused.stderr, refused.stderr
+    huge = _cli(repo, "check", "-", "--stdin-filename", "reports/x.json", stdin=b" " * (10 * 1024 * 1024 + 5))
+    assert huge.returncode == 1 and b"larger than" in huge.stdout
+
+
+def test_force_color_and_no_color(repo: Repo) -> None:
+    repo.report(repo.cited(snippet="Synthetic source: 43 items"), name="reports/r.json")
+    forced = _cli(repo, "check", env={"FORCE_COLOR": "1"})
+    assert b"\x1b[31mCL104" in forced.stdout
+    assert b"\x1b[" not in _cli(repo, "check", env={"NO_COLOR": "1"}).stdout
+    assert b"\x1b[" not in _cli(repo, "check", env={"FORCE_COLOR": "0"}).stdout
+    assert b"\x1b[" not in _cli(repo, "check", "--color", "never", env={"FORCE_COLOR": "1"}).stdout

@@ -31,8 +31,15 @@ examples:
   citelint check --base origin/main      also: captures changed since main (CL301, CL302)
   citelint check --sarif-file out.sarif  text on stdout, SARIF for code scanning in out.sarif
   citelint check --jobs 2                two processes (the default uses every core for large runs)
+  citelint check --review                also list the accepted citations for semantic review
+  citelint check --statistics            one line per rule with its count, instead of the findings
+  citelint check - --stdin-filename reports/draft.json < draft.json
+                                         check a report piped in, as if it were that file
+  citelint check --output-file out.txt --exit-zero
+                                         write the output to a file; exit 0 even with findings
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
+(--exit-zero: 0 unless a usage or config error)
 """
 
 
@@ -63,7 +70,19 @@ def add_options(check: argparse.ArgumentParser) -> None:
                        help=f"processes to use (default: every core from {AUTO_JOBS_MIN_FILES} files up, else 1); "
                             "the output is the same for any N")
     check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                       help="colour text output (auto: only on a terminal, never with NO_COLOR)")
+                       help="colour text output (auto: on a terminal, or with FORCE_COLOR; never with NO_COLOR)")
+    check.add_argument("--review", action="store_true",
+                       help="list the accepted citations for semantic review (text output; otherwise one line "
+                            "counts them)")
+    check.add_argument("--statistics", action="store_true",
+                       help="print the number of findings per rule instead of the findings (text output)")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even with findings (a usage or config error is still 2)")
+    check.add_argument("--output-file", "-o", type=Path, metavar="FILE",
+                       help="write the output to FILE instead of standard output (written whole, or not at all)")
+    check.add_argument("--stdin-filename", metavar="NAME",
+                       help="with PATH '-': the report on standard input is checked as if it were the file NAME "
+                            "(its globs, its format, its place in messages)")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -74,34 +93,49 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cannot be written).
     """
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    stdin = None
+    if "-" in args.paths or args.stdin_filename:
+        problem = _stdin_problem(args)
+        if problem:
+            return _did_not_run(problem, fmt, args, out, err)
+        stdin = (args.stdin_filename, _read_stdin())
     try:
         config = load_config(args.config, Path.cwd())
     except ConfigError as exc:
         return _did_not_run(f"config error: {exc}", fmt, args, out, err)
-    color = args.color == "always" or (args.color == "auto" and fmt == "text" and isatty(out)
-                                       and not os.environ.get("NO_COLOR"))
+    final_out, out = out, (io.StringIO() if args.output_file else out)
+    color = args.color == "always" or (args.color == "auto" and fmt == "text" and not args.output_file
+                                       and _color_env(isatty(final_out)))
     progress = _progress(err) if isatty(err) else None
     try:
-        result = run_check(config, args.paths, Path.cwd(), fix=args.fix, progress=progress, base=args.base,
-                           jobs=args.jobs, base_missing=args.base_missing)
+        result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
+                           base=args.base, jobs=args.jobs, base_missing=args.base_missing, stdin=stdin)
     except UsageError as exc:
-        return _did_not_run(str(exc), fmt, args, out, err)
+        return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:
         if progress:
             err.write("\r\x1b[K")
     options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
                             repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")),
-                            blob_url=_blob_url() if args.summary_file or fmt == "summary" else "")
+                            blob_url=_blob_url() if args.summary_file or fmt == "summary" else "",
+                            review=args.review, statistics=args.statistics)
     if not args.quiet:
         for path, why in result.skipped:
             err.write(f"citelint: skipped {terminal(path)}: {why}\n")
-    nothing = not args.paths and result.files == 0
+    nothing = not args.paths and not stdin and result.files == 0
     if nothing:
         # An empty input must not look like a clean one.
         err.write("citelint: no file matched the config's `reports` or `markdown` globs, so nothing was checked"
                   f"{'; failing because of --strict' if args.strict else ''}\n")
     renderer(fmt)(result, out, options)
-    if fmt in ("json", "sarif", "summary"):
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as fh:
+                fh.write(out.getvalue())  # type: ignore[attr-defined]
+        except OSError as exc:
+            err.write(f"citelint: cannot write output file {args.output_file}: {exc.strerror}\n")
+            return EXIT_USAGE
+    if fmt in ("json", "sarif", "summary") or args.output_file:
         err.write(summary_line(result) + "\n")
     # Rendered in memory first, so a failure never leaves half a file behind.
     for path, mode, name, what in ((args.summary_file, "a", "summary", "summary"),
@@ -116,6 +150,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as exc:
             err.write(f"citelint: cannot write {what} file {path}: {exc.strerror}\n")
             return EXIT_USAGE
+    if args.exit_zero:
+        return EXIT_OK
     if result.count("error") or (args.strict and (result.count("warning") or nothing)):
         return EXIT_FINDINGS
     return EXIT_OK
@@ -131,6 +167,43 @@ def _blob_url() -> str:
     cwd = Path.cwd()
     found = find_worktree(cwd)
     return blob_url(os.environ, cwd, found[0] if found else None)
+
+
+def _stdin_problem(args: argparse.Namespace) -> str | None:
+    """Why ``-`` / ``--stdin-filename`` cannot be used as given, or None."""
+    if args.paths != ["-"]:
+        return ("a report on standard input is given as the one PATH '-', with --stdin-filename NAME"
+                if "-" in args.paths else "--stdin-filename goes with the one PATH '-' (the report on standard input)")
+    if not args.stdin_filename:
+        return "PATH '-' (standard input) needs --stdin-filename NAME: the file it is checked as"
+    if args.fix:
+        return "--fix cannot write a report read from standard input"
+    return None
+
+
+def _read_stdin() -> bytes:
+    """Standard input's bytes, at most one byte over the report limit (the
+    loader refuses a larger report with its usual message)."""
+    import sys
+
+    from citelint.loaders import MAX_REPORT_BYTES
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return b""
+    return stream.read(MAX_REPORT_BYTES + 1)
+
+
+def _color_env(terminal_out: bool) -> bool:
+    """``--color auto``: FORCE_COLOR (set, not empty or "0") forces colour, NO_COLOR
+    (set, not empty) forbids it, else colour only on a terminal
+    (https://force-color.org, https://no-color.org)."""
+    force = os.environ.get("FORCE_COLOR", "")
+    if force and force != "0":
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    return terminal_out
 
 
 def _jobs(value: str) -> int:

@@ -52,7 +52,7 @@ def review_block(result: CheckResult, color: bool = False) -> list[str]:
     the excerpt and any unit/period hint, indented (no rule id: not a finding)."""
     cited = sorted((a for a in result.accepted if a.state == "cited"), key=lambda a: (a.path, a.line, a.col))
     n = len(cited)
-    lines = [f"semantic review: {n} accepted citation{'s' * (n != 1)}; each excerpt is exact, whether it "
+    lines = [f"semantic review (CL901): {n} accepted citation{'s' * (n != 1)}; each excerpt is exact, whether it "
              "supports its label is for a person to judge"]
     for a in cited:
         place = f"{terminal(a.path)}:{a.line}"
