@@ -24,7 +24,7 @@ from citelint.imports import anthropic
 from citelint.imports.model import Citation
 from citelint.imports.write import markdown_report, quotation, resolve
 from citelint.links import extract
-from citelint.links.directive import directive_part, parse_directives, strip_directive
+from citelint.links.directive import directive_part, format_text_directive, parse_directives, strip_directive
 
 CORPUS = ("api-citations",)
 LINK = re.compile(r' \[\[(\d+)\]\]\(<?(https?://[^\s)>]+)>?(?: "capture:([0-9a-f]{64})")?\)')
@@ -173,7 +173,7 @@ def test_capture_import_check_end_to_end(stem: str, mapping: dict | None, tmp_pa
     request = corpus(f"{stem}.request.json")
     response = corpus(f"{stem}.response.json")
     mapping = mapping or _helpcenter_map(request)
-    root = project(tmp_path / "p", sorted(set(mapping.values())), labels=["claim-1", "claim-2"])
+    root = project(tmp_path / "p", sorted(set(mapping.values())), labels=["claim-*"])
     (root / "map.json").write_text(json.dumps(mapping))
     run = cli("capture", "--from-request", "anthropic", str(request), "--source-map", "map.json",
               "--retrieved-at", "2026-12-01T00:00:00Z", cwd=root)
@@ -197,6 +197,36 @@ def test_capture_import_check_end_to_end(stem: str, mapping: dict | None, tmp_pa
     check = cli("check", cwd=root)
     assert check.returncode == 0, check.stdout + check.stderr
     assert re.search(rf"{len(found)} links? \({len(found)} grounded\): 0 errors", check.stdout + check.stderr)
+    assert "CL204" not in check.stdout  # every genuine quote was verified against its capture
+
+    answer = root / "reports" / "answer.md"
+    genuine = answer.read_text(encoding="utf-8")
+    n, url, text, sha = found[0]
+    written = format_text_directive(text)
+    assert written in genuine
+    # One character changed: CL204 at that link, with a near-miss hint, and --fix leaves it alone.
+    at = len(text) // 2
+    changed = text[:at] + ("X" if text[at] != "X" else "Y") + text[at + 1:]
+    answer.write_text(genuine.replace(written, format_text_directive(changed), 1), encoding="utf-8")
+    check = cli("check", cwd=root)
+    assert check.returncode == 1
+    [finding] = [ln for ln in check.stdout.splitlines() if ": CL204 " in ln]
+    assert f"quotation not found in capture {sha[:12]}… (named by the link title)" in finding
+    assert f"snippet character {at + 1}" in finding or f"first {at} characters occur" in finding, finding
+    assert cli("check", "--fix", cwd=root).returncode == 1
+    assert format_text_directive(changed) in answer.read_text(encoding="utf-8")
+    # The genuine quote pointed at another document the model was sent: not in that capture.
+    others = [(u, s) for _, u, t, s in found if u != url and text not in
+              json.loads(capture_path(root / "captures", u, s).read_text(encoding="utf-8"))["text"]]
+    if others:
+        other_url, other_sha = others[0]
+        answer.write_text(genuine.replace(f"{url}#{written} \"capture:{sha}\"",
+                                          f"{other_url}#{written} \"capture:{other_sha}\"", 1), encoding="utf-8")
+        check = cli("check", cwd=root)
+        assert check.returncode == 1
+        [finding] = [ln for ln in check.stdout.splitlines() if ": CL204 " in ln]
+        assert f"quotation not found in capture {other_sha[:12]}… (named by the link title)" in finding
+    answer.write_text(genuine, encoding="utf-8")
 
     # The same citations as a fact report are verified by check itself (CL104 on a change).
     run = cli("import", "anthropic", str(response), "--request", str(request), "--source-map", "map.json",

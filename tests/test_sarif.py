@@ -118,7 +118,7 @@ def test_columns_count_code_points(mixed: Repo) -> None:
 def test_sarif_file_alongside_text_and_json(mixed: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
     out_dir = tmp_path_factory.mktemp("sarif")
     text = mixed.check("--sarif-file", str(out_dir / "a.sarif"))
-    assert text.findings("CL104") and text.out.splitlines()[-1].startswith("citelint: 2 files")
+    assert text.findings("CL104") and text.out.splitlines()[-2].startswith("citelint: 2 files")
     as_json = mixed.check("--format", "json", "--sarif-file", str(out_dir / "b.sarif"))
     assert json.loads(as_json.out)["counts"]["errors"] == 3
     a = json.loads((out_dir / "a.sarif").read_text(encoding="utf-8"))

@@ -111,9 +111,11 @@ def test_tampered_digest_and_text_together_fail_closed_by_path(repo: Repo) -> No
 def test_wrong_label_counterexample_is_accepted_and_listed_for_semantic_review(repo: Repo) -> None:
     # A real inventory quote labelled "sales": provenance holds, meaning does not.
     repo.report(repo.cited(label="sales"))
-    run = repo.check()
+    run = repo.check("--review")
     assert run.code == 0
     assert run.findings() == []
-    assert "semantic review (1 accepted citation" in run.out
-    (notice,) = [ln for ln in run.lines if ": CL901 " in ln]
-    assert "label 'sales' is not verified" in notice
+    assert "semantic review (CL901): 1 accepted citation" in run.out
+    assert "  sales  reports/r.json:3" in run.lines
+    json_run = repo.check("--format", "json")
+    (notice,) = json.loads(json_run.out)["semanticReview"]
+    assert "label 'sales' is not verified" in notice["message"]
