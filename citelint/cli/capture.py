@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from citelint.captures import TextRejected, make_record
+from citelint.cli.attest import add_sign_key_option, sign_line
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
 from citelint.escape import terminal
 
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome
+    from citelint.capture.sign import SigningKey
     from citelint.model import CaptureSettings
 
 NAME = "capture"
@@ -34,6 +37,7 @@ examples:
                                          record text a retrieval pipeline already holds (- for stdin)
   citelint capture --source https://example.org/r.html --from-file r.html --content-type text/html
                                          record a page already fetched; its text is extracted
+  citelint capture --sign-key key        fetch, then sign each capture with an SSH key (docs/evidence.md)
   citelint capture --verify-extraction   re-run every extracted capture's recorded extractor on
                                          its raw body; exit 1 if any text differs
 
@@ -42,6 +46,11 @@ names (text/html: html-text, application/pdf: pypdf), in a child process
 within capture.timeout_s; the raw body is kept beside the capture as
 <rawSha256>.raw. They need an extra: pip install 'citelint[html]' or
 'citelint[pdf]' ('citelint[html-main]' for trafilatura).
+
+With --sign-key FILE (or $CITELINT_SIGN_KEY holding the key or its path, or
+capture.sign_key), each capture written or found is verified and signed with
+that SSH key (an unencrypted OpenSSH private key): a signature file beside it,
+checked by `citelint check` against evidence.allowed_signers.
 
 Only sources listed in the config's `sources` are fetched, over https, from
 globally routable addresses, with no redirects and within capture.timeout_s
@@ -80,6 +89,7 @@ def add_options(capture: argparse.ArgumentParser) -> None:
     capture.add_argument("--allow-http-loopback", action="store_true",
                          help="TESTING ONLY: also fetch plain http:// sources whose host is a loopback "
                               "address (a local test server); never use it for real sources")
+    add_sign_key_option(capture)
 
 
 def _rfc3339(value: str) -> str:
@@ -135,6 +145,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ca_file = str(ca_path.resolve())
 
     config = load_config(args, err)
+    signer = _signer(args, config.capture.sign_key, err)
+    if signer is False:
+        return EXIT_USAGE
     options = dataclasses.replace(config.capture, ca_file=ca_file or config.capture.ca_file,
                                   allow_http_loopback=args.allow_http_loopback)
     try:
@@ -160,7 +173,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"refused: {terminal(args.source)}: {terminal(str(exc))}\n")
             return EXIT_FINDINGS
         out.write(_capture_line(outcome) + "\n")
-        return EXIT_OK
+        return EXIT_FINDINGS if signer and _sign(signer, config.captures_dir, outcome, out, err) else EXIT_OK
 
     if args.verify_extraction:
         return _verify(config.captures_dir, args.urls, options, out)
@@ -172,6 +185,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
 
     counts: dict[str, int] = {}
+    unsigned = False
     for outcome in run_capture(config.captures_dir, config.sources, options, urls=args.urls,
                                refetch_all=args.refetch_all, dry_run=args.dry_run,
                                progress=progress if show_progress else None):
@@ -181,6 +195,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(_capture_line(outcome) + "\n")
         out.flush()
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        if signer and _sign(signer, config.captures_dir, outcome, out, err):
+            unsigned = True  # a refused signature fails the run
     if not counts:
         out.write("nothing to capture: every approved source has a capture "
                   "(name URLs or use --all to re-fetch)\n")
@@ -188,7 +204,38 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     total = sum(counts.values())
     order = ["would fetch", "captured", "already captured", "refused"]
     out.write(f"{total} source(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
-    return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+    return EXIT_FINDINGS if counts.get(REFUSED) or unsigned else EXIT_OK
+
+
+def _signer(args: argparse.Namespace, config_key: str | None, err: TextIO) -> SigningKey | None | Literal[False]:
+    """The run's signing key: ``--sign-key``, ``$CITELINT_SIGN_KEY`` or
+    ``capture.sign_key`` (None: no signing; False: unusable, reported on ``err``)."""
+    if args.sign_key is None and not os.environ.get("CITELINT_SIGN_KEY") and config_key is None:
+        return None
+    from citelint.capture.sign import SignError, load_key
+
+    if args.dry_run or args.verify_extraction:
+        return None  # nothing is written, so nothing is signed
+    try:
+        return load_key(args.sign_key, config_key)
+    except SignError as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return False
+
+
+def _sign(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome, out: TextIO, err: TextIO) -> bool:
+    """Sign the capture ``outcome`` wrote or found, print the line; True when it was refused."""
+    from citelint.capture.sign import SignError, sign_capture
+
+    if outcome.sha256 is None or outcome.status == "refused":
+        return False
+    try:
+        done = sign_capture(captures_dir, outcome.source, outcome.sha256, signer)
+    except SignError as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return True
+    out.write(sign_line(done) + "\n")
+    return done.failed
 
 
 def _verify(captures_dir: Path, urls: list[str], options: CaptureSettings, out: TextIO) -> int:
