@@ -261,7 +261,8 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
             _check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
             progress(order, total)
-    one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None
+    one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
+        and not allowlist.unsigned
     return one
 
 
