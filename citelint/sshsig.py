@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import os
 import shutil
 import struct
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
 MAGIC = b"SSHSIG"
 VERSION = 1
@@ -265,8 +267,10 @@ def dearmor(text: str) -> bytes:
 
 # --------------------------------------------------------------------------- verification
 
+@functools.lru_cache(maxsize=1)
 def backend() -> str | None:
-    """The verifier available here: ``"cryptography"``, ``"ssh-keygen"``, or None."""
+    """The verifier available here: ``"cryptography"``, ``"ssh-keygen"``, or None
+    (asked once per process: what is installed does not change during a run)."""
     try:
         import cryptography.hazmat.primitives.serialization  # noqa: F401
     except ImportError:
@@ -295,15 +299,35 @@ def verify(sig: Signature, message: bytes, namespace: str, *, using: str | None 
     raise BackendMissing(f"no SSH signature verifier is available: {EXTRA_HINT}")
 
 
+@functools.lru_cache(maxsize=64)
+def _crypto_key(key: PublicKey) -> Any:
+    """The ``cryptography`` public key object of ``key``, built from its wire
+    form (a run sees few keys, each in many signatures).
+
+    Raises:
+        ValueError: the key's numbers are not a valid key.
+    """
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    reader = _Reader(key.blob)
+    reader.text()
+    if key.key_type == "ssh-ed25519":
+        return ed25519.Ed25519PublicKey.from_public_bytes(reader.string())
+    if key.key_type == "ssh-rsa":
+        e, n = reader.mpint(), reader.mpint()
+        return rsa.RSAPublicNumbers(e, n).public_key()
+    curve = {"nistp256": ec.SECP256R1(), "nistp384": ec.SECP384R1(), "nistp521": ec.SECP521R1()}[reader.text()]
+    return ec.EllipticCurvePublicKey.from_encoded_point(curve, reader.string())
+
+
 def _verify_cryptography(sig: Signature, data: bytes) -> bool:
     """Check ``sig`` over ``data`` with the ``cryptography`` library."""
     from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
-    from cryptography.hazmat.primitives.serialization import load_ssh_public_key
 
     try:
-        key = load_ssh_public_key(sig.public_key.openssh().encode("ascii"))
+        key = _crypto_key(sig.public_key)
         if isinstance(key, ed25519.Ed25519PublicKey):
             key.verify(sig.signature, data)
         elif isinstance(key, ec.EllipticCurvePublicKey):

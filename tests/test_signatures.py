@@ -335,3 +335,80 @@ def test_sshsig_parser_refuses_malformed_blobs(keys: dict[str, Path]) -> None:
     for bad in (b"SSHSIX" + raw[6:], raw[:-1], raw + b"\0", raw[:10]):
         with pytest.raises(SignatureFormatError):
             Signature.parse(bad)
+
+
+# --------------------------------------------------------------------------- more shapes and hostile files
+
+def test_extracted_capture_statement_carries_extractor_and_raw_digest(repo: Repo, keys: dict[str, Path]) -> None:
+    from citelint.captures import write_capture
+    from citelint.records import Extractor, make_record
+
+    record = make_record(SOURCE_A, "Extracted page: 42 items in the visible text.", retrieved_at="2026-07-01T00:00:00Z",
+                         content_type="text/html", extractor=Extractor("html-text", "0.6.2", {"encoding": "utf-8"}),
+                         raw_sha256="ab" * 32)
+    write_capture(repo.root / "captures", record)
+    repo.records[SOURCE_A] = record
+    signed_repo(repo, keys["ed25519"])
+    repo.report(repo.cited(snippet="Extracted page: 42 items"))
+    attest(repo, keys["ed25519"], SOURCE_A)
+    payload, _ = parse_envelope(sig_of(repo).read_bytes())
+    predicate = json.loads(payload)["predicate"]
+    assert predicate["extractor"]["name"] == "html-text" and predicate["rawSha256"] == "ab" * 32
+    assert repo.check().code == 0
+
+
+def test_output_is_the_same_for_any_number_of_processes(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    for i in range(6):
+        repo.report(repo.cited(), repo.cited(label="sales", source=SOURCE_B, snippet="17 items were sold"),
+                    name=f"reports/r{i}.json")
+    one, two = repo.check("--jobs", "1"), repo.check("--jobs", "2")
+    assert one.out == two.out and one.code == two.code == 1
+    assert len(one.findings("CL401")) == 6  # SOURCE_B's capture, once per report citing it
+
+
+@pytest.mark.parametrize("plant", ["directory", "symlink", "huge", "not json", "two signatures", "empty"])
+def test_hostile_signature_files_are_cl402_never_a_traceback(repo: Repo, keys: dict[str, Path], plant: str) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    sig = sig_of(repo)
+    good = sig.read_bytes()
+    sig.unlink()
+    if plant == "directory":
+        sig.mkdir()
+    elif plant == "symlink":
+        (repo.root / "elsewhere.sig").write_bytes(good)
+        sig.symlink_to(repo.root / "elsewhere.sig")
+    elif plant == "huge":
+        sig.write_bytes(b" " * (1 << 20))
+    elif plant == "not json":
+        sig.write_bytes(b"\xff\xfe garbage")
+    elif plant == "two signatures":
+        envelope = json.loads(good)
+        envelope["signatures"] *= 2
+        sig.write_text(json.dumps(envelope))
+    else:
+        sig.write_bytes(b"")
+    run = repo.check()
+    assert run.code == 1 and "Traceback" not in run.err and not run.err, run.err
+    (finding,) = run.findings("CL402")
+    assert sig.name in finding
+
+
+def test_ls_lists_signature_key_ids(repo: Repo, keys: dict[str, Path]) -> None:
+    attest(repo, keys["ed25519"], SOURCE_A)
+    attest(repo, keys["ecdsa"], SOURCE_A)
+    run = run_cli("ls", cwd=repo.root)
+    row = next(line for line in run.lines if line.startswith(SOURCE_A))
+    ids = sorted(p.name.split(".")[1] for p in (repo.root / "captures" / sha256_hex(SOURCE_A)).glob("*.sig"))
+    assert row.endswith("\t" + ",".join(ids)) and len(ids) == 2
+    assert next(line for line in run.lines if line.startswith(SOURCE_B)).endswith("\t-")
+    assert "1 with signature files" in run.out
+
+
+def test_without_allowed_signers_signatures_are_not_checked(repo: Repo, keys: dict[str, Path]) -> None:
+    attest(repo, keys["author"], SOURCE_A)
+    repo.report(repo.cited())
+    run = repo.check()
+    assert run.code == 0 and "CL40" not in run.out
