@@ -214,7 +214,7 @@ def load_key(cli_value: str | None, config_value: str | None) -> SigningKey | No
     """
     env = os.environ.get(ENV_VAR, "")
     if cli_value is None and env.strip().startswith("-----BEGIN"):
-        return SigningKey(env, None, f"${ENV_VAR}")
+        return SigningKey(env.strip() + "\n", None, f"${ENV_VAR}")
     chosen, origin = ((cli_value, "--sign-key") if cli_value is not None else
                       (env.strip(), f"${ENV_VAR}") if env.strip() else (config_value, "capture.sign_key"))
     if not chosen:
