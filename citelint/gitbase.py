@@ -99,7 +99,8 @@ class Change:
         short = base_commit[:12]
         what = {"modified": "was modified", "deleted": "was deleted",
                 "replaced": "was replaced by a symlink or another kind of file"}[self.kind]
-        return (f"capture {what} since the base revision {short}; captures are append-only: restore it with "
+        noun = "signature file" if self.rel.endswith(".sig") else "capture"
+        return (f"{noun} {what} since the base revision {short}; captures are append-only: restore it with "
                 f"`git checkout {short} -- {display}` and add new evidence as a new capture")
 
 
