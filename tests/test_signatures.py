@@ -412,3 +412,36 @@ def test_without_allowed_signers_signatures_are_not_checked(repo: Repo, keys: di
     repo.report(repo.cited())
     run = repo.check()
     assert run.code == 0 and "CL40" not in run.out
+
+
+def test_capture_fetch_with_sign_key_signs_each_capture(tmp_path: Path, keys: dict[str, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from servers import HTTPServer, response
+
+    monkeypatch.delenv("CITELINT_SIGN_KEY", raising=False)
+    server = HTTPServer(response(body=b"Fetched source: 64 items were counted on the day.\n"))
+    try:
+        url = server.url()
+        repo = Repo(tmp_path)
+        repo.write("allowed_signers", f'job namespaces="citelint" {public(keys["rsa"])}\n')
+        repo.config(sources=[url], labels=["count"],
+                    evidence={"allowed_signers": "allowed_signers", "require_signatures": True})
+        run = run_cli("capture", "--allow-http-loopback", "--sign-key", str(keys["rsa"]), cwd=repo.root)
+        assert run.code == 0, run.out + run.err
+        assert run.lines[0].startswith("captured: ") and run.lines[1].startswith("signed: "), run.out
+        sha = run.lines[0].split(" revision ")[1].split()[0]
+        again = run_cli("capture", url, "--allow-http-loopback", "--sign-key", str(keys["rsa"]), cwd=repo.root)
+        assert again.code == 0 and again.lines[1].startswith("already signed: "), again.out
+    finally:
+        server.close()
+    repo.report({"state": "cited", "label": "count", "source": url, "captureSha256": sha,
+                 "snippet": "64 items were counted on the day"})
+    assert repo.check().code == 0
+
+
+def test_capture_with_an_unusable_key_writes_nothing(repo: Repo, tmp_path: Path) -> None:
+    bad = repo.write("not-a-key", "hello\n")
+    body = repo.write("c.txt", "Some text that would be captured here.\n")
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(body), "--sign-key", str(bad), cwd=repo.root)
+    assert run.code == 2 and "not an OpenSSH private key" in run.err
+    assert len(list((repo.root / "captures" / sha256_hex(SOURCE_A)).iterdir())) == 1

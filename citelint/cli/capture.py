@@ -57,7 +57,8 @@ globally routable addresses, with no redirects and within capture.timeout_s
 and capture.max_bytes. Captures are only ever added, never replaced.
 
 exit codes: 0 every source captured (or already captured, or reproduced),
-1 a source was refused (or an extraction differs), 2 usage or config error
+1 a source was refused (or an extraction differs, or a capture could not be
+signed), 2 usage or config error (an unusable --sign-key)
 """
 
 
