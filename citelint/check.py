@@ -460,9 +460,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
         emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
     tracking = _GitTracking(config, cwd)
-    from citelint.evidence import verifier_for  # stdlib only: cryptography loads at the first signature
+    evidence = None
+    if config.evidence.allowed_signers is not None:  # signature modules load only when configured
+        from citelint.evidence import verifier_for
 
-    evidence = verifier_for(config, cwd)
+        evidence = verifier_for(config, cwd)
     n = job_count(jobs, len(targets))
     numbered = list(enumerate(targets, 1))
     pool = _pool(n) if n > 1 else None

@@ -445,3 +445,15 @@ def test_capture_with_an_unusable_key_writes_nothing(repo: Repo, tmp_path: Path)
     run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(body), "--sign-key", str(bad), cwd=repo.root)
     assert run.code == 2 and "not an OpenSSH private key" in run.err
     assert len(list((repo.root / "captures" / sha256_hex(SOURCE_A)).iterdir())) == 1
+
+
+def test_a_check_without_evidence_settings_loads_no_signature_module(repo: Repo) -> None:
+    repo.report(repo.cited())
+    probe = ("import io, json, sys\nfrom citelint.cli import main\n"
+             "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+             "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography' or m in "
+             "('citelint.evidence', 'citelint.sshsig', 'citelint.allowed_signers', 'citelint.capture.sign'))]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=repo.root, env=env, capture_output=True, text=True)
+    assert json.loads(done.stdout) == [0, []], done.stdout + done.stderr

@@ -16,7 +16,6 @@ from citelint.captures import CaptureError, CaptureRecord, Store, raw_path
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, add_config_option, load_config
 from citelint.config import relpath
 from citelint.escape import terminal
-from citelint.evidence import signature_files
 
 NAME = "ls"
 
@@ -50,6 +49,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     Returns EXIT_FINDINGS when a capture is corrupt, else EXIT_OK.
     """
+    from citelint.evidence import signature_files
+
     config = load_config(args, err)
     store = Store(config.captures_dir)
     rows = []
