@@ -457,3 +457,19 @@ def test_a_check_without_evidence_settings_loads_no_signature_module(repo: Repo)
     env["PYTHONPATH"] = str(REPO_ROOT)
     done = subprocess.run([sys.executable, "-c", probe], cwd=repo.root, env=env, capture_output=True, text=True)
     assert json.loads(done.stdout) == [0, []], done.stdout + done.stderr
+
+
+def test_evidence_config_errors_name_the_key(repo: Repo, tmp_path: Path) -> None:
+    repo.config(evidence={"require_signatures": "yes", "allowed_signers": "allowed_signers"})
+    run = repo.check()
+    assert run.code == 2 and "require_signatures" in run.err
+    outside = tmp_path.parent / "outside_signers"
+    repo.config(evidence={"allowed_signers": str(outside)})
+    run = repo.check()
+    assert run.code == 2 and "leads outside the project directory" in run.err
+    repo.config(evidence={"allowed_signers": "missing_file"})
+    run = repo.check()
+    assert run.code == 2 and "missing_file: no such file" in run.err
+    repo.config(rules={"CL402": "warning"})
+    run = repo.check()
+    assert run.code == 2 and "cannot be lowered" in run.err
