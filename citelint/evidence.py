@@ -355,9 +355,17 @@ class EvidenceVerifier:
     def source_state(self, store: Store, source: str) -> tuple[bool, tuple[str, str] | None]:
         """For a Markdown link to ``source``: (whether a verified capture of it
         carries an allowed signature, the first CL402/CL403 problem among
-        its captures or None). Verifies every capture of the source once."""
+        its captures or None). Reads the captures one by one and stops at the
+        first one with an allowed signature; corrupt ones are skipped (CL103
+        is the store's business)."""
+        from citelint.records import CaptureError
+
         problem = None
-        for record in store.verified_revisions(source):
+        for rev in store.revisions(source):
+            try:
+                record = store.lookup(source, rev.sha256)
+            except CaptureError:
+                continue
             found = self.evidence(store, record)
             if found.signers:
                 return True, None

@@ -70,8 +70,10 @@ class BackendMissing(RuntimeError):
 
 # --------------------------------------------------------------------------- wire format
 
-class _Reader:
-    """RFC 4251 decoding of one buffer; every read is bounds-checked."""
+class WireReader:
+    """RFC 4251 §5 decoding of one buffer (``uint32``, ``string``, ``mpint``);
+    every read is bounds-checked and raises :class:`SignatureFormatError`
+    past the end, so hostile bytes never index out of range."""
 
     def __init__(self, data: bytes):
         self.data, self.pos = data, 0
@@ -131,7 +133,7 @@ class PublicKey:
         Raises:
             SignatureFormatError: unknown type, a certificate, or a malformed key.
         """
-        reader = _Reader(blob)
+        reader = WireReader(blob)
         key_type = reader.text()
         if key_type.endswith("-cert-v01@openssh.com"):
             raise SignatureFormatError(f"{key_type} is an SSH certificate; citelint accepts plain keys only")
@@ -204,7 +206,7 @@ class Signature:
             SignatureFormatError: wrong magic or version, unknown hash or
                 signature algorithm, a certificate, or malformed fields.
         """
-        reader = _Reader(raw)
+        reader = WireReader(raw)
         if reader.take(6) != MAGIC:
             raise SignatureFormatError("not an SSHSIG signature (no SSHSIG magic)")
         if reader.uint32() != VERSION:
@@ -216,7 +218,7 @@ class Signature:
         hash_algorithm = reader.text()
         if hash_algorithm not in HASHES:
             raise SignatureFormatError(f"unsupported hash algorithm {hash_algorithm!r}")
-        inner = _Reader(reader.string())
+        inner = WireReader(reader.string())
         if not reader.done():
             raise SignatureFormatError("trailing bytes after the signature")
         algorithm = inner.text()
@@ -309,7 +311,7 @@ def _crypto_key(key: PublicKey) -> Any:
     """
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-    reader = _Reader(key.blob)
+    reader = WireReader(key.blob)
     reader.text()
     if key.key_type == "ssh-ed25519":
         return ed25519.Ed25519PublicKey.from_public_bytes(reader.string())
@@ -331,7 +333,7 @@ def _verify_cryptography(sig: Signature, data: bytes) -> bool:
         if isinstance(key, ed25519.Ed25519PublicKey):
             key.verify(sig.signature, data)
         elif isinstance(key, ec.EllipticCurvePublicKey):
-            inner = _Reader(sig.signature)
+            inner = WireReader(sig.signature)
             r, s = inner.mpint(), inner.mpint()
             if not inner.done():
                 return False

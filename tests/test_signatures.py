@@ -473,3 +473,13 @@ def test_evidence_config_errors_name_the_key(repo: Repo, tmp_path: Path) -> None
     repo.config(rules={"CL402": "warning"})
     run = repo.check()
     assert run.code == 2 and "cannot be lowered" in run.err
+
+
+def test_the_documented_capture_workflow_is_a_valid_github_workflow(tmp_path: Path) -> None:
+    text = (REPO_ROOT / "docs" / "evidence.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\n# .github/workflows/capture.yml\n", 1)[1].split("```", 1)[0]
+    assert "citelint capture --sign-key" in block and "gh pr create" in block
+    (tmp_path / "capture.yml").write_text(block, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(tmp_path / "capture.yml")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -50,6 +50,7 @@ from citelint.sshsig import (
     PublicKey,
     Signature,
     SignatureFormatError,
+    WireReader,
     build_blob,
     dearmor,
     signed_data,
@@ -94,15 +95,13 @@ class SignOutcome:
 def _openssh_public_key(text: str) -> tuple[PublicKey, bool]:
     """The public key and whether the key is encrypted, read from the
     cleartext header of an ``openssh-key-v1`` private key (PROTOCOL.key)."""
-    from citelint.sshsig import _Reader
-
     body = text.strip()
     if not (body.startswith(_PEM_BEGIN) and body.endswith(_PEM_END)):
         raise SignError("not an OpenSSH private key (-----BEGIN OPENSSH PRIVATE KEY-----); convert it with "
                         "`ssh-keygen -p -f KEY` or make one with `ssh-keygen -t ed25519`")
     try:
         blob = base64.b64decode("".join(body[len(_PEM_BEGIN):-len(_PEM_END)].split()), validate=True)
-        reader = _Reader(blob)
+        reader = WireReader(blob)
         if reader.take(15) != b"openssh-key-v1\0":
             raise SignatureFormatError("no openssh-key-v1 magic")
         cipher = reader.text()
