@@ -483,3 +483,12 @@ def test_the_documented_capture_workflow_is_a_valid_github_workflow(tmp_path: Pa
     done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
                            str(tmp_path / "capture.yml")], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_attest_names_unapproved_and_uncaptured_sources(repo: Repo, keys: dict[str, Path]) -> None:
+    repo.config(sources=[SOURCE_A, SOURCE_B, "https://example.org/never-captured.txt"])
+    run = run_cli("attest", "https://example.org/unapproved.txt", "https://example.org/never-captured.txt",
+                  "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 1
+    assert "not signed: https://example.org/unapproved.txt: not in the config's approved `sources`" in run.out
+    assert "not signed: https://example.org/never-captured.txt: no capture of this source to sign" in run.out
