@@ -28,7 +28,8 @@ from citelint.sshsig import PublicKey, Signature, armor, dearmor, verify
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
 
-KEY_TYPES = {"ed25519": ["-t", "ed25519"], "ecdsa": ["-t", "ecdsa", "-b", "256"], "rsa": ["-t", "rsa", "-b", "3072"]}
+KEY_TYPES = {"ed25519": ["-t", "ed25519"], "ecdsa": ["-t", "ecdsa", "-b", "256"], "ecdsa384": ["-t", "ecdsa", "-b", "384"],
+             "ecdsa521": ["-t", "ecdsa", "-b", "521"], "rsa": ["-t", "rsa", "-b", "3072"]}
 
 
 def make_key(directory: Path, name: str, kind: str = "ed25519", passphrase: str = "") -> Path:
@@ -317,10 +318,11 @@ def test_ssh_keygen_signature_verifies_with_us(keys: dict[str, Path], kind: str)
     assert not verify(sig, message, "git")
 
 
-def test_fallback_signing_with_ssh_keygen_verifies_in_process(keys: dict[str, Path]) -> None:
+@pytest.mark.parametrize("kind", list(KEY_TYPES))
+def test_fallback_signing_with_ssh_keygen_verifies_in_process(keys: dict[str, Path], kind: str) -> None:
     from citelint.capture.sign import load_key
 
-    key = load_key(str(keys["ecdsa"]), None)
+    key = load_key(str(keys[kind]), None)
     blob = key._sign_ssh_keygen(b"message")  # the fallback path, taken where cryptography is missing
     assert verify(Signature.parse(blob), b"message", "citelint", using="cryptography")
     assert Signature.parse(key._sign_cryptography(b"message")).public_key == key.public_key
@@ -492,3 +494,17 @@ def test_attest_names_unapproved_and_uncaptured_sources(repo: Repo, keys: dict[s
     assert run.code == 1
     assert "not signed: https://example.org/unapproved.txt: not in the config's approved `sources`" in run.out
     assert "not signed: https://example.org/never-captured.txt: no capture of this source to sign" in run.out
+
+
+def test_fallback_signing_of_a_key_held_in_memory_leaves_no_copy(keys: dict[str, Path], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from citelint.capture.sign import SigningKey
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR (the standard library caches it)
+    key = SigningKey(keys["ed25519"].read_text(), None, "$CITELINT_SIGN_KEY")
+    blob = key._sign_ssh_keygen(b"message")
+    assert verify(Signature.parse(blob), b"message", "citelint")
+    assert list(tmp_path.iterdir()) == []  # the private copy went with its directory
