@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
@@ -21,7 +20,7 @@ from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated, sha256_hex
 from citelint.config import Config, relpath
 from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, label_issue, verify_citations
-from citelint.files import replace_atomically
+from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.gitindex import find_worktree, indexed_captures
 from citelint.loaders import (Document, LazyDocument, ParseFailure, char_position, decode_source, kind_of, load_text,
                               read_source)
@@ -32,6 +31,7 @@ from citelint.targets import Target, UsageError, select_targets, stdin_target
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from citelint.evidence import EvidenceVerifier
     from citelint.gitbase import BaseCaptures
     from citelint.links import Allowlist, LinkIssue
 
@@ -252,7 +252,7 @@ class _PhaseOne:
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                tracking: _GitTracking, progress: Callable[[int, int], None] | None = None,
-               total: int = 0) -> _PhaseOne:
+               total: int = 0, evidence: EvidenceVerifier | None = None) -> _PhaseOne:
     """Load and label-check fact reports, and check Markdown reports whole.
 
     ``targets`` are (order, target) pairs; order is the target's 1-based
@@ -275,11 +275,12 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
                 one.citations.extend((order, citation) for citation in citations)
         else:
             if allowlist is None:
-                allowlist = build_allowlist(config, store, tracking)
+                allowlist = build_allowlist(config, store, tracking, evidence)
             _check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
             progress(order, total)
-    one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None
+    one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
+        and not allowlist.unsigned
     return one
 
 
@@ -338,7 +339,8 @@ class _GitTracking:
 
 
 def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]]]], config: Config,
-               base: BaseCaptures | None, tracking: _GitTracking) -> list[_Verified]:
+               base: BaseCaptures | None, tracking: _GitTracking,
+               evidence: EvidenceVerifier | None = None) -> list[_Verified]:
     """Verify cited facts grouped by capture: each capture read once for all
     the facts citing it, then released, so memory holds one capture at a time."""
     store = Store(config.captures_dir)
@@ -347,7 +349,8 @@ def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]
     for _, group in groups:
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
                                     store=store, base=cl302_base,
-                                    untracked=tracking.untracked if tracking.enabled else None)
+                                    untracked=tracking.untracked if tracking.enabled else None,
+                                    signatures=functools.partial(evidence.issues, store) if evidence else None)
         out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
     return out
 
@@ -381,7 +384,7 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
         fixable = [i for i in issues if RULES[i.rule].fixable]
         if fixable:
             new_text, removed = links.fix(text, fixable)
-            unsafe = _unsafe_to_write(target.path, config.root)
+            unsafe = unsafe_to_replace(target.path, config.root)
             if new_text != text and unsafe:
                 result.warnings_text.append(f"--fix left {display} unchanged: {unsafe}")
                 removed = []
@@ -423,7 +426,8 @@ def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
 
 def _reclassified(issue: LinkIssue, evidence: LinkEvidence) -> LinkIssue:
     """A CL201 link to a source that is captured, but only by corrupt files
-    (CL103) or by files git does not have (CL109), reported as such."""
+    (CL103), by files git does not have (CL109), or by failing signed evidence
+    (CL401–CL403), reported as such."""
     href = issue.link.href
     if evidence.corrupt is not None and evidence.corrupt.decide(href)[1]:
         return dataclasses.replace(issue, rule="CL103", near_miss=None, message=(
@@ -434,25 +438,10 @@ def _reclassified(issue: LinkIssue, evidence: LinkEvidence) -> LinkIssue:
         return dataclasses.replace(issue, rule="CL109", near_miss=None, message=(
             f"link to {href}: its captures are neither committed nor staged in git, so this check passes here "
             "and fails in a clean clone; `git add` the captures directory"))
+    for allowlist, rule, message in evidence.unsigned:
+        if allowlist.decide(href)[1]:
+            return dataclasses.replace(issue, rule=rule, near_miss=None, message=f"link to {href}: {message}")
     return issue
-
-
-def _unsafe_to_write(path: Path, root: Path) -> str | None:
-    """Why ``--fix`` must not replace ``path`` (None when it may): it must be a
-    regular file inside the project, reached through no symlink at all, so
-    a fix never writes anywhere the author pointed a link at."""
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"it cannot be inspected ({exc.strerror})"
-    if not stat.S_ISREG(st.st_mode):
-        return "it is a symlink or not a regular file"
-    real = os.path.realpath(path)
-    if real != os.path.abspath(path):
-        return "a directory on its path is a symlink"
-    if not Path(real).is_relative_to(os.path.realpath(root)):
-        return "it is outside the project directory"
-    return None
 
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
@@ -495,14 +484,20 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         emit = _Emitter(config, result, relpath(legacy[0], cwd))
         emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
     tracking = _GitTracking(config, cwd)
+    evidence = None
+    if config.evidence.allowed_signers is not None:  # signature modules load only when configured
+        from citelint.evidence import verifier_for
+
+        evidence = verifier_for(config, cwd)
     n = job_count(jobs, len(targets))
     numbered = list(enumerate(targets, 1))
     pool = _pool(n) if n > 1 else None
     try:
         if pool is None:
-            firsts = [_phase_one(numbered, config, cwd, fix, tracking, progress, len(targets))]
+            firsts = [_phase_one(numbered, config, cwd, fix, tracking, progress, len(targets), evidence)]
         else:
-            futures = [pool.submit(_phase_one, part, config, cwd, fix, tracking) for part in _slices(numbered, n)]
+            futures = [pool.submit(_phase_one, part, config, cwd, fix, tracking, None, 0, evidence)
+                       for part in _slices(numbered, n)]
             firsts = []
             for future in futures:
                 firsts.append(future.result())
@@ -518,9 +513,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                     (order, citation))
         groups = sorted(grouped.items(), key=lambda item: item[0])
         if pool is None:
-            verified = _phase_two(groups, config, base_captures, tracking)
+            verified = _phase_two(groups, config, base_captures, tracking, evidence)
         else:
-            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures, tracking)
+            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures, tracking, evidence)
                                          for part in _slices(groups, n)] for v in future.result()]
     finally:
         if pool is not None:
@@ -594,24 +589,32 @@ def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult,
     return base
 
 
-def build_allowlist(config: Config, store: Store, tracking: _GitTracking | None = None) -> LinkEvidence:
+def build_allowlist(config: Config, store: Store, tracking: _GitTracking | None = None,
+                    evidence: EvidenceVerifier | None = None) -> LinkEvidence:
     """What grounds a Markdown link: approved sources with at least one
     capture that verifies (and that git has, inside a git work tree), plus
     ``links.allow`` (one directory lookup per source, no scan); and the
     sources whose links are reported under another rule: every capture
-    corrupt (CL103), or captured only by files git does not have (CL109)."""
+    corrupt (CL103), captured only by files git does not have (CL109), or
+    signed evidence failing (CL401–CL403, :meth:`EvidenceVerifier.link_problem`)."""
     from citelint.links import Allowlist
 
-    captured, corrupt, untracked = [], [], []
+    captured, corrupt, untracked, unsigned = [], [], [], []
+    ignored = config.links.ignore_query_params
     for source in config.sources:
         if store.has_source(source):
-            (untracked if tracking is not None and tracking.source_untracked(source, store) else captured).append(source)
+            problem = evidence.link_problem(store, source) if evidence is not None else None
+            if tracking is not None and tracking.source_untracked(source, store):
+                untracked.append(source)
+            elif problem is not None:
+                unsigned.append((Allowlist([source], (), ignored), *problem))
+            else:
+                captured.append(source)
         elif store.revisions(source):
             corrupt.append(source)
-    ignored = config.links.ignore_query_params
     return LinkEvidence(Allowlist(captured, config.links.allow, ignored),
                         Allowlist(corrupt, (), ignored) if corrupt else None,
-                        Allowlist(untracked, (), ignored) if untracked else None, store)
+                        Allowlist(untracked, (), ignored) if untracked else None, store, unsigned)
 
 
 @dataclass
@@ -623,3 +626,5 @@ class LinkEvidence:
     corrupt: Allowlist | None = None
     untracked: Allowlist | None = None
     store: Store | None = None
+    # (one source's allowlist, rule, message) for CL401-CL403
+    unsigned: list[tuple[Allowlist, str, str]] = field(default_factory=list)

@@ -43,6 +43,16 @@ class LinkSettings:
     ignore_query_params: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class EvidenceSettings:
+    """Signed evidence (DESIGN §9): ``allowed_signers`` is the absolute path
+    of the operator's allowed-signers file (git's format), or None (signatures
+    are then not checked); ``require_signatures`` turns CL401 on."""
+
+    allowed_signers: Path | None = None
+    require_signatures: bool = False
+
+
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
     """Compile a POSIX-path glob: ``**`` spans folders, ``*`` and ``?`` do not.
 
@@ -97,6 +107,7 @@ class Config:
     capture: CaptureSettings = field(default_factory=CaptureSettings)
     links: LinkSettings = field(default_factory=LinkSettings)
     facts_pointer: str | None = None
+    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
 
     def __post_init__(self) -> None:
         self._report_re = [glob_to_regex(g) for g in self.reports]
@@ -107,10 +118,15 @@ class Config:
     def severity(self, rule: str) -> str:
         """Configured severity of ``rule``: error, warning, notice or off.
         A rule with ``enabled_by`` (CL302: ``require_captures_on_base``) is
-        off unless that key is true."""
+        off unless that key is true; a dotted key (CL401:
+        ``evidence.require_signatures``) names a key of a block."""
         enabled_by = RULES[rule].enabled_by
-        if enabled_by is not None and not getattr(self, enabled_by):
-            return "off"
+        if enabled_by is not None:
+            value: Any = self
+            for part in enabled_by.split("."):
+                value = getattr(value, part)
+            if not value:
+                return "off"
         return self.rules.get(rule, RULES[rule].severity)
 
     def is_approved(self, source: str) -> bool:
@@ -424,6 +440,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         user_agent=cap.get("user_agent"),
         extractors=extractors,
         keep_raw=bool(cap.get("keep_raw", True)),
+        sign_key=str(root / cap["sign_key"]) if cap.get("sign_key") else None,
     )
     lk = data.get("links", {})
     links = LinkSettings(allow=tuple(lk.get("allow", ())), relative=lk.get("relative", "pass"),
@@ -434,6 +451,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         raise error("/captures", f"captures: {data.get('captures')!r} would make the project itself the capture "
                                  "store, so reports and evidence would overlap; name a subdirectory such as "
                                  "`captures`")
+    evidence = _evidence(data.get("evidence", {}), root, error)
     return Config(
         path=path.resolve(),
         root=root,
@@ -450,7 +468,26 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         capture=capture,
         links=links,
         facts_pointer=data.get("facts_pointer"),
+        evidence=evidence,
     )
+
+
+def _evidence(block: dict, root: Path, error) -> EvidenceSettings:
+    """The ``evidence`` block: the allowed-signers file must lie inside the
+    project (DESIGN §9: reads stay inside it), and requiring signatures
+    needs someone allowed to make them."""
+    signers = block.get("allowed_signers")
+    path = None
+    if signers is not None:
+        path = Path(os.path.normpath(root / signers))
+        if not Path(os.path.realpath(path)).is_relative_to(root):
+            raise error("/evidence/allowed_signers", f"evidence.allowed_signers: {signers!r} leads outside the "
+                                                     "project directory; keep the file in the repository")
+    require = bool(block.get("require_signatures", False))
+    if require and path is None:
+        raise error("/evidence/require_signatures", "evidence.require_signatures needs evidence.allowed_signers "
+                                                    "(the keys allowed to sign captures)")
+    return EvidenceSettings(allowed_signers=path, require_signatures=require)
 
 
 def relpath(path: Path, cwd: Path) -> str:

@@ -1,4 +1,4 @@
-"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302 and CL901, logic and messages.
+"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302, CL401–CL403 and CL901, logic and messages.
 
 A cited fact is accepted only when its source is approved (exact string),
 the capture of exactly (source, captureSha256) exists and verifies, and the
@@ -370,6 +370,7 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
 def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, LabelInfo],
                      approved: Callable[[str], bool], store: Store, base: BaseLookup | None = None,
                      untracked: Callable[[str, str], str | None] | None = None,
+                     signatures: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None,
                      ) -> Iterator[tuple[Citation, list[FactIssue], AcceptedEntry | None]]:
     """Verify cited facts that all cite one capture (same source and captureSha256).
 
@@ -378,8 +379,10 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     Rules: CL101–CL106 and CL108 through :func:`verify_group` (one capture
     read for the group), CL302 (``base`` given: the capture is not on the
     base revision), CL109 (``untracked(source, sha)`` names the capture file
-    git neither tracks nor has staged) and CL901 (every accepted citation,
-    for semantic review). A fact with an issue of any blocking rule is not
+    git neither tracks nor has staged), CL401–CL403 (``signatures(record)``
+    gives the (rule, message) findings of the capture's signatures, see
+    :class:`citelint.evidence.EvidenceVerifier`; asked once per capture, not
+    per fact) and CL901 (every accepted citation, for semantic review). A fact with an issue of any blocking rule is not
     accepted.
     """
     if not citations:
@@ -389,6 +392,8 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                             store=store)
     not_on_base = base is not None and verdicts[0].resolved and not base.has_capture(source, sha)
     not_in_git = untracked(source, sha) if untracked is not None and verdicts[0].resolved else None
+    # The record verify_group just read is still in the store's cache: no second parse.
+    signed = signatures(store.lookup(source, sha)) if signatures is not None and verdicts[0].resolved else []
     for citation, verdict in zip(citations, verdicts):
         index, fact = citation.index, citation.fact
         issues = [FactIssue(index, i.rule, i.field, i.message, i.at) for i in verdict.issues]
@@ -405,6 +410,8 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                 index, "CL109", "captureSha256",
                 f"capture {_short(sha)}… ({not_in_git}) is neither committed nor staged in git, so this check "
                 f"passes here and fails in a clean clone; run `git add {not_in_git}`"))
+        if verdict.resolved:
+            issues.extend(FactIssue(index, rule, "captureSha256", message) for rule, message in signed)
         if any(RULES[i.rule].blocking for i in issues) or citation.rejected:
             # A label that failed (CL003), or either fact of a CL004 pair: not accepted.
             yield citation, issues, None

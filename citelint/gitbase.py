@@ -104,15 +104,16 @@ class Change:
         short = base_commit[:12]
         what = {"modified": "was modified", "deleted": "was deleted",
                 "replaced": "was replaced by a symlink or another kind of file"}[self.kind]
-        return (f"capture {what} since the base revision {short}; captures are append-only: restore it with "
+        noun = "signature file" if self.rel.endswith(".sig") else "capture"
+        return (f"{noun} {what} since the base revision {short}; captures are append-only: restore it with "
                 f"`git checkout {short} -- {display}` and add new evidence as a new capture")
 
 
 #: Index-entry modes of a regular file.
 _REGULAR_MODES = frozenset({"100644", "100755"})
-#: Capture records and the raw bodies kept beside extracted ones: both append-only.
-_CAPTURE_REL = re.compile(r"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw)")
-_CAPTURE_REL_BYTES = re.compile(rb"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw)")
+#: Capture records, the raw bodies kept beside extracted ones, and signatures: all append-only.
+_CAPTURE_REL = re.compile(r"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw|[0-9a-f]{16}\.sig)")
+_CAPTURE_REL_BYTES = re.compile(rb"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw|[0-9a-f]{16}\.sig)")
 #: Longest total length (characters) of the pathspecs that leave racily clean
 #: files out of ``diff-files``: under the Windows command-line limit.
 _EXCLUDE_BUDGET = 24_000

@@ -269,7 +269,9 @@ class CaptureSettings:
     to loopback addresses only; it exists for tests and local development.
     ``extractors`` maps media types to extractor names, over
     :data:`DEFAULT_EXTRACTORS` (pairs, so the settings stay hashable);
-    ``keep_raw`` keeps an extracted capture's raw body beside it.
+    ``keep_raw`` keeps an extracted capture's raw body beside it;
+    ``sign_key`` is the absolute path of the SSH private key that signs
+    each capture written (``capture.sign_key``; None: no signing).
     Extraction has its own deadline of ``timeout_s`` seconds.
 
     Plain data: the config builds it, the command line derives a run's
@@ -287,6 +289,7 @@ class CaptureSettings:
     allow_http_loopback: bool = False
     extractors: tuple[tuple[str, str], ...] = ()
     keep_raw: bool = True
+    sign_key: str | None = None
 
     def extractor_for(self, media_type: str) -> str | None:
         """The extractor name for a lower-cased ``type/subtype``, or None when none is set."""

@@ -54,6 +54,12 @@ labels:
 # (evidence is reviewed and merged before a claim may lean on it, CL302).
 require_captures_on_base: false
 
+# Signed evidence: accept only captures signed by an SSH key listed in git's
+# allowed-signers format (citelint capture --sign-key / citelint attest).
+# evidence:
+#   allowed_signers: .citelint/allowed_signers
+#   require_signatures: true
+
 # Per-rule severity overrides, e.g. {{CL105: off}}. Guarantee rules cannot be lowered.
 rules: {{}}
 """

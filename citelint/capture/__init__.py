@@ -12,6 +12,8 @@ Modules, one job each:
 - :mod:`~citelint.capture.extract`: the HTML and PDF extractors, run in a
   bounded child process; imported only when a body needs one.
 - :mod:`~citelint.capture.reproduce`: ``--verify-extraction``.
+- :mod:`~citelint.capture.sign`: signing captures (``--sign-key``,
+  ``citelint attest``; docs/evidence.md).
 
 This is the public API. Importing it loads no network library: urllib3 is
 imported when a fetch is made (or a transport name below is first used).

@@ -1,6 +1,6 @@
 """Command line: parse arguments, call the rest, map outcomes to exit codes.
 
-One module per subcommand (``check``, ``render``, ``capture``, ``import``, ``ls``, ``show``,
+One module per subcommand (``check``, ``render``, ``capture``, ``attest``, ``import``, ``ls``, ``show``,
 ``migrate``, ``rule``, ``init``), each exposing ``NAME``, ``EPILOG``, a
 docstring whose first line is its ``--help`` line, ``add_options(parser)``
 and ``run(args, out, err) -> int``; :data:`COMMANDS` lists them. This package is the only place that prints.
@@ -21,13 +21,13 @@ import sys
 from typing import Sequence, TextIO
 
 from citelint import __version__
-from citelint.cli import capture, check, import_, init, ls, migrate, render, rule, show
+from citelint.cli import attest, capture, check, import_, init, ls, migrate, render, rule, show
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Exit, Parser, add_command
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "main_exit"]
 
 #: Subcommand modules in the order ``--help`` lists them.
-COMMANDS = (check, render, ls, show, migrate, rule, init, capture, import_)
+COMMANDS = (check, render, ls, show, migrate, rule, init, capture, attest, import_)
 
 
 def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:

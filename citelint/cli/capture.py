@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from citelint.captures import TextRejected, make_record
+from citelint.cli.attest import add_sign_key_option, sign_line
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
 from citelint.escape import terminal
 
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome
+    from citelint.capture.sign import SigningKey
     from citelint.model import CaptureSettings
 
 NAME = "capture"
@@ -37,6 +40,7 @@ examples:
   citelint capture --from-request anthropic request.json --source-map sources.yaml
                                          record each document an Anthropic request sent (text,
                                          custom content, search results, PDFs) as one batch
+  citelint capture --sign-key key        fetch, then sign each capture with an SSH key (docs/evidence.md)
   citelint capture --verify-extraction   re-run every extracted capture's recorded extractor on
                                          its raw body; exit 1 if any text differs
 
@@ -46,12 +50,18 @@ within capture.timeout_s; the raw body is kept beside the capture as
 <rawSha256>.raw. They need an extra: pip install 'citelint-provenance[html]' or
 'citelint-provenance[pdf]' ('citelint-provenance[html-main]' for trafilatura).
 
+With --sign-key FILE (or $CITELINT_SIGN_KEY holding the key or its path, or
+capture.sign_key), each capture written or found is verified and signed with
+that SSH key (an unencrypted OpenSSH private key): a signature file beside it,
+checked by `citelint check` against evidence.allowed_signers.
+
 Only sources listed in the config's `sources` are fetched, over https, from
 globally routable addresses, with no redirects and within capture.timeout_s
 and capture.max_bytes. Captures are only ever added, never replaced.
 
 exit codes: 0 every source captured (or already captured, or reproduced),
-1 a source was refused (or an extraction differs), 2 usage or config error
+1 a source was refused (or an extraction differs, or a capture could not be
+signed), 2 usage or config error (an unusable --sign-key)
 """
 
 
@@ -89,6 +99,7 @@ def add_options(capture: argparse.ArgumentParser) -> None:
     capture.add_argument("--allow-http-loopback", action="store_true",
                          help="TESTING ONLY: also fetch plain http:// sources whose host is a loopback "
                               "address (a local test server); never use it for real sources")
+    add_sign_key_option(capture)
 
 
 def _rfc3339(value: str) -> str:
@@ -146,6 +157,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ca_file = str(ca_path.resolve())
 
     config = load_config(args, err)
+    signer = _signer(args, config.capture.sign_key, err)
+    if signer is False:
+        return EXIT_USAGE
     options = dataclasses.replace(config.capture, ca_file=ca_file or config.capture.ca_file,
                                   allow_http_loopback=args.allow_http_loopback)
     try:
@@ -171,7 +185,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"refused: {terminal(args.source)}: {terminal(str(exc))}\n")
             return EXIT_FINDINGS
         out.write(_capture_line(outcome) + "\n")
-        return EXIT_OK
+        return EXIT_FINDINGS if signer and _sign(signer, config.captures_dir, outcome, out, err) else EXIT_OK
 
     if args.verify_extraction:
         return _verify(config.captures_dir, args.urls, options, out)
@@ -183,6 +197,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
 
     counts: dict[str, int] = {}
+    unsigned = False
     for outcome in run_capture(config.captures_dir, config.sources, options, urls=args.urls,
                                refetch_all=args.refetch_all, dry_run=args.dry_run,
                                progress=progress if show_progress else None):
@@ -192,6 +207,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(_capture_line(outcome) + "\n")
         out.flush()
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        if signer and _sign(signer, config.captures_dir, outcome, out, err):
+            unsigned = True  # a refused signature fails the run
     if not counts:
         out.write("nothing to capture: every approved source has a capture "
                   "(name URLs or use --all to re-fetch)\n")
@@ -199,7 +216,38 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     total = sum(counts.values())
     order = ["would fetch", "captured", "already captured", "refused"]
     out.write(f"{total} source(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
-    return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+    return EXIT_FINDINGS if counts.get(REFUSED) or unsigned else EXIT_OK
+
+
+def _signer(args: argparse.Namespace, config_key: str | None, err: TextIO) -> SigningKey | None | Literal[False]:
+    """The run's signing key: ``--sign-key``, ``$CITELINT_SIGN_KEY`` or
+    ``capture.sign_key`` (None: no signing; False: unusable, reported on ``err``)."""
+    if args.sign_key is None and not os.environ.get("CITELINT_SIGN_KEY") and config_key is None:
+        return None
+    from citelint.capture.sign import SignError, load_key
+
+    if args.dry_run or args.verify_extraction:
+        return None  # nothing is written, so nothing is signed
+    try:
+        return load_key(args.sign_key, config_key)
+    except SignError as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return False
+
+
+def _sign(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome, out: TextIO, err: TextIO) -> bool:
+    """Sign the capture ``outcome`` wrote or found, print the line; True when it was refused."""
+    from citelint.capture.sign import SignError, sign_capture
+
+    if outcome.sha256 is None or outcome.status == "refused":
+        return False
+    try:
+        done = sign_capture(captures_dir, outcome.source, outcome.sha256, signer)
+    except SignError as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return True
+    out.write(sign_line(done) + "\n")
+    return done.failed
 
 
 def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

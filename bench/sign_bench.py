@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Signed evidence vs none: 10,000 facts / 1,000 reports / 1,000 captures of
+100,000 characters (check_bench's shape (b)), every capture signed with an
+Ed25519 key, checked with ``evidence.require_signatures`` vs the same
+repository checked without evidence settings, alternating in one run.
+
+Both commands read the same captures and reports; only the config differs
+(``--config signed.yaml`` adds ``evidence``), so the ratio is the cost of
+reading, parsing and verifying one signature file per capture (not per fact).
+``--verifier ssh-keygen`` measures the fallback instead, by running the signed
+check in a process where ``cryptography`` cannot be imported.
+
+Usage, from the repository root, with the virtual environment's Python::
+
+    python bench/sign_bench.py                 # about 2 minutes on a 2-core machine
+    python bench/sign_bench.py --repeats 5 --keep /tmp/sb
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gen  # noqa: E402
+from measure import Cmd, alternate, seconds, tool  # noqa: E402
+
+SHAPE = dict(sources=1000, reports=1000, facts_per_report=10, capture_chars=100_000)
+#: Runs the check with ``cryptography`` made unimportable, so ``ssh-keygen`` verifies.
+NO_CRYPTOGRAPHY = ("import sys; sys.modules['cryptography'] = None; from citelint.cli import main_exit; "
+                   "sys.argv = ['citelint'] + sys.argv[1:]; main_exit()")
+
+
+def prepare(root: Path) -> tuple[gen.Repo | None, float]:
+    """Generate shape (b) in ``root`` (unless it is there), sign every capture, write signed.yaml."""
+    marker = root / ".signed"
+    if marker.exists():
+        return None, 0.0
+    t0 = time.perf_counter()
+    shutil.rmtree(root, ignore_errors=True)
+    repo = gen.write_repo(root, **SHAPE)
+    key = root / "bench_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", str(key)], check=True)
+    pub = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    (root / "allowed_signers").write_text(f"bench@example.org namespaces=\"citelint\" {pub}\n")
+    config = json.loads((root / "citelint.yaml").read_text())
+    config["evidence"] = {"allowed_signers": "allowed_signers", "require_signatures": True}
+    (root / "signed.yaml").write_text(json.dumps(config, indent=1) + "\n")
+    from citelint.capture.sign import attest, load_key
+
+    signing = load_key(str(key), None)
+    signed = sum(o.status == "signed" for o in attest(root / "captures", config["sources"], signing))
+    assert signed == repo.capture_files, (signed, repo.capture_files)
+    marker.write_text("")
+    return repo, time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="generate into (or reuse) this directory")
+    parser.add_argument("--verifier", choices=["cryptography", "ssh-keygen"], default="cryptography")
+    args = parser.parse_args()
+    tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="citelint-sign-bench-")
+    root = args.keep or Path(tmp.name) / "b"
+    try:
+        _, made = prepare(root)
+        signed_argv = ([tool("citelint"), "check", "--config", "signed.yaml"] if args.verifier == "cryptography"
+                       else [sys.executable, "-c", NO_CRYPTOGRAPHY, "check", "--config", "signed.yaml"])
+        m = alternate({"signed": Cmd(signed_argv, root), "unsigned": Cmd([tool("citelint"), "check"], root)},
+                      args.repeats)
+        ratio = m["signed"].wall / m["unsigned"].wall
+        print(f"10,000 facts / 1,000 captures of 100,000 characters, each signed (Ed25519), prepared in "
+              f"{made:.0f} s; verified with {args.verifier}: signed {seconds(m['signed'].wall)}, unsigned "
+              f"{seconds(m['unsigned'].wall)}; ratio signed / unsigned {ratio:.2f}")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,510 @@
+"""Signed evidence (DESIGN §9, docs/evidence.md): real SSH keys made by
+``ssh-keygen`` in a temporary directory, real capture stores, real checks.
+
+Rules CL401 (capture-unsigned), CL402 (signature-invalid), CL403
+(signer-not-allowed); ``citelint attest`` and ``capture --sign-key``; the
+SSHSIG implementation cross-checked with ``ssh-keygen -Y`` both ways.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audit import watching
+from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, run_cli
+from gitrepo import commit_all, init_repo
+
+from citelint.captures import capture_path, sha256_hex
+from citelint.evidence import PAYLOAD_TYPE, pae, parse_envelope, signature_files
+from citelint.sshsig import PublicKey, Signature, armor, dearmor, verify
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
+
+KEY_TYPES = {"ed25519": ["-t", "ed25519"], "ecdsa": ["-t", "ecdsa", "-b", "256"], "ecdsa384": ["-t", "ecdsa", "-b", "384"],
+             "ecdsa521": ["-t", "ecdsa", "-b", "521"], "rsa": ["-t", "rsa", "-b", "3072"]}
+
+
+def make_key(directory: Path, name: str, kind: str = "ed25519", passphrase: str = "") -> Path:
+    """A new SSH key pair made by ssh-keygen: returns the private key's path."""
+    path = directory / name
+    subprocess.run(["ssh-keygen", "-q", *KEY_TYPES[kind], "-N", passphrase, "-C", name, "-f", str(path)],
+                   check=True, capture_output=True)
+    return path
+
+
+def public(key: Path) -> str:
+    return " ".join(key.with_suffix(".pub").read_text().split()[:2])
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("keys")
+    made = {kind: make_key(directory, f"job-{kind}", kind) for kind in KEY_TYPES}
+    made["author"] = make_key(directory, "author")
+    return made
+
+
+def signed_repo(repo: Repo, key: Path, *, require: bool = True, options: str = 'namespaces="citelint"') -> Repo:
+    """``repo`` with evidence configured for ``key`` and a report citing SOURCE_A."""
+    repo.write("allowed_signers", f"capture-job@example.org {options} {public(key)}\n")
+    repo.config(evidence={"allowed_signers": "allowed_signers", "require_signatures": require})
+    repo.report(repo.cited())
+    return repo
+
+
+def attest(repo: Repo, key: Path, *sources: str) -> None:
+    run = run_cli("attest", *sources, "--sign-key", str(key), cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+
+
+def sig_of(repo: Repo, source: str = SOURCE_A) -> Path:
+    path = capture_path(repo.root / "captures", source, repo.records[source].sha256)
+    (found,) = signature_files(path.parent, repo.records[source].sha256)
+    return found
+
+
+@pytest.mark.parametrize("kind", list(KEY_TYPES))
+def test_signed_capture_is_accepted(repo: Repo, keys: dict[str, Path], kind: str) -> None:
+    signed_repo(repo, keys[kind])
+    attest(repo, keys[kind])
+    run = repo.check()
+    assert run.code == 0, run.out
+    assert not any(f in run.out for f in ("CL401", "CL402", "CL403"))
+    assert "1 accepted citation to review for meaning" in run.out
+
+
+def test_unsigned_capture_with_and_without_require_signatures(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"], require=False)
+    run = repo.check()
+    assert run.code == 0 and "CL401" not in run.out, run.out
+    signed_repo(repo, keys["ed25519"], require=True)
+    run = repo.check()
+    assert run.code == 1 and len(run.findings("CL401")) == 1, run.out
+    assert "citelint attest --sign-key" in run.out and "accepted citation" not in run.out
+
+
+def test_record_altered_after_signing(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"])
+    path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    obj = json.loads(path.read_text())
+    obj["retrievedAt"] = "2026-07-02T00:00:00Z"  # still a valid record: only the signature can tell
+    path.write_text(json.dumps(obj, separators=(",", ":")) + "\n")
+    run = repo.check()
+    assert run.code == 1 and "CL103" not in run.out
+    (finding,) = run.findings("CL402")
+    assert "altered after signing" in finding
+
+
+def test_signature_copied_from_another_capture(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_B)
+    donor = sig_of(repo, SOURCE_B)
+    target = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    shutil.copy(donor, target.parent / f"{repo.records[SOURCE_A].sha256}.{donor.name.split('.')[1]}.sig")
+    run = repo.check()
+    (finding,) = run.findings("CL402")
+    assert run.code == 1 and "about another capture" in finding and "copied" in finding
+
+
+def test_signature_altered(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"])
+    sig = sig_of(repo)
+    envelope = json.loads(sig.read_text())
+    raw = bytearray(base64.b64decode(envelope["signatures"][0]["sig"]))
+    raw[-1] ^= 1  # the last byte of the signature itself
+    envelope["signatures"][0]["sig"] = base64.b64encode(bytes(raw)).decode()
+    sig.write_text(json.dumps(envelope) + "\n")
+    (finding,) = repo.check().findings("CL402")
+    assert "does not verify" in finding
+
+
+def test_signer_not_in_allowed_signers(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["author"])  # the report author's own key
+    run = repo.check()
+    (finding,) = run.findings("CL403")
+    assert run.code == 1 and "is not in the allowed signers" in finding and "CL401" not in run.out
+
+
+def test_signer_allowed_for_another_namespace(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"], options='namespaces="git"')
+    attest(repo, keys["ed25519"])
+    (finding,) = repo.check().findings("CL403")
+    assert "namespaces 'git' only, not 'citelint'" in finding
+
+
+@pytest.mark.parametrize("options, verdict", [
+    ('valid-before="20260731Z"', "allows it until 2026-07-31T00:00:00Z"),
+    ('valid-after="20260901Z"', "allows it from 2026-09-01T00:00:00Z on"),
+    ('valid-after="20260701Z",valid-before="20260901Z"', None),
+])
+def test_key_validity_window_is_judged_at_signed_at(repo: Repo, keys: dict[str, Path], options: str,
+                                                    verdict: str | None) -> None:
+    from citelint.capture.sign import load_key, sign_capture
+
+    signed_repo(repo, keys["ed25519"], options=options)
+    done = sign_capture(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256,
+                        load_key(str(keys["ed25519"]), None), signed_at="2026-08-01T00:00:00Z")
+    assert done.status == "signed"
+    run = repo.check()
+    if verdict is None:
+        assert run.code == 0, run.out
+    else:
+        (finding,) = run.findings("CL403")
+        assert verdict in finding and "signed at 2026-08-01T00:00:00Z" in finding
+
+
+def test_signed_at_before_retrieved_at_is_refused(repo: Repo, keys: dict[str, Path]) -> None:
+    from citelint.capture.sign import load_key, sign_capture
+
+    done = sign_capture(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256,
+                        load_key(str(keys["ed25519"]), None), signed_at="2026-06-01T00:00:00Z")
+    assert done.status == "refused" and "before the capture's retrievedAt" in done.reason
+    assert not list((repo.root / "captures" / sha256_hex(SOURCE_A)).glob("*.sig"))
+
+
+def test_attest_refuses_a_capture_whose_content_does_not_verify(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    path.write_text(path.read_text().replace("42 items", "43 items"))
+    run = run_cli("attest", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 1
+    assert "not signed: https://example.org/a.txt" in run.out and "does not verify" in run.out
+    assert "1 signed" in run.out  # SOURCE_B's capture is fine
+    assert not list(path.parent.glob("*.sig"))
+
+
+def test_attest_again_is_already_signed_and_a_squatter_is_refused(repo: Repo, keys: dict[str, Path]) -> None:
+    attest(repo, keys["ed25519"], SOURCE_A)
+    run = run_cli("attest", SOURCE_A, "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 0 and "already signed" in run.out
+    sig = sig_of(repo)
+    sig.write_text("{}\n")
+    run = run_cli("attest", SOURCE_A, "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 1 and "already exists but does not verify" in run.out
+    assert sig.read_text() == "{}\n"  # never replaced
+
+
+def test_encrypted_key_is_refused_clearly(repo: Repo, tmp_path: Path) -> None:
+    key = make_key(tmp_path, "locked", passphrase="secret words")
+    run = run_cli("attest", "--sign-key", str(key), cwd=repo.root)
+    assert run.code == 2 and "encrypted with a passphrase" in run.err and "Traceback" not in run.err
+
+
+def test_attest_without_a_key_is_a_usage_error(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CITELINT_SIGN_KEY", raising=False)
+    run = run_cli("attest", cwd=repo.root)
+    assert run.code == 2 and "--sign-key" in run.err
+
+
+def test_capture_signs_what_it_writes_with_the_key_from_the_environment(
+        repo: Repo, keys: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    signed_repo(repo, keys["ed25519"])
+    new = "https://example.org/c.txt"
+    repo.config(sources=[SOURCE_A, SOURCE_B, new],
+                evidence={"allowed_signers": "allowed_signers", "require_signatures": True})
+    body = repo.write("c.txt", "Third source: 99 items were counted in the audit.\n")
+    monkeypatch.setenv("CITELINT_SIGN_KEY", keys["ed25519"].read_text())  # the key itself, as a CI secret
+    run = run_cli("capture", "--source", new, "--from-file", str(body), cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    assert run.lines[0].startswith("captured: ") and run.lines[1].startswith("signed: ")
+    sha = run.lines[0].split(" revision ")[1].split()[0]
+    repo.report({"state": "cited", "label": "sales", "source": new, "captureSha256": sha,
+                 "snippet": "99 items were counted in the audit"})
+    assert repo.check().code == 0
+
+
+def test_markdown_link_grounded_only_by_unsigned_captures(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    repo.write("reports/note.md", f"See [the source]({SOURCE_A}).\n")
+    attest(repo, keys["ed25519"], SOURCE_A)
+    assert repo.check().code == 0
+    repo.write("reports/note.md", f"See [the source]({SOURCE_B}).\n")
+    run = repo.check("--fix")
+    (finding,) = run.findings("CL401")
+    assert "reports/note.md:1:" in finding and "--fix leaves this link alone" in finding
+    assert (repo.root / "reports/note.md").read_text() == f"See [the source]({SOURCE_B}).\n"
+
+
+def test_signature_modified_in_a_later_commit_is_cl301(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    init_repo(repo.root)
+    commit_all(repo.root, "signed evidence")
+    sig = sig_of(repo)
+    sig.write_bytes(sig.read_bytes().replace(b'"keyid":"SHA256:', b'"keyid":"SHA256:x'))
+    run = repo.check("--base", "HEAD")
+    (finding,) = run.findings("CL301")
+    assert sig.name in finding and run.code == 1
+
+
+def test_allowed_signers_file_errors_are_usage_errors(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"], options="cert-authority")
+    run = repo.check()
+    assert run.code == 2 and "allowed_signers:1: cert-authority lines" in run.err
+    signed_repo(repo, keys["ed25519"], options='valid-after="20260101"')
+    run = repo.check()
+    assert run.code == 2 and "add Z" in run.err
+    repo.config(evidence={"require_signatures": True})
+    run = repo.check()
+    assert run.code == 2 and "needs evidence.allowed_signers" in run.err
+
+
+def test_check_with_signatures_writes_nothing_and_opens_no_socket(repo: Repo, keys: dict[str, Path],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    repo.write("reports/note.md", f"See [the source]({SOURCE_A}) and [b]({SOURCE_B}).\n")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    with watching() as events:
+        run = run_cli("check", cwd=repo.root)
+    assert run.code == 1 and "CL401" in run.out  # SOURCE_B's link: checked, not skipped
+    assert events.writes == []
+    assert events.read(str(sig_of(repo).resolve()))
+
+
+def test_no_verifier_available_is_cl402_naming_the_extra(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    # A real run without cryptography importable and without ssh-keygen on PATH.
+    code = "import sys; sys.modules['cryptography'] = None; from citelint.cli import main; sys.exit(main(['check']))"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    env.update(PATH="", PYTHONPATH=str(REPO_ROOT))
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo.root, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "CL402" in done.stdout and "citelint[sign]" in done.stdout
+
+
+# --------------------------------------------------------------------------- SSHSIG against ssh-keygen
+
+@pytest.mark.parametrize("kind", list(KEY_TYPES))
+def test_our_signature_verifies_with_ssh_keygen(repo: Repo, keys: dict[str, Path], kind: str,
+                                                tmp_path: Path) -> None:
+    attest(repo, keys[kind], SOURCE_A)
+    payload, sig = parse_envelope(sig_of(repo).read_bytes())
+    (tmp_path / "signers").write_text(f"job {public(keys[kind])}\n")
+    (tmp_path / "msg.sig").write_text(armor(sig.raw))
+    done = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(tmp_path / "signers"), "-I", "job",
+                           "-n", "citelint", "-s", str(tmp_path / "msg.sig")],
+                          input=pae(PAYLOAD_TYPE, payload), capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert b'Good "citelint" signature for job' in done.stdout
+    done = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(tmp_path / "signers"), "-I", "job",
+                           "-n", "citelint", "-s", str(tmp_path / "msg.sig")],
+                          input=pae(PAYLOAD_TYPE, payload + b" "), capture_output=True)
+    assert done.returncode != 0
+
+
+@pytest.mark.parametrize("kind", list(KEY_TYPES))
+def test_ssh_keygen_signature_verifies_with_us(keys: dict[str, Path], kind: str) -> None:
+    message = b"DSSEv1 28 application/vnd.in-toto+json 2 {}"
+    done = subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-f", str(keys[kind]), "-n", "citelint"],
+                          input=message, capture_output=True, check=True)
+    sig = Signature.parse(dearmor(done.stdout.decode()))
+    assert sig.public_key == PublicKey.from_openssh(public(keys[kind]))
+    for backend in ("cryptography", "ssh-keygen"):
+        assert verify(sig, message, "citelint", using=backend)
+        assert not verify(sig, message + b"x", "citelint", using=backend)
+    assert not verify(sig, message, "git")
+
+
+@pytest.mark.parametrize("kind", list(KEY_TYPES))
+def test_fallback_signing_with_ssh_keygen_verifies_in_process(keys: dict[str, Path], kind: str) -> None:
+    from citelint.capture.sign import load_key
+
+    key = load_key(str(keys[kind]), None)
+    blob = key._sign_ssh_keygen(b"message")  # the fallback path, taken where cryptography is missing
+    assert verify(Signature.parse(blob), b"message", "citelint", using="cryptography")
+    assert Signature.parse(key._sign_cryptography(b"message")).public_key == key.public_key
+
+
+def test_sshsig_parser_refuses_malformed_blobs(keys: dict[str, Path]) -> None:
+    from citelint.sshsig import SignatureFormatError
+
+    done = subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-f", str(keys["ed25519"]), "-n", "citelint"],
+                          input=b"m", capture_output=True, check=True)
+    raw = dearmor(done.stdout.decode())
+    for bad in (b"SSHSIX" + raw[6:], raw[:-1], raw + b"\0", raw[:10]):
+        with pytest.raises(SignatureFormatError):
+            Signature.parse(bad)
+
+
+# --------------------------------------------------------------------------- more shapes and hostile files
+
+def test_extracted_capture_statement_carries_extractor_and_raw_digest(repo: Repo, keys: dict[str, Path]) -> None:
+    from citelint.captures import write_capture
+    from citelint.records import Extractor, make_record
+
+    record = make_record(SOURCE_A, "Extracted page: 42 items in the visible text.", retrieved_at="2026-07-01T00:00:00Z",
+                         content_type="text/html", extractor=Extractor("html-text", "0.6.2", {"encoding": "utf-8"}),
+                         raw_sha256="ab" * 32)
+    write_capture(repo.root / "captures", record)
+    repo.records[SOURCE_A] = record
+    signed_repo(repo, keys["ed25519"])
+    repo.report(repo.cited(snippet="Extracted page: 42 items"))
+    attest(repo, keys["ed25519"], SOURCE_A)
+    payload, _ = parse_envelope(sig_of(repo).read_bytes())
+    predicate = json.loads(payload)["predicate"]
+    assert predicate["extractor"]["name"] == "html-text" and predicate["rawSha256"] == "ab" * 32
+    assert repo.check().code == 0
+
+
+def test_output_is_the_same_for_any_number_of_processes(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    for i in range(6):
+        repo.report(repo.cited(), repo.cited(label="sales", source=SOURCE_B, snippet="17 items were sold"),
+                    name=f"reports/r{i}.json")
+    one, two = repo.check("--jobs", "1"), repo.check("--jobs", "2")
+    assert one.out == two.out and one.code == two.code == 1
+    assert len(one.findings("CL401")) == 6  # SOURCE_B's capture, once per report citing it
+
+
+@pytest.mark.parametrize("plant", ["directory", "symlink", "huge", "not json", "two signatures", "empty"])
+def test_hostile_signature_files_are_cl402_never_a_traceback(repo: Repo, keys: dict[str, Path], plant: str) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    sig = sig_of(repo)
+    good = sig.read_bytes()
+    sig.unlink()
+    if plant == "directory":
+        sig.mkdir()
+    elif plant == "symlink":
+        (repo.root / "elsewhere.sig").write_bytes(good)
+        sig.symlink_to(repo.root / "elsewhere.sig")
+    elif plant == "huge":
+        sig.write_bytes(b" " * (1 << 20))
+    elif plant == "not json":
+        sig.write_bytes(b"\xff\xfe garbage")
+    elif plant == "two signatures":
+        envelope = json.loads(good)
+        envelope["signatures"] *= 2
+        sig.write_text(json.dumps(envelope))
+    else:
+        sig.write_bytes(b"")
+    run = repo.check()
+    assert run.code == 1 and "Traceback" not in run.err and not run.err, run.err
+    (finding,) = run.findings("CL402")
+    assert sig.name in finding
+
+
+def test_ls_lists_signature_key_ids(repo: Repo, keys: dict[str, Path]) -> None:
+    attest(repo, keys["ed25519"], SOURCE_A)
+    attest(repo, keys["ecdsa"], SOURCE_A)
+    run = run_cli("ls", cwd=repo.root)
+    row = next(line for line in run.lines if line.startswith(SOURCE_A))
+    ids = sorted(p.name.split(".")[1] for p in (repo.root / "captures" / sha256_hex(SOURCE_A)).glob("*.sig"))
+    assert row.endswith("\t" + ",".join(ids)) and len(ids) == 2
+    assert next(line for line in run.lines if line.startswith(SOURCE_B)).endswith("\t-")
+    assert "1 with signature files" in run.out
+
+
+def test_without_allowed_signers_signatures_are_not_checked(repo: Repo, keys: dict[str, Path]) -> None:
+    attest(repo, keys["author"], SOURCE_A)
+    repo.report(repo.cited())
+    run = repo.check()
+    assert run.code == 0 and "CL40" not in run.out
+
+
+def test_capture_fetch_with_sign_key_signs_each_capture(tmp_path: Path, keys: dict[str, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from servers import HTTPServer, response
+
+    monkeypatch.delenv("CITELINT_SIGN_KEY", raising=False)
+    server = HTTPServer(response(body=b"Fetched source: 64 items were counted on the day.\n"))
+    try:
+        url = server.url()
+        repo = Repo(tmp_path)
+        repo.write("allowed_signers", f'job namespaces="citelint" {public(keys["rsa"])}\n')
+        repo.config(sources=[url], labels=["count"],
+                    evidence={"allowed_signers": "allowed_signers", "require_signatures": True})
+        run = run_cli("capture", "--allow-http-loopback", "--sign-key", str(keys["rsa"]), cwd=repo.root)
+        assert run.code == 0, run.out + run.err
+        assert run.lines[0].startswith("captured: ") and run.lines[1].startswith("signed: "), run.out
+        sha = run.lines[0].split(" revision ")[1].split()[0]
+        again = run_cli("capture", url, "--allow-http-loopback", "--sign-key", str(keys["rsa"]), cwd=repo.root)
+        assert again.code == 0 and again.lines[1].startswith("already signed: "), again.out
+    finally:
+        server.close()
+    repo.report({"state": "cited", "label": "count", "source": url, "captureSha256": sha,
+                 "snippet": "64 items were counted on the day"})
+    assert repo.check().code == 0
+
+
+def test_capture_with_an_unusable_key_writes_nothing(repo: Repo, tmp_path: Path) -> None:
+    bad = repo.write("not-a-key", "hello\n")
+    body = repo.write("c.txt", "Some text that would be captured here.\n")
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(body), "--sign-key", str(bad), cwd=repo.root)
+    assert run.code == 2 and "not an OpenSSH private key" in run.err
+    assert len(list((repo.root / "captures" / sha256_hex(SOURCE_A)).iterdir())) == 1
+
+
+def test_a_check_without_evidence_settings_loads_no_signature_module(repo: Repo) -> None:
+    repo.report(repo.cited())
+    probe = ("import io, json, sys\nfrom citelint.cli import main\n"
+             "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+             "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography' or m in "
+             "('citelint.evidence', 'citelint.sshsig', 'citelint.allowed_signers', 'citelint.capture.sign'))]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=repo.root, env=env, capture_output=True, text=True)
+    assert json.loads(done.stdout) == [0, []], done.stdout + done.stderr
+
+
+def test_evidence_config_errors_name_the_key(repo: Repo, tmp_path: Path) -> None:
+    repo.config(evidence={"require_signatures": "yes", "allowed_signers": "allowed_signers"})
+    run = repo.check()
+    assert run.code == 2 and "require_signatures" in run.err
+    outside = tmp_path.parent / "outside_signers"
+    repo.config(evidence={"allowed_signers": str(outside)})
+    run = repo.check()
+    assert run.code == 2 and "leads outside the project directory" in run.err
+    repo.config(evidence={"allowed_signers": "missing_file"})
+    run = repo.check()
+    assert run.code == 2 and "missing_file: no such file" in run.err
+    repo.config(rules={"CL402": "warning"})
+    run = repo.check()
+    assert run.code == 2 and "cannot be lowered" in run.err
+
+
+def test_the_documented_capture_workflow_is_a_valid_github_workflow(tmp_path: Path) -> None:
+    text = (REPO_ROOT / "docs" / "evidence.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\n# .github/workflows/capture.yml\n", 1)[1].split("```", 1)[0]
+    assert "citelint capture --sign-key" in block and "gh pr create" in block
+    (tmp_path / "capture.yml").write_text(block, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(tmp_path / "capture.yml")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_attest_names_unapproved_and_uncaptured_sources(repo: Repo, keys: dict[str, Path]) -> None:
+    repo.config(sources=[SOURCE_A, SOURCE_B, "https://example.org/never-captured.txt"])
+    run = run_cli("attest", "https://example.org/unapproved.txt", "https://example.org/never-captured.txt",
+                  "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 1
+    assert "not signed: https://example.org/unapproved.txt: not in the config's approved `sources`" in run.out
+    assert "not signed: https://example.org/never-captured.txt: no capture of this source to sign" in run.out
+
+
+def test_fallback_signing_of_a_key_held_in_memory_leaves_no_copy(keys: dict[str, Path], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from citelint.capture.sign import SigningKey
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR (the standard library caches it)
+    key = SigningKey(keys["ed25519"].read_text(), None, "$CITELINT_SIGN_KEY")
+    blob = key._sign_ssh_keygen(b"message")
+    assert verify(Signature.parse(blob), b"message", "citelint")
+    assert list(tmp_path.iterdir()) == []  # the private copy went with its directory
