@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
 
 from citelint import pointers
-from citelint.captures import Store, legacy_message, legacy_unmigrated, sha256_hex
+from citelint.captures import CaptureRecord, Store, legacy_message, legacy_unmigrated, sha256_hex
 from citelint.config import Config, relpath
 from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, label_issue, verify_citations
 from citelint.files import replace_atomically, unsafe_to_replace
@@ -373,7 +373,7 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
         return
     raw, text = source
     report = links.check(text, evidence.grounding, relative=config.links.relative,
-                         images=config.links.images, store=evidence.store)
+                         images=config.links.images, store=evidence.store, signature_issues=evidence.signed)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
@@ -614,7 +614,8 @@ def build_allowlist(config: Config, store: Store, tracking: _GitTracking | None 
             corrupt.append(source)
     return LinkEvidence(Allowlist(captured, config.links.allow, ignored),
                         Allowlist(corrupt, (), ignored) if corrupt else None,
-                        Allowlist(untracked, (), ignored) if untracked else None, store, unsigned)
+                        Allowlist(untracked, (), ignored) if untracked else None, store, unsigned,
+                        functools.partial(evidence.issues, store) if evidence is not None else None)
 
 
 @dataclass
@@ -628,3 +629,5 @@ class LinkEvidence:
     store: Store | None = None
     # (one source's allowlist, rule, message) for CL401-CL403
     unsigned: list[tuple[Allowlist, str, str]] = field(default_factory=list)
+    #: CL401-CL403 of the capture a quotation was verified in (None: no signatures configured).
+    signed: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None

@@ -236,6 +236,27 @@ def test_markdown_link_grounded_only_by_unsigned_captures(repo: Repo, keys: dict
     assert (repo.root / "reports/note.md").read_text() == f"See [the source]({SOURCE_B}).\n"
 
 
+def test_quotation_in_an_unsigned_revision_is_cl401_though_another_is_signed(repo: Repo,
+                                                                             keys: dict[str, Path]) -> None:
+    """The link's source has a signed revision, so the link is grounded; the quotation
+    names (by its title) a newer revision nobody signed: CL401 at the link."""
+    from citelint.links.directive import format_text_directive
+
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    old = repo.records[SOURCE_A].sha256
+    newer = repo.capture(SOURCE_A, "Synthetic source: 42 items. A later revision nobody signed.",
+                         when="2026-08-01T00:00:00Z")
+    quote = format_text_directive("A later revision nobody signed.")
+    repo.write("reports/note.md", f'See [the source]({SOURCE_A}#{quote} "capture:{newer.sha256}").\n')
+    run = repo.check()
+    (finding,) = run.findings("CL401")
+    assert finding.startswith("reports/note.md:1:") and newer.sha256[:12] in finding
+    signed_quote = format_text_directive("Synthetic source: 42 items")
+    repo.write("reports/note.md", f'See [the source]({SOURCE_A}#{signed_quote} "capture:{old}").\n')
+    assert not repo.check().findings("CL401")
+
+
 def test_signature_modified_in_a_later_commit_is_cl301(repo: Repo, keys: dict[str, Path]) -> None:
     signed_repo(repo, keys["ed25519"])
     attest(repo, keys["ed25519"], SOURCE_A)

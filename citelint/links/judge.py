@@ -23,7 +23,9 @@ from citelint.links.source import _Document
 from citelint.model import RULES
 
 if TYPE_CHECKING:
-    from citelint.captures import Store
+    from typing import Callable
+
+    from citelint.captures import CaptureRecord, Store
 
 
 def _show(value: str, limit: int = 200) -> str:
@@ -172,7 +174,8 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
 
 
 def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
-          images: bool = False, store: Store | None = None) -> LinkReport:
+          images: bool = False, store: Store | None = None,
+          signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -187,7 +190,9 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     With ``store`` (the capture store), grounded quotation links (an href
     with a text directive, :mod:`citelint.links.quote`) are located too, with
     their titles, and their quoted text verified against the capture (CL204,
-    and CL105, CL108, CL202 about the quotation). Without it, or on a page
+    and CL105, CL108, CL202 about the quotation); ``signature_issues(record)``
+    adds the signed-evidence findings of the capture each was verified in.
+    Without it, or on a page
     whose HTML has no ``:~:``, nothing more is done than before.
     """
     # Source positions cost cmark a quarter of its time and most documents
@@ -269,7 +274,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     bad = {id(issue.link) for issue in issues if RULES[issue.rule].blocking}
     if quoting and titles:
         assert store is not None
-        issues = _with_quotations(issues, located, titles, allowlist, store)
+        issues = _with_quotations(issues, located, titles, allowlist, store, signature_issues)
     for link in located:
         links += 1
         if link.category == "governed":
@@ -280,7 +285,9 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
 
 
 def _with_quotations(issues: list[LinkIssue], located: list[Link], titles: dict[int, str | None],
-                     allowlist: Allowlist, store: Store) -> list[LinkIssue]:
+                     allowlist: Allowlist, store: Store,
+                     signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None
+                     ) -> list[LinkIssue]:
     """``issues`` with those of each grounded quotation among ``located`` added, in link order.
 
     ``titles`` maps ``id(link)`` to the title of each located link whose
@@ -289,7 +296,7 @@ def _with_quotations(issues: list[LinkIssue], located: list[Link], titles: dict[
     """
     from citelint.links.quote import QuotationChecker
 
-    checker = QuotationChecker(allowlist, store)
+    checker = QuotationChecker(allowlist, store, signature_issues)
     added = False
     for link in located:
         if id(link) in titles and link.kind != "image" and link.category == "governed" \

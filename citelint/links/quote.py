@@ -43,6 +43,8 @@ from citelint.links.locate import _raw_attr, _raw_tag
 from citelint.nearmiss import explain_miss
 
 if TYPE_CHECKING:
+    from typing import Callable
+
     from citelint.captures import CaptureRecord, Store
     from citelint.links.allowlist import Allowlist
 
@@ -182,10 +184,16 @@ class QuotationChecker:
     source a link's identity belongs to); ``store`` the capture store, read
     only. Near-miss explanations are budgeted per capture for the document,
     as for fact snippets (:class:`citelint.facts._Budget`).
+    ``signature_issues(record)`` gives the (rule, message) signed-evidence
+    findings (CL401-CL403) of the capture a quotation was verified in; they
+    are reported at the link, so a quotation leaning on an unsigned revision
+    is caught even when another revision of its source is signed.
     """
 
-    def __init__(self, allowlist: Allowlist, store: Store) -> None:
+    def __init__(self, allowlist: Allowlist, store: Store,
+                 signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None) -> None:
         self.allowlist, self.store = allowlist, store
+        self.signature_issues = signature_issues
         self._budgets: dict[str, _Budget] = {}
 
     def check(self, link: Link, title: str | None) -> list[LinkIssue]:
@@ -236,7 +244,9 @@ class QuotationChecker:
         for record in revisions:
             found = [match_spans(record.text, d) for d in visible]
             if all(found):
-                return issues + self._weak(link, visible, found, record, note)
+                signed = [LinkIssue(rule, link, message, *at, capture=record.sha256, fixable=False)
+                          for rule, message in (self.signature_issues(record) if self.signature_issues else ())]
+                return issues + self._weak(link, visible, found, record, note) + signed
         return issues + [self._miss(link, visible, revisions, named is not None, source, note)]
 
     def _revisions(self, source: str, named: str | None, link: Link) -> list[CaptureRecord] | LinkIssue:
