@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import SOURCE_A, Repo, run_cli
+from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from citelint import __version__
 from citelint.model import DOCS_URL
 
@@ -178,3 +178,23 @@ def test_force_color_and_no_color(repo: Repo) -> None:
     assert b"\x1b[" not in _cli(repo, "check", env={"NO_COLOR": "1"}).stdout
     assert b"\x1b[" not in _cli(repo, "check", env={"FORCE_COLOR": "0"}).stdout
     assert b"\x1b[" not in _cli(repo, "check", "--color", "never", env={"FORCE_COLOR": "1"}).stdout
+
+
+def test_ls_and_show_as_json(repo: Repo) -> None:
+    record = repo.records[SOURCE_A]
+    listed = run_cli("ls", "--format", "json", cwd=repo.root)
+    assert listed.code == 0
+    doc = json.loads(listed.out)
+    assert doc["format"] == "citelint.ls/1" and doc["corrupt"] == [] and doc["legacy"] == []
+    [entry] = [c for c in doc["captures"] if c["source"] == SOURCE_A]
+    assert entry["revision"] == record.sha256 and entry["bytes"] == record.bytes and entry["extractor"] is None
+    assert entry["signatures"] == [] and entry["batch"] is None
+    bad = repo.root / entry["path"]
+    bad.write_text(bad.read_text().replace("42 items", "43 items"))
+    broken = json.loads(run_cli("ls", "--format", "json", cwd=repo.root).out)
+    assert [c["path"] for c in broken["corrupt"]] == [entry["path"]]
+    assert run_cli("ls", "--format", "json", cwd=repo.root).code == 1
+    shown = run_cli("show", SOURCE_B, "--format", "json", cwd=repo.root)
+    assert shown.code == 0
+    data = json.loads(shown.out)
+    assert data["text"] == repo.records[SOURCE_B].text and data["revision"] == repo.records[SOURCE_B].sha256

@@ -25,23 +25,56 @@ examples:
                                          extractor (- for plain text; "raw kept" when its raw body is),
                                          signatures (16-hex key ids of its .sig files, unverified; - for none)
   citelint ls --config docs/citelint.yaml
+  citelint ls --format json              the same as one JSON document (for scripts)
 """
 
 
 def add_options(ls: argparse.ArgumentParser) -> None:
     """Add the ``ls`` options and arguments to its parser."""
     add_config_option(ls)
+    ls.add_argument("--format", choices=["text", "json"], default="text",
+                    help="text: tab-separated rows and counts (default); json: one object, "
+                         "{\"format\": \"citelint.ls/1\", \"captures\": [...], \"corrupt\": [...], \"legacy\": [...]}")
+
+
+def _raw_kept(store: Store, rec: CaptureRecord) -> bool:
+    """Whether an extracted capture's raw body is kept beside it (a regular file)."""
+    if rec.raw_sha256 is None:
+        return False
+    try:
+        return stat.S_ISREG(raw_path(store.root, rec.source, rec.raw_sha256).lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _made_by(store: Store, rec: CaptureRecord) -> str:
     """The extractor column: ``-`` for a plain-text capture, else its extractor and its raw body's state."""
     if rec.extractor is None or rec.raw_sha256 is None:
         return "-"
-    try:
-        kept = stat.S_ISREG(raw_path(store.root, rec.source, rec.raw_sha256).lstat().st_mode)
-    except OSError:
-        kept = False
-    return f"{terminal(rec.extractor.describe())} ({'raw kept' if kept else 'raw not kept'})"
+    return f"{terminal(rec.extractor.describe())} ({'raw kept' if _raw_kept(store, rec) else 'raw not kept'})"
+
+
+def _as_json(store: Store, found: list[tuple[Path, CaptureRecord | CaptureError, list[str]]], out: TextIO) -> None:
+    """``ls --format json``: every capture's fields (no text), the corrupt files and the legacy ones.
+    Strings are as stored (JSON escapes them), so nothing is lost to terminal escaping."""
+    import json
+
+    captures, corrupt = [], []
+    for path, rec, sigs in found:
+        if isinstance(rec, CaptureError):
+            corrupt.append({"path": relpath(path, Path.cwd()), "error": str(rec)})
+            continue
+        captures.append({
+            "source": rec.source, "revision": rec.sha256, "retrievedAt": rec.retrieved_at,
+            "contentType": rec.content_type, "bytes": rec.bytes, "format": rec.format,
+            "extractor": rec.extractor.to_obj() if rec.extractor is not None else None,
+            "rawSha256": rec.raw_sha256, "rawKept": _raw_kept(store, rec), "batch": rec.batch,
+            "signatures": sigs, "path": relpath(path, Path.cwd())})
+    captures.sort(key=lambda c: (c["source"], c["retrievedAt"], c["revision"]))
+    doc = {"format": "citelint.ls/1", "captures": captures, "corrupt": sorted(corrupt, key=lambda c: c["path"]),
+           "legacy": [relpath(p, Path.cwd()) for p in store.legacy_files()]}
+    json.dump(doc, out, ensure_ascii=False, indent=2)
+    out.write("\n")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -53,6 +86,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     config = load_config(args, err)
     store = Store(config.captures_dir)
+    if args.format == "json":
+        found = [(path, rec, [] if isinstance(rec, CaptureError) else
+                  [p.name.split(".")[1] for p in signature_files(path.parent, rec.sha256)])
+                 for path, rec in store.iter_records()]
+        _as_json(store, found, out)
+        return EXIT_FINDINGS if any(isinstance(rec, CaptureError) for _, rec, _ in found) else EXIT_OK
     rows = []
     bad = signed = 0
     for path, rec in store.iter_records():

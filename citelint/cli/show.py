@@ -19,6 +19,7 @@ EPILOG = """\
 examples:
   citelint show https://example.org/q3.txt                 the newest revision
   citelint show https://example.org/q3.txt --revision 5891b5b5
+  citelint show https://example.org/q3.txt --format json   metadata and text as JSON (text exact, unescaped)
 """
 
 
@@ -27,6 +28,9 @@ def add_options(show: argparse.ArgumentParser) -> None:
     show.add_argument("source", metavar="SOURCE", help="the exact source URL")
     show.add_argument("--revision", metavar="SHA", help="captureSha256 (a unique prefix is enough)")
     add_config_option(show)
+    show.add_argument("--format", choices=["text", "json"], default="text",
+                      help="text: metadata, then the text with control characters escaped (default); json: "
+                           "one object with the record's fields and the exact text")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -59,6 +63,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except CaptureError as exc:
         err.write(f"citelint: capture {chosen[:12]}… is corrupt: {exc}\n")
         return EXIT_FINDINGS
+    if args.format == "json":
+        import json
+
+        json.dump({"format": "citelint.show/1", "source": rec.source, "revision": rec.sha256,
+                   "retrievedAt": rec.retrieved_at, "contentType": rec.content_type, "bytes": rec.bytes,
+                   "extractor": rec.extractor.to_obj() if rec.extractor is not None else None,
+                   "rawSha256": rec.raw_sha256, "batch": rec.batch, "revisions": len(revisions),
+                   "text": rec.text}, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+        return EXIT_OK
     out.write(f"source:      {terminal(rec.source)}\nrevision:    {rec.sha256}\n"
               f"retrievedAt: {rec.retrieved_at}\ncontentType: {terminal(rec.content_type)}\n"
               f"bytes:       {rec.bytes}\n")
