@@ -1,7 +1,8 @@
 """Screenshots of citelint's review surface in a real browser (headless Chromium).
 
-For each bundled example (examples/expertqa, examples/expertqa-faults) this
-runs the CLI as a user would and photographs what a person reads:
+For each bundled example (examples/expertqa, examples/expertqa-faults,
+examples/model-output) this runs the CLI as a user would and photographs
+what a person reads:
 
 - the step summary (``citelint check --summary-file``, with the GitHub
   variables of a pull request set so locations are links), turned from
@@ -30,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ("expertqa", "expertqa-faults")
+EXAMPLES = ("expertqa", "expertqa-faults", "model-output")
 
 #: Roughly GitHub's rendering of Markdown (github-markdown-css): the parts a
 #: step summary uses. Long words wrap (``word-wrap: break-word``), tables are
