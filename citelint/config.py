@@ -426,6 +426,14 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     else:
         labels = ApprovedLabels({name: LabelInfo(name, **(info or {})) for name, info in labels_raw.items()})
 
+    for name in labels:
+        where = pointer_join("/labels", name) if isinstance(labels_raw, dict) else "/labels"
+        if name == "":
+            raise error(where, "labels: an empty name approves no label a fact can have; remove it")
+        if name.strip("*") == "":
+            raise error(where, f"labels: {name!r} would approve every label, which turns CL003 off; name the "
+                               "labels, or a pattern with a fixed part such as claim-*")
+
     root = path.parent.resolve()
     cap = data.get("capture", {})
     extractors = _capture_extractors(cap, error)

@@ -123,12 +123,19 @@ class LabelInfo:
     check_at: str | None = None
 
 
+#: What ``*`` in a label pattern matches: one or more characters, none of them a
+#: control (C0, DEL, C1), bidi, zero-width or other invisible format character.
+_STAR = "[^\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]+"
+
+
 class ApprovedLabels(Mapping[str, LabelInfo]):
     """The config's approved ``labels``: exact names, and patterns for prose.
 
-    A name holding ``*`` is a pattern: ``*`` stands for any run of
-    characters, none included (``claim-*`` approves ``claim-1`` and
-    ``claim-``); every other character, ``?`` and ``[`` too, is literal.
+    A name holding ``*`` is a pattern: ``*`` stands for a run of one or more
+    characters, none of them a control, bidi or zero-width character
+    (``claim-*`` approves ``claim-1``, not ``claim-`` nor ``claim-\n1``);
+    every other character, ``?`` and ``[`` too, is literal. A pattern of
+    nothing but ``*`` would approve every label: the config refuses it.
     Looking a label up (``label in labels``, ``labels[label]``,
     ``labels.get(label)``) tries the exact names first, then the patterns in
     the order the config lists them, and gives the :class:`LabelInfo` of the
@@ -139,7 +146,7 @@ class ApprovedLabels(Mapping[str, LabelInfo]):
         infos = dict(infos or {})
         self._all = infos
         self._exact = {name: info for name, info in infos.items() if "*" not in name}
-        self._patterns = [(re.compile(".*".join(map(re.escape, name.split("*"))), re.DOTALL), info)
+        self._patterns = [(re.compile(_STAR.join(map(re.escape, name.split("*")))), info)
                           for name, info in infos.items() if "*" in name]
 
     @property

@@ -75,14 +75,20 @@ def _kind(config: Config, matched: str, path: Path) -> tuple[str | None, str]:
 
 def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Selection:
     """The one target of ``check - --stdin-filename NAME``: ``content`` checked as if it
-    were the file ``name`` (relative to ``cwd``), which need not exist; skipped when no
-    report or Markdown glob matches ``name``."""
+    were the file ``name`` (relative to ``cwd``), which need not exist.
+
+    Raises:
+        UsageError: no report or Markdown glob of the project matches ``name``
+            (outside the project, excluded, under captures/): a report given
+            explicitly is never passed over in silence.
+    """
     path = Path(name) if os.path.isabs(name) else cwd / name
     path = Path(os.path.normpath(path))
     matched, why = config.classify(path)
     kind, why = _kind(config, matched, path) if matched else (None, why)
     if kind is None:
-        return Selection(skipped=[(name, why)])
+        raise UsageError(f"--stdin-filename {name}: {why}, so the report on standard input would not be "
+                         "checked; name a path the config's `reports` or `markdown` globs match")
     return Selection(targets=[Target(path, kind, content=content)])
 
 

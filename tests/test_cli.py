@@ -151,6 +151,22 @@ def test_statistics_exit_zero_and_output_file(repo: Repo) -> None:
     assert written.code == 0 and written.out == "" and written.err.startswith("citelint: 1 file")
     assert "CL104" in target.read_text(encoding="utf-8")
     assert repo.check("--output-file", str(repo.root / "no" / "dir" / "x.txt")).code == 2
+    # Written whole or not at all: never through a symlink, never into a FIFO, never over a report.
+    import os
+
+    victim = repo.root / "victim.txt"
+    victim.write_text("keep me")
+    (repo.root / "out.lnk").symlink_to(victim)
+    refused = repo.check("-o", str(repo.root / "out.lnk"))
+    assert refused.code == 2 and "symlink" in refused.err and victim.read_text() == "keep me"
+    os.mkfifo(repo.root / "fifo")
+    assert repo.check("-o", str(repo.root / "fifo")).code == 2
+    report = repo.root / "reports" / "r.json"
+    before = report.read_bytes()
+    over = repo.check("-o", str(report))
+    assert over.code == 2 and "report or a capture" in over.err and report.read_bytes() == before
+    again = repo.check("--output-file", str(target), "--exit-zero")  # an existing regular file is replaced
+    assert again.code == 0 and "CL104" in target.read_text(encoding="utf-8")
 
 
 def test_report_on_stdin_is_checked_as_the_named_file(repo: Repo) -> None:
@@ -161,8 +177,9 @@ def test_report_on_stdin_is_checked_as_the_named_file(repo: Repo) -> None:
     failed = _cli(repo, "check", "-", "--stdin-filename", "reports/draft.json", stdin=bad)
     assert failed.returncode == 1 and failed.stdout.decode().startswith("reports/draft.json:1:")
     assert not (repo.root / "reports" / "draft.json").exists()
-    skipped = _cli(repo, "check", "-", "--stdin-filename", "notes/draft.json", stdin=bad)
-    assert skipped.returncode == 0 and b"skipped notes/draft.json" in skipped.stderr
+    for name in ("notes/draft.json", "/etc/draft.json", "captures/x.json"):
+        refused = _cli(repo, "check", "-", "--stdin-filename", name, stdin=bad)
+        assert refused.returncode == 2 and b"would not be checked" in refused.stderr, refused.stderr
     for args in (["check", "-"], ["check", "--stdin-filename", "reports/x.json"],
                  ["check", "-", "--stdin-filename", "reports/x.json", "--fix"]):
         refused = _cli(repo, *args, stdin=good)

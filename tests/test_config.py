@@ -128,7 +128,10 @@ def test_label_patterns_match_whole_labels_with_only_star_special(repo: Repo) ->
     repo.config(labels={"revenue": {"unit": "million"}, "claim-*": {"description": "prose"},
                         "q?[1]*": None, "*-end": {"unit": "u"}})
     labels = load_config(None, repo.root).labels
-    assert "claim-1" in labels and "claim-" in labels and "claim-a\nb" in labels
+    assert "claim-1" in labels and "claim-a b" in labels and "claim-é" in labels
+    # * is one or more characters, none of them a control, bidi or zero-width one.
+    for label in ("claim-", "claim-a\nb", "claim-\u202e1", "claim-\u200b", "claim-\x00"):
+        assert label not in labels, repr(label)
     assert "Claim-1" not in labels and "xclaim-1" not in labels and "claim" not in labels
     assert "q?[1]x" in labels and "qa1x" not in labels  # ? and [ are literal
     assert labels["revenue"].unit == "million"
@@ -136,3 +139,11 @@ def test_label_patterns_match_whole_labels_with_only_star_special(repo: Repo) ->
     assert labels.get("x-end").unit == "u"
     assert labels.patterns == ["claim-*", "q?[1]*", "*-end"]
     assert list(labels) == ["revenue", "claim-*", "q?[1]*", "*-end"]
+
+
+@pytest.mark.parametrize("labels", [{"*": None}, {"**": {}}, ["revenue", "*"], {"": None}])
+def test_a_label_pattern_that_approves_everything_is_refused(repo: Repo, labels: object) -> None:
+    repo.config(labels=labels)
+    run = repo.check()
+    words = "an empty name approves no label" if labels == {"": None} else "would approve every label"
+    assert run.code == 2 and words in run.err, run.err

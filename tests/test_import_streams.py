@@ -409,3 +409,12 @@ def test_a_stream_of_another_provider_is_refused(stream: str, vendor: str, messa
     with pytest.raises(ResponseError) as info:
         load_response(vendor, data, stream)
     assert message in str(info.value)
+
+
+def test_numbers_with_too_many_digits_are_positioned_errors() -> None:
+    """Regression: int()'s 4,300-digit limit raised ValueError through the import."""
+    whole = '{"content": [], "x": 1' + "1" * 5000 + "}"
+    assert str(_error("anthropic", whole)).startswith("resp.txt:1:")
+    assert "too many digits" in str(_error("anthropic", whole))
+    stream = 'data: {"x": 1' + "1" * 5000 + "}\n\n"
+    assert "too many digits" in str(_error("openai", stream))

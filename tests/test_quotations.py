@@ -381,3 +381,38 @@ def test_matching_is_bounded_on_hostile_text() -> None:
     assert match_spans(text, parse_text_directive("a,-b")) == []
     assert len(match_spans(text, parse_text_directive("a-,a"))) == 1000  # counting stops at COUNT_LIMIT
     assert match_spans("q" + " " * 100_000 + "x", parse_text_directive("q-,x")) == [(100_001, 100_002)]
+
+
+def test_text_about_the_syntax_is_no_quotation(project: Project) -> None:
+    """Regression: a report mentioning ``:~:`` outside any link (or in an image) crashed the check."""
+    project.report("The syntax is `#:~:text=`.\n\nSee :~: here [a](" + DOC + ").\n\n"
+                   "![img](" + DOC + "#:~:text=x)\n")
+    run = project.check()
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "internal error" not in run.stderr
+
+
+def test_raw_html_spelling_the_directive_with_references_is_checked(project: Project) -> None:
+    """Regression: ``&#58;~&#58;`` in a raw ``<a href>`` is ``:~:`` to a browser; the
+    quotation was counted grounded and never verified."""
+    for spelled in ("&#58;~&#58;", "&colon;~&colon;", "&#x3a;&#126;&#x3A;"):
+        project.report(f'<a href="{DOC}#{spelled}text=Totally%20fabricated%20quotation%20here">x</a>\n')
+        run = project.check()
+        assert run.returncode == 1, spelled
+        [finding] = findings(run, "CL204")
+        assert "does not occur" in finding
+    project.report(f'<a href="{DOC}#&#58;~&#58;text=an%20example%20text%20fragment">x</a>\n')
+    assert project.check().returncode == 0
+
+
+def test_ignored_query_parameters_do_not_break_quotations(tmp_path: Path) -> None:
+    """Regression: with links.ignore_query_params, a quotation of URL?utm_source=x was CL204
+    "allowed by links.allow but has no capture"."""
+    p = Project(tmp_path, links={"ignore_query_params": ["utm_source"]})
+    record = p.capture(SPEC_TEXT, "2026-02-01T00:00:00Z")
+    base = DOC + "?utm_source=openai"
+    p.report(f'[a]({q("an example text fragment", source=base)} "capture:{record.sha256}")\n\n'
+             f'[b]({q("a fabricated passage", source=base)})\n')
+    run = p.check()
+    assert [ln.split(": ")[0] for ln in findings(run)] == ["reports/a.md:3:5"], run.stdout
+    assert "does not occur" in findings(run, "CL204")[0]

@@ -16,7 +16,7 @@ from typing import Callable, TextIO
 from citelint import __version__
 from citelint.check import AUTO_JOBS_MIN_FILES, UsageError, run_check
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
-from citelint.config import ConfigError, load_config
+from citelint.config import Config, ConfigError, load_config
 from citelint.escape import terminal
 from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
 
@@ -129,11 +129,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f"{'; failing because of --strict' if args.strict else ''}\n")
     renderer(fmt)(result, out, options)
     if args.output_file:
-        try:
-            with open(args.output_file, "w", encoding="utf-8") as fh:
-                fh.write(out.getvalue())  # type: ignore[attr-defined]
-        except OSError as exc:
-            err.write(f"citelint: cannot write output file {args.output_file}: {exc.strerror}\n")
+        problem = _write_output(args.output_file, out.getvalue(), config)  # type: ignore[attr-defined]
+        if problem:
+            err.write(f"citelint: cannot write output file {args.output_file}: {problem}\n")
             return EXIT_USAGE
     if fmt in ("json", "sarif", "summary") or args.output_file:
         err.write(summary_line(result) + "\n")
@@ -167,6 +165,35 @@ def _blob_url() -> str:
     cwd = Path.cwd()
     found = find_worktree(cwd)
     return blob_url(os.environ, cwd, found[0] if found else None)
+
+
+def _write_output(path: Path, text: str, config: Config) -> str | None:
+    """Write ``--output-file`` whole: a temporary file in its folder, then a link or
+    rename, so a reader sees the old file or the new one. Returns why it was not
+    written, or None: not a symlink or anything but a regular file (a FIFO would
+    block), and never a report the config matches or a file under captures/."""
+    import stat
+
+    from citelint.files import replace_atomically, write_exclusive
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return "it is a symlink or not a regular file; name a new file or a regular one"
+    matched, why = config.classify(Path(os.path.abspath(path)))
+    if matched is not None or why.startswith("inside the captures"):
+        return "it is a report or a capture of this project; write the output elsewhere"
+    data = text.encode("utf-8")
+    try:
+        if st is not None or not write_exclusive(path, data, tmp_prefix=f".tmp-{path.name}-"):
+            replace_atomically(path, data, tmp_prefix=f".tmp-{path.name}-")
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _stdin_problem(args: argparse.Namespace) -> str | None:

@@ -156,7 +156,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             message, name = str(exc), args.response
             if message.startswith(_IN_REQUEST) and args.request is not None:
                 message, name = message[len(_IN_REQUEST):], args.request
-            raise _Refused(f"{name}: {exc.where + ': ' if exc.where else ''}{message}") from None
+            # Messages that already name the JSON path are not given it twice.
+            where = f"{exc.where}: " if exc.where and exc.where not in message else ""
+            raise _Refused(f"{name}: {where}{message}") from None
         try:
             answer.text.encode("utf-8")
         except UnicodeEncodeError:

@@ -105,6 +105,10 @@ def decode_json(text: str, name: str, line: int = 1, col: int = 1) -> Any:
         raise _reported(text, name, line, col) or ResponseError(f"{name}:{line}: {exc}") from None
     except RecursionError:
         raise ResponseError(f"{name}:{line}: JSON nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError:
+        # int() refuses more than 4300 digits (CVE-2020-10735 guard): the report loader says where.
+        raise _reported(text, name, line, col) or \
+            ResponseError(f"{name}:{line}: a number has too many digits") from None
     problem = _problem(value)
     if problem:
         raise _reported(text, name, line, col) or ResponseError(f"{name}:{line}: {problem}")
@@ -178,7 +182,7 @@ def frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | None
             return None, [(n, ev, decode_json(body, name, n, c)) for n, c, ev, body in _sse_events(text, name)]
         if exc.msg != "Extra data" or not stripped.startswith("{"):
             return decode_json(text, name, 1), None  # raises, with the position
-    except (_Refused, RecursionError):
+    except (ValueError, RecursionError):  # _Refused, or int()'s digit limit
         return decode_json(text, name, 1), None
     else:
         problem = _problem(whole)

@@ -189,7 +189,7 @@ class Allowlist:
         source in config order when several spellings share the identity. Never raises."""
         if href in self._exact:
             return href
-        ident = urls.analyse(href)[1]
+        ident = self._without_ignored(urls.analyse(href)[1])
         if ident is None:
             return None
         if self._pending:

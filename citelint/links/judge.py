@@ -220,7 +220,10 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             passed += 1
         else:
             need.append(i)
-    quoting = store is not None and ":~:" in out
+    # Decoded hrefs too: a raw <a href> may spell the directive with character
+    # references (&#58;~&#58;), which cmark's output keeps as written.
+    quoting = store is not None and (":~:" in out or any(h is not None and ":~:" in h for h in hrefs))
+    titles: dict[int, str | None] = {}  # id(link) -> title, for quotation links
     if quoting:
         # A grounded quotation needs its title and the capture: locate it too.
         ungrounded = {i for i, _ in others}
@@ -243,7 +246,6 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
         doc = _Document(markdown)
         footnote_from = _footnotes_start(out, True)
         wanted = set(need)
-        titles: dict[int, str | None] = {}  # id(link) -> title, for quotation links
         keys: dict[int, int] = {}
 
         def block_key(j: int) -> int:
