@@ -25,7 +25,8 @@ import re
 # C0 and C1 controls (tab and newline included, handled first), DEL, and the
 # bidirectional marks, embeddings, overrides and isolates (CVE-2021-42574,
 # "Trojan Source").
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# U+061C ARABIC LETTER MARK is a bidi mark too (Unicode UAX #9).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def terminal(text: str) -> str:
@@ -115,7 +116,7 @@ def code_span(text: str, before: str = "", after: str = "") -> str:
 
 # The controls html_text shows: _UNSAFE without tab and newline, which HTML
 # text may keep (a snippet's line breaks are part of the quotation).
-_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def html_text(text: str) -> str:

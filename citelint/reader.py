@@ -118,7 +118,9 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
                 continue  # not located: left as written, and never vouched
             ops.extend(degrade)
             kind = "quote-unverified" if quote else "removed"
-        else:
+        elif link.category == "governed":
+            # Only a link the check grounded stays a link; a relative or mailto: one
+            # (which a page opened from file:// may resolve anywhere) is unlinked.
             vouched.add(urls.href_escape(link.href))
             linked[link.cited or link.href] = linked.get(link.cited or link.href, 0) + 1
             # A quotation is verified by its own rule (CL204); where the

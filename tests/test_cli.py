@@ -215,3 +215,13 @@ def test_ls_and_show_as_json(repo: Repo) -> None:
     assert shown.code == 0
     data = json.loads(shown.out)
     assert data["text"] == repo.records[SOURCE_B].text and data["revision"] == repo.records[SOURCE_B].sha256
+
+
+@pytest.mark.parametrize("mark", ["\u061c", "\u200e", "\u200f", "\u202e", "\u2066", "\u2069"])
+def test_every_bidi_mark_is_made_visible(mark: str) -> None:
+    """Regression: U+061C ARABIC LETTER MARK was passed through by every escaper."""
+    from citelint.escape import html_text, markdown_cell, terminal
+
+    code = f"u{ord(mark):04x}"
+    for shown in (terminal(f"a{mark}b"), html_text(f"a{mark}b"), markdown_cell(f"a{mark}b")):
+        assert mark not in shown and code in shown

@@ -274,3 +274,29 @@ def test_a_report_the_check_refuses_to_open_is_not_opened_by_render(
     doc = page(run.stdout)
     assert "SECRET-TEXT" not in run.stdout and not doc.xpath("//article")
     assert doc.xpath("//section[h2='Other findings']//li/a/text()") == ["CL001"]
+
+
+def test_only_grounded_links_stay_links(repo: Repo) -> None:
+    """Regression: `https:evil.example/d` is site-relative on GitHub (so check lets it pass), but a
+    page opened from file:// resolves it to https://evil.example/d: the reader view unlinks every
+    link that is not grounded, relative and mailto: ones included."""
+    repo.write("reports/a.md", f"[ok]({SOURCE_A}) [d](https:evil.example/d) [e](https:/evil.example/e) "
+                               "[r](/etc/passwd) [q](?x=1) [m](mailto:a@example.org)\n")
+    run = render(repo.root, "reports/a.md")
+    assert run.returncode == 0, run.stderr
+    body = page(run.stdout).xpath("//div[@class='body']")[0]
+    assert body.xpath(".//a/@href") == [SOURCE_A]
+    assert all(word in body.text_content() for word in ("d", "e", "r", "q", "m"))
+
+
+def test_markdown_view_keeps_the_report_below_what_citelint_wrote(repo: Repo) -> None:
+    """Regression: an unclosed comment or fence at the end of the report swallowed the
+    sources and findings sections of the Markdown reader view."""
+    repo.write("reports/a.md", f"## Captured sources used\n\n- [https://evil.example/x]({SOURCE_A})\n\n<!--\n")
+    run = render(repo.root, "reports/a.md", "--format", "md")
+    assert run.returncode == 0, run.stderr
+    ours = run.stdout.index("## Captured sources used\n\n- [")
+    theirs = run.stdout.index("## Report, as its author wrote it")
+    assert ours < theirs and run.stdout.index("Rendered by citelint") < theirs
+    html_out = cmarkgfm.github_flavored_markdown_to_html(run.stdout)
+    assert "Rendered by citelint" in html_out.split("<!--")[0]

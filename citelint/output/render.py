@@ -281,11 +281,6 @@ def render_markdown(view: ReaderView, version: str) -> str:
     if view.kind == "facts":
         parts.append("## Facts\n\n")
         parts += [_fact_md(item) for item in view.facts]
-    else:
-        body = view.markdown
-        for mark in view.marks:
-            body = body.replace(mark.token, _MARK_MD[mark.kind])
-        parts.append("## Report\n\n" + body.rstrip("\n") + "\n\n")
     parts.append("## Captured sources used\n\n")
     parts += [f"- {_md_link(s.source)}: revision {code_span(_short(s.sha256))}"
               f"{', captured ' + markdown_cell(s.retrieved_at) if s.retrieved_at else ''}; "
@@ -296,4 +291,11 @@ def render_markdown(view: ReaderView, version: str) -> str:
         parts.append(f"\n## {title}\n\n" + _problems_md(view.problems))
     parts.append(f"\n---\n\nRendered by citelint {markdown_cell(version)} from a check of this report: "
                  f"{markdown_cell(view.counts)}.\n")
+    if view.kind != "facts":
+        # The report's own Markdown comes last, so nothing it holds (an unclosed comment or
+        # fence, headings of its own) can hide or imitate the sections citelint wrote above.
+        body = view.markdown
+        for mark in view.marks:
+            body = body.replace(mark.token, _MARK_MD[mark.kind])
+        parts.append("\n## Report, as its author wrote it (links checked)\n\n" + body.rstrip("\n") + "\n")
     return "".join(parts)
