@@ -7,7 +7,6 @@ The CLI runs as a real subprocess wherever it is the thing under test.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -443,13 +442,8 @@ def test_facts_without_any_capture_write_nothing(tmp_path: Path) -> None:
 def test_saved_stream(tmp_path: Path) -> None:
     stream = str(corpus("anthropic-messages-web-search-stream.pydantic-ai.response.sse.txt"))
     run = cli("import", "anthropic", stream, "--out", "a.md", cwd=tmp_path)
-    if importlib.util.find_spec("citelint.imports.streams") is None:
-        # Until the stream reader lands the import refuses clearly, writing nothing.
-        assert run.returncode == 2 and "cannot read saved streams" in run.stderr
-        assert not (tmp_path / "a.md").exists()
-    else:
-        assert run.returncode == 0, run.stderr
-        assert links((tmp_path / "a.md").read_text(encoding="utf-8"))
+    assert run.returncode == 0, run.stderr
+    assert links((tmp_path / "a.md").read_text(encoding="utf-8"))
 
 
 def test_help_has_examples(tmp_path: Path) -> None:

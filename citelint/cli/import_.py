@@ -146,10 +146,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         source_map = {}
         if args.source_map is not None:
             source_map = load_source_map(_read(args.source_map, "source map"), args.source_map)
-        try:
-            adapter = importlib.import_module(f"citelint.imports.{args.vendor}")
-        except ModuleNotFoundError:
-            raise _Refused(f"this build of citelint has no {args.vendor} importer yet") from None
+        adapter = importlib.import_module(f"citelint.imports.{args.vendor}")
         try:
             answer = adapter.answer(response, request=request)
         except ResponseError as exc:
