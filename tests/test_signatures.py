@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from audit import watching
-from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, run_cli
+from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, Run, run_cli
 from gitrepo import commit_all, init_repo
 
 from citelint.captures import capture_path, sha256_hex
@@ -61,8 +61,21 @@ def signed_repo(repo: Repo, key: Path, *, require: bool = True, options: str = '
 
 
 def attest(repo: Repo, key: Path, *sources: str) -> None:
-    run = run_cli("attest", *sources, "--sign-key", str(key), cwd=repo.root)
+    """Sign, as the trusted stage does: the current capture of each of ``sources``
+    named by its digest, or with none named, every capture (``--all``)."""
+    named = [arg for s in sources for arg in ("--revision", repo.records[s].sha256[:12])]
+    run = run_cli("attest", *sources, *(named or ["--all"]), "--sign-key", str(key), cwd=repo.root)
     assert run.code == 0, run.out + run.err
+
+
+def in_reports(run: Run, rule: str) -> list[str]:
+    """The findings of ``rule`` in report files (not those at capture files)."""
+    return [f for f in run.findings(rule) if f.startswith("reports/")]
+
+
+def drop_capture(repo: Repo, source: str) -> None:
+    """Remove ``source``'s capture, so a test about another source sees no unsigned capture."""
+    capture_path(repo.root / "captures", source, repo.records.pop(source).sha256).unlink()
 
 
 def sig_of(repo: Repo, source: str = SOURCE_A) -> Path:
@@ -87,8 +100,11 @@ def test_unsigned_capture_with_and_without_require_signatures(repo: Repo, keys: 
     assert run.code == 0 and "CL401" not in run.out, run.out
     signed_repo(repo, keys["ed25519"], require=True)
     run = repo.check()
-    assert run.code == 1 and len(run.findings("CL401")) == 1, run.out
-    assert "citelint attest --sign-key" in run.out and "accepted citation" not in run.out
+    (cited,) = in_reports(run, "CL401")
+    assert run.code == 1 and "accepted citation" not in run.out, run.out
+    assert f"citelint attest --sign-key KEY {SOURCE_A} --revision {repo.records[SOURCE_A].sha256[:12]}" in cited
+    # Every capture nobody signed is reported at its file too, cited or not.
+    assert len(run.findings("CL401")) == 3
 
 
 def test_record_altered_after_signing(repo: Repo, keys: dict[str, Path]) -> None:
@@ -153,6 +169,7 @@ def test_key_validity_window_is_judged_at_signed_at(repo: Repo, keys: dict[str, 
     from citelint.capture.sign import load_key, sign_capture
 
     signed_repo(repo, keys["ed25519"], options=options)
+    drop_capture(repo, SOURCE_B)
     done = sign_capture(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256,
                         load_key(str(keys["ed25519"]), None), signed_at="2026-08-01T00:00:00Z")
     assert done.status == "signed"
@@ -177,7 +194,7 @@ def test_attest_refuses_a_capture_whose_content_does_not_verify(repo: Repo, keys
     signed_repo(repo, keys["ed25519"])
     path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
     path.write_text(path.read_text().replace("42 items", "43 items"))
-    run = run_cli("attest", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    run = run_cli("attest", "--all", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
     assert run.code == 1
     assert "not signed: https://example.org/a.txt" in run.out and "does not verify" in run.out
     assert "1 signed" in run.out  # SOURCE_B's capture is fine
@@ -221,6 +238,8 @@ def test_capture_signs_what_it_writes_with_the_key_from_the_environment(
     sha = run.lines[0].split(" revision ")[1].split()[0]
     repo.report({"state": "cited", "label": "sales", "source": new, "captureSha256": sha,
                  "snippet": "99 items were counted in the audit"})
+    drop_capture(repo, SOURCE_A)
+    drop_capture(repo, SOURCE_B)
     assert repo.check().code == 0
 
 
@@ -228,10 +247,10 @@ def test_markdown_link_grounded_only_by_unsigned_captures(repo: Repo, keys: dict
     signed_repo(repo, keys["ed25519"])
     repo.write("reports/note.md", f"See [the source]({SOURCE_A}).\n")
     attest(repo, keys["ed25519"], SOURCE_A)
-    assert repo.check().code == 0
+    assert not in_reports(repo.check(), "CL401")
     repo.write("reports/note.md", f"See [the source]({SOURCE_B}).\n")
     run = repo.check("--fix")
-    (finding,) = run.findings("CL401")
+    (finding,) = in_reports(run, "CL401")
     assert "reports/note.md:1:" in finding and "--fix leaves this link alone" in finding
     assert (repo.root / "reports/note.md").read_text() == f"See [the source]({SOURCE_B}).\n"
 
@@ -250,11 +269,11 @@ def test_quotation_in_an_unsigned_revision_is_cl401_though_another_is_signed(rep
     quote = format_text_directive("A later revision nobody signed.")
     repo.write("reports/note.md", f'See [the source]({SOURCE_A}#{quote} "capture:{newer.sha256}").\n')
     run = repo.check()
-    (finding,) = run.findings("CL401")
+    (finding,) = in_reports(run, "CL401")
     assert finding.startswith("reports/note.md:1:") and newer.sha256[:12] in finding
     signed_quote = format_text_directive("Synthetic source: 42 items")
     repo.write("reports/note.md", f'See [the source]({SOURCE_A}#{signed_quote} "capture:{old}").\n')
-    assert not repo.check().findings("CL401")
+    assert not in_reports(repo.check(), "CL401")
 
 
 def test_signature_modified_in_a_later_commit_is_cl301(repo: Repo, keys: dict[str, Path]) -> None:
@@ -369,11 +388,12 @@ def test_extracted_capture_statement_carries_extractor_and_raw_digest(repo: Repo
     record = make_record(SOURCE_A, "Extracted page: 42 items in the visible text.", retrieved_at="2026-07-01T00:00:00Z",
                          content_type="text/html", extractor=Extractor("html-text", "0.6.2", {"encoding": "utf-8"}),
                          raw_sha256="ab" * 32)
+    drop_capture(repo, SOURCE_A)  # the plain-text revision: it would stay unsigned
     write_capture(repo.root / "captures", record)
     repo.records[SOURCE_A] = record
     signed_repo(repo, keys["ed25519"])
     repo.report(repo.cited(snippet="Extracted page: 42 items"))
-    attest(repo, keys["ed25519"], SOURCE_A)
+    attest(repo, keys["ed25519"], SOURCE_A, SOURCE_B)
     payload, _ = parse_envelope(sig_of(repo).read_bytes())
     predicate = json.loads(payload)["predicate"]
     assert predicate["extractor"]["name"] == "html-text" and predicate["rawSha256"] == "ab" * 32
@@ -388,7 +408,8 @@ def test_output_is_the_same_for_any_number_of_processes(repo: Repo, keys: dict[s
                     name=f"reports/r{i}.json")
     one, two = repo.check("--jobs", "1"), repo.check("--jobs", "2")
     assert one.out == two.out and one.code == two.code == 1
-    assert len(one.findings("CL401")) == 6  # SOURCE_B's capture, once per report citing it
+    assert len(in_reports(one, "CL401")) == 6  # SOURCE_B's capture, once per report citing it
+    assert len(one.findings("CL401")) == 7  # and once at its file
 
 
 @pytest.mark.parametrize("plant", ["directory", "symlink", "huge", "not json", "two signatures", "empty"])
