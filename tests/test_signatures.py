@@ -742,7 +742,7 @@ def test_a_failing_signature_beside_a_good_one_is_reported_at_a_plain_link(repo:
     assert run.code == 1 and finding.startswith("reports/note.md:1:") and "is not in the allowed signers" in finding
 
 
-# --------------------------------------------------------------------------- allowed signers lines as OpenSSH reads them
+# --------------------------------------------------------------------------- allowed-signers lines, as OpenSSH reads th
 
 def _ssh_keygen_accepts(repo: Repo, key: Path, signers: bytes, tmp_path: Path) -> bool:
     """Whether `ssh-keygen -Y verify` accepts the signature `key` made of SOURCE_A's capture under ``signers``."""

@@ -13,7 +13,10 @@ Each capture gets a signature file beside it
 written with the store's exclusive writer: one per key, never replaced;
 signing again with the same key is "already signed". Before signing, the
 capture file is read and verified (exact keys, digest, path agreement), so
-a capture whose content does not verify is never vouched for.
+a capture whose content does not verify is never vouched for. A capture
+file proves nothing about who wrote it, so ``attest`` signs one that no
+allowed key signed yet only when the operator names it or passes ``--all``
+(:func:`attest`).
 
 Signing runs in-process with the ``cryptography`` library (the ``sign``
 extra), else through ``ssh-keygen -Y sign`` (OpenSSH), which is given the
@@ -334,7 +337,8 @@ def attest(captures_dir: Path, sources: Sequence[str], key: SigningKey, urls: Se
         return
     judge = _AllowedSignatures(store, entries)
     for source, sha256 in named:
-        own = capture_path(captures_dir, source, sha256).parent / signature_name(sha256, key.public_key.fingerprint_hex())
+        own = capture_path(captures_dir, source, sha256).parent / signature_name(sha256,
+                                                                                 key.public_key.fingerprint_hex())
         why = None if vouch_all or os.path.lexists(own) else judge.why_not(source, sha256)
         if why is None:
             yield sign_capture(captures_dir, source, sha256, key)

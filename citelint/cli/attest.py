@@ -8,7 +8,7 @@ key is in evidence.allowed_signers (docs/evidence.md).
 A signature vouches for a capture, and anyone who can open a pull request
 can add a capture file; so by default only captures already signed by an
 allowed key are signed again (key rotation). A capture nobody signed is
-signed only when named (``SOURCE --revision SHA``) or with ``--all``.
+signed only when named (`SOURCE --revision SHA`) or with `--all`.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.capture.sign import SignError, attest, load_key
 
     if args.revision and not args.sources:
-        err.write("citelint: --revision needs the SOURCE it is a capture of: citelint attest SOURCE --revision SHA256\n")
+        err.write("citelint: --revision needs the SOURCE it is a capture of: "
+                  "citelint attest SOURCE --revision SHA256\n")
         return EXIT_USAGE
     if args.revision and args.vouch_all:
         err.write("citelint: --revision and --all exclude each other\n")
