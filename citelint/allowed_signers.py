@@ -13,6 +13,16 @@ time zone; citelint refuses it, since a check must give the same answer on
 every machine. ``cert-authority`` (trusting certificates a CA signed) is
 refused with a clear message: citelint verifies plain keys only.
 
+Lines end at ``"\n"`` only, with one trailing ``"\r"`` dropped, as
+OpenSSH reads them (``getline``). Any other character Python or Unicode
+treats as a line or field break (``\r`` inside a line, ``\x0b``, ``\x0c``,
+``\x1c``-``\x1f``, U+0085, U+2028, U+2029, and any other Unicode space but
+space and tab) in a line that is not a comment is refused, since such a character would make this parser and ssh-keygen
+read different entries; in a comment line it is just part of the comment.
+
+An option given twice (``namespaces=``, ``valid-after=``, ``valid-before=``)
+is refused, as ssh-keygen refuses it.
+
 The operator writes this file; a malformed one is a usage error naming the
 file and line, never a silent pass.
 """
@@ -94,6 +104,13 @@ def _split_options(text: str) -> list[str]:
     return out
 
 
+def _odd_space(line: str) -> int | None:
+    """The index of the first character of ``line`` that Python counts as
+    whitespace (or a line break) but OpenSSH's parser does not treat as a
+    field separator here, i.e. anything but space and tab; None when none."""
+    return next((i for i, c in enumerate(line) if c.isspace() and c not in " \t"), None)
+
+
 def _stamp(value: str, name: str) -> str:
     """``YYYYMMDD[HHMM[SS]]Z`` as RFC 3339 UTC.
 
@@ -150,16 +167,27 @@ def parse(text: str, origin: str = "allowed signers") -> list[Entry]:
             time without ``Z`` (the message gives ``origin:line``).
     """
     entries = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+    for number, raw in enumerate(text.split("\n"), 1):
+        # OpenSSH skips leading blanks and treats a line whose first other character is # as a comment.
+        line = raw[:-1] if raw.endswith("\r") else raw
+        line = line.strip(" \t")
         if not line or line.startswith("#"):
             continue
         try:
+            bad = _odd_space(line)
+            if bad is not None:
+                raise ValueError(f"the character U+{ord(line[bad]):04X} at column {bad + 1} is a line or field "
+                                 "break to some readers and not to ssh-keygen, which ends lines at \\n only and "
+                                 "separates fields with spaces and tabs; remove it")
             principals, options, key_text = _split_line(line)
             namespaces = valid_after = valid_before = None
+            seen: set[str] = set()
             for option in _split_options(options) if options else []:
                 name, eq, value = option.partition("=")
                 name = name.lower()
+                if name in seen:
+                    raise ValueError(f"option {name!r} is given twice (ssh-keygen refuses such a line too)")
+                seen.add(name)
                 if name == "cert-authority" and not eq:
                     raise ValueError("cert-authority lines (keys trusted through SSH certificates) are not "
                                      "supported; list each signer's own key")
@@ -208,8 +236,10 @@ def time_after(a: str, b: str) -> bool:
     return time_key(a) > time_key(b)
 
 
-def judge(entries: list[Entry], key: PublicKey, namespace: str, at: str) -> tuple[Entry | None, str]:
-    """Whether ``key`` may sign in ``namespace`` at the RFC 3339 UTC time ``at``.
+def judge(entries: list[Entry], key: PublicKey, namespace: str, at: str | None) -> tuple[Entry | None, str]:
+    """Whether ``key`` may sign in ``namespace`` at the RFC 3339 UTC time ``at``
+    (None: the time windows are not judged, for a first look before a
+    signature is verified and its time is known).
 
     Returns (the entry that allows it, "") or (None, why not), where "why
     not" names the closest reason: the key is not listed, listed for other
@@ -223,6 +253,8 @@ def judge(entries: list[Entry], key: PublicKey, namespace: str, at: str) -> tupl
         if entry.namespaces is not None and not match_list(entry.namespaces, namespace):
             reasons.append(f"line {entry.line} allows it for namespaces {','.join(entry.namespaces)!r} only, "
                            f"not {namespace!r}")
+        elif at is None:
+            return entry, ""
         elif entry.valid_after is not None and time_after(entry.valid_after, at):
             reasons.append(f"line {entry.line} allows it from {entry.valid_after} on, and it signed at {at}")
         elif entry.valid_before is not None and time_after(at, entry.valid_before):

@@ -489,6 +489,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         from citelint.evidence import verifier_for
 
         evidence = verifier_for(config, cwd)
+        for path, message in evidence.unsigned_captures(store, config.sources):
+            _Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
     n = job_count(jobs, len(targets))
     numbered = list(enumerate(targets, 1))
     pool = _pool(n) if n > 1 else None

@@ -37,7 +37,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from citelint.allowed_signers import Entry, SignersError, judge, load, time_after
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
@@ -178,14 +178,33 @@ def parse_envelope(data: bytes) -> tuple[bytes, Signature]:
     """The payload and the parsed SSH signature of a signature file.
 
     Raises:
-        SignatureInvalid: not a DSSE envelope of exactly one SSH signature.
+        SignatureInvalid: not a DSSE envelope of exactly one SSH signature,
+            or its ``keyid`` is not the OpenSSH fingerprint (``SHA256:...``)
+            of the key the signature embeds.
     """
     fast = _fast_envelope(data)
     if fast is not None:
-        try:
-            return fast[0], Signature.parse(fast[2])
-        except SignatureFormatError as exc:
-            raise SignatureInvalid(f"the SSH signature is malformed: {exc}") from None
+        payload, keyid, blob = fast
+    else:
+        payload, keyid, blob = _strict_envelope(data)
+    try:
+        signature = Signature.parse(blob)
+    except SignatureFormatError as exc:
+        raise SignatureInvalid(f"the SSH signature is malformed: {exc}") from None
+    # DSSE lets a verifier pick the key by keyid: one that names another key than the
+    # signature's would send such a verifier to the wrong key.
+    if keyid != signature.public_key.fingerprint():
+        raise SignatureInvalid(f"the envelope's keyid {keyid[:60]!r} is not the fingerprint of the key that made "
+                               f"the signature ({signature.public_key.fingerprint()})")
+    return payload, signature
+
+
+def _strict_envelope(data: bytes) -> tuple[bytes, str, bytes]:
+    """(payload, keyid, signature blob) of an envelope in any JSON form, parsed strictly.
+
+    Raises:
+        SignatureInvalid: not a DSSE envelope of exactly one signature.
+    """
     obj = _strict_json(data, "the signature file")
     if not isinstance(obj, dict) or set(obj) != {"payloadType", "payload", "signatures"}:
         raise SignatureInvalid("the signature file is not a DSSE envelope (payloadType, payload, signatures)")
@@ -195,11 +214,7 @@ def parse_envelope(data: bytes) -> tuple[bytes, Signature]:
     if not isinstance(sigs, list) or len(sigs) != 1 or not isinstance(sigs[0], dict) \
             or set(sigs[0]) != {"keyid", "sig"} or not isinstance(sigs[0]["keyid"], str):
         raise SignatureInvalid("the envelope must hold exactly one signature {keyid, sig} (one file per key)")
-    try:
-        signature = Signature.parse(_b64(sigs[0]["sig"], "the signature"))
-    except SignatureFormatError as exc:
-        raise SignatureInvalid(f"the SSH signature is malformed: {exc}") from None
-    return _b64(obj["payload"], "the payload"), signature
+    return _b64(obj["payload"], "the payload"), sigs[0]["keyid"], _b64(sigs[0]["sig"], "the signature")
 
 
 def check_statement(payload: bytes, record: CaptureRecord, capture_bytes: bytes) -> str:
@@ -297,7 +312,7 @@ class EvidenceVerifier:
         if not found.files and self.require:
             out.append(("CL401", f"capture {record.sha256[:12]}… has no signature, and evidence.require_signatures "
                                  "is on; the trusted capture job signs it (`citelint attest --sign-key KEY "
-                                 f"{record.source}`) in a change of its own"))
+                                 f"{record.source} --revision {record.sha256[:12]}`) in a change of its own"))
         return out
 
     def _judge(self, root: Path, record: CaptureRecord) -> CaptureEvidence:
@@ -337,6 +352,11 @@ class EvidenceVerifier:
                                        "file name names")
             if sig.namespace != NAMESPACE:
                 raise SignatureInvalid(f"it was made for the namespace {sig.namespace[:40]!r}, not {NAMESPACE!r}")
+            # A key the operator never listed cannot vouch for anything: it is refused before
+            # the (costly, possibly out-of-process) verification a hostile file could ask for.
+            entry, why = judge(self.entries, sig.public_key, NAMESPACE, None)
+            if entry is None:
+                return "CL403", f"{why}; only keys the operator lists in evidence.allowed_signers may sign evidence"
             try:
                 good = verify(sig, pae(PAYLOAD_TYPE, payload), NAMESPACE)
             except BackendMissing:
@@ -355,9 +375,10 @@ class EvidenceVerifier:
     def source_state(self, store: Store, source: str) -> tuple[bool, tuple[str, str] | None]:
         """For a Markdown link to ``source``: (whether a verified capture of it
         carries an allowed signature, the first CL402/CL403 problem among
-        its captures or None). Reads the captures one by one and stops at the
-        first one with an allowed signature; corrupt ones are skipped (CL103
-        is the store's business)."""
+        the captures read or None). Reads the captures one by one, in digest
+        order, and stops at the first one with an allowed signature, whose
+        own failing signature files still count (someone wrote them);
+        corrupt captures are skipped (CL103 is the store's business)."""
         from citelint.records import CaptureError
 
         problem = None
@@ -367,26 +388,55 @@ class EvidenceVerifier:
             except CaptureError:
                 continue
             found = self.evidence(store, record)
-            if found.signers:
-                return True, None
             problem = problem or (found.problems[0] if found.problems else None)
+            if found.signers:
+                return True, problem
         return False, problem
 
     def link_problem(self, store: Store, source: str) -> tuple[str, str] | None:
         """Why a Markdown link to ``source`` is not grounded by signed
         evidence, as (rule, message), or None when it is: a capture with an
-        allowed signature grounds it; else a failing signature is CL402 or
-        CL403, and no signature at all is CL401 under ``require_signatures``."""
+        allowed signature and no failing signature file grounds it; a failing
+        signature file (beside a good one or not) is CL402 or CL403; no
+        signature at all is CL401 under ``require_signatures``."""
         signed, problem = self.source_state(store, source)
-        if signed:
-            return None
         if problem is not None:
             return problem
+        if signed:
+            return None
         if self.require:
             return "CL401", ("no capture of this source has a signature from an allowed signer, and "
                              "evidence.require_signatures is on; the trusted capture job signs them "
-                             f"(`citelint attest --sign-key KEY {source}`); --fix leaves this link alone")
+                             f"(`citelint attest --sign-key KEY {source} --revision SHA256`); --fix leaves "
+                             "this link alone")
         return None
+
+    def unsigned_captures(self, store: Store, sources: Sequence[str]) -> list[tuple[Path, str]]:
+        """(capture file, CL401 message) for every capture file of the
+        approved ``sources`` in ``store`` that has no signature file, cited
+        or not, in source then digest order; empty unless
+        ``require_signatures`` is on. Lists the sources' directories only
+        (no file is read): a capture nobody signed is a forgery waiting to be
+        cited, or to be signed by ``attest`` by mistake.
+        """
+        if not self.require:
+            return []
+        out = []
+        for source in dict.fromkeys(sources):
+            revisions = store.revisions(source)
+            try:
+                names = os.listdir(revisions[0].path.parent) if revisions else []
+            except OSError:
+                names = []
+            signed = {n.split(".", 1)[0] for n in names if is_signature_name(n)}
+            for rev in revisions:
+                if rev.sha256 not in signed:
+                    out.append((rev.path, (
+                        f"capture of {source} that nobody signed, and evidence.require_signatures is on: it could "
+                        "be cited later, or signed by `citelint attest` by mistake; remove it, or have the trusted "
+                        f"capture job sign it (`citelint attest --sign-key KEY {source} --revision "
+                        f"{rev.sha256[:12]}`) once it has checked the capture")))
+        return out
 
 
 def _relative_to(cwd: Path, path: Path) -> str:

@@ -37,6 +37,7 @@ import os
 import shutil
 import struct
 import subprocess
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,12 @@ KEY_TYPES = {
 EXTRA_HINT = "pip install 'citelint[sign]' (the cryptography library), or install OpenSSH's ssh-keygen"
 #: ssh-keygen gets this long (seconds) to check one signature.
 SSH_KEYGEN_TIMEOUT_S = 20.0
+#: The largest SSHSIG blob parsed (bytes): the biggest key OpenSSH accepts
+#: (RSA of 16384 bits, SSH_RSA_MAXIMUM_MODULUS_SIZE) and its signature fit in
+#: about 4.3 KiB; anything larger is hostile, not a signature.
+MAX_SIGNATURE_BLOB_BYTES = 8 * 1024
+#: OpenSSH refuses RSA moduli above this many bits (sshkey.h).
+MAX_RSA_BITS = 16384
 
 
 class SignatureFormatError(ValueError):
@@ -144,8 +151,12 @@ class PublicKey:
                 raise SignatureFormatError("an Ed25519 key is not 32 bytes")
         elif key_type == "ssh-rsa":
             reader.mpint()
-            if reader.mpint().bit_length() < 2048:
+            bits = reader.mpint().bit_length()
+            if bits < 2048:
                 raise SignatureFormatError("an RSA key shorter than 2048 bits is refused")
+            if bits > MAX_RSA_BITS:
+                raise SignatureFormatError(f"an RSA key longer than {MAX_RSA_BITS} bits is refused (as OpenSSH "
+                                           "refuses it)")
         else:
             if reader.text() != key_type.rsplit("-", 1)[1]:
                 raise SignatureFormatError("an ECDSA key names another curve than its type")
@@ -203,9 +214,13 @@ class Signature:
         """Parse an SSHSIG blob (not armoured).
 
         Raises:
-            SignatureFormatError: wrong magic or version, unknown hash or
-                signature algorithm, a certificate, or malformed fields.
+            SignatureFormatError: over :data:`MAX_SIGNATURE_BLOB_BYTES`, wrong
+                magic or version, unknown hash or signature algorithm, a
+                certificate, or malformed fields.
         """
+        if len(raw) > MAX_SIGNATURE_BLOB_BYTES:
+            raise SignatureFormatError(f"{len(raw)} bytes, over the {MAX_SIGNATURE_BLOB_BYTES} an SSH signature "
+                                       "can need")
         reader = WireReader(raw)
         if reader.take(6) != MAGIC:
             raise SignatureFormatError("not an SSHSIG signature (no SSHSIG magic)")
@@ -352,25 +367,52 @@ def _verify_cryptography(sig: Signature, data: bytes) -> bool:
 def _verify_ssh_keygen(sig: Signature, message: bytes, namespace: str) -> bool:
     """Check ``sig`` with ``ssh-keygen -Y check-novalidate``: the signature
     goes in on a pipe (``/dev/fd/N``) and the message on standard input, so
-    nothing is written to disk."""
+    nothing is written to disk. False when it does not verify, or when
+    ssh-keygen cannot be run or takes over :data:`SSH_KEYGEN_TIMEOUT_S`.
+
+    Raises:
+        BackendMissing: ssh-keygen is not on ``PATH``.
+    """
     exe = shutil.which("ssh-keygen")
     if exe is None:
         raise BackendMissing(f"no SSH signature verifier is available: {EXTRA_HINT}")
     data = armor(sig.raw).encode("ascii")
+    env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
     read_end, write_end = os.pipe()
     try:
-        # A signature is a few kilobytes at most: far under a pipe's buffer.
-        os.write(write_end, data)
-        os.close(write_end)
-        write_end = -1
-        env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
-        done = subprocess.run([exe, "-Y", "check-novalidate", "-n", namespace, "-s", f"/dev/fd/{read_end}"],
-                              input=message, pass_fds=(read_end,), capture_output=True, env=env,
-                              timeout=SSH_KEYGEN_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    finally:
+        try:
+            child = subprocess.Popen([exe, "-Y", "check-novalidate", "-n", namespace, "-s", f"/dev/fd/{read_end}"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     pass_fds=(read_end,), env=env)
+        except OSError:
+            return False
         os.close(read_end)
-        if write_end >= 0:
-            os.close(write_end)
-    return done.returncode == 0
+        read_end = -1
+        # The signature is written only once the child exists and from a thread of its own:
+        # written first, a blob larger than the pipe's buffer would block this process forever.
+        fd, write_end = write_end, -1
+        feeder = threading.Thread(target=_feed, args=(fd, data), daemon=True)
+        feeder.start()
+        try:
+            child.communicate(input=message, timeout=SSH_KEYGEN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            return False
+        finally:
+            feeder.join(timeout=SSH_KEYGEN_TIMEOUT_S)
+        return child.returncode == 0
+    finally:
+        for end in (read_end, write_end):
+            if end >= 0:
+                os.close(end)
+
+
+def _feed(fd: int, data: bytes) -> None:
+    """Write ``data`` to the pipe ``fd`` and close it; a reader that went away
+    (EPIPE) ends the write, and the child's exit status tells the result."""
+    try:
+        with open(fd, "wb", closefd=True) as pipe:
+            pipe.write(data)
+    except OSError:
+        pass

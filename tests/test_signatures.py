@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from audit import watching
-from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, run_cli
+from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, Run, run_cli
 from gitrepo import commit_all, init_repo
 
 from citelint.captures import capture_path, sha256_hex
@@ -61,8 +61,21 @@ def signed_repo(repo: Repo, key: Path, *, require: bool = True, options: str = '
 
 
 def attest(repo: Repo, key: Path, *sources: str) -> None:
-    run = run_cli("attest", *sources, "--sign-key", str(key), cwd=repo.root)
+    """Sign, as the trusted stage does: the current capture of each of ``sources``
+    named by its digest, or with none named, every capture (``--all``)."""
+    named = [arg for s in sources for arg in ("--revision", repo.records[s].sha256[:12])]
+    run = run_cli("attest", *sources, *(named or ["--all"]), "--sign-key", str(key), cwd=repo.root)
     assert run.code == 0, run.out + run.err
+
+
+def in_reports(run: Run, rule: str) -> list[str]:
+    """The findings of ``rule`` in report files (not those at capture files)."""
+    return [f for f in run.findings(rule) if f.startswith("reports/")]
+
+
+def drop_capture(repo: Repo, source: str) -> None:
+    """Remove ``source``'s capture, so a test about another source sees no unsigned capture."""
+    capture_path(repo.root / "captures", source, repo.records.pop(source).sha256).unlink()
 
 
 def sig_of(repo: Repo, source: str = SOURCE_A) -> Path:
@@ -87,8 +100,11 @@ def test_unsigned_capture_with_and_without_require_signatures(repo: Repo, keys: 
     assert run.code == 0 and "CL401" not in run.out, run.out
     signed_repo(repo, keys["ed25519"], require=True)
     run = repo.check()
-    assert run.code == 1 and len(run.findings("CL401")) == 1, run.out
-    assert "citelint attest --sign-key" in run.out and "accepted citation" not in run.out
+    (cited,) = in_reports(run, "CL401")
+    assert run.code == 1 and "accepted citation" not in run.out, run.out
+    assert f"citelint attest --sign-key KEY {SOURCE_A} --revision {repo.records[SOURCE_A].sha256[:12]}" in cited
+    # Every capture nobody signed is reported at its file too, cited or not.
+    assert len(run.findings("CL401")) == 3
 
 
 def test_record_altered_after_signing(repo: Repo, keys: dict[str, Path]) -> None:
@@ -153,6 +169,7 @@ def test_key_validity_window_is_judged_at_signed_at(repo: Repo, keys: dict[str, 
     from citelint.capture.sign import load_key, sign_capture
 
     signed_repo(repo, keys["ed25519"], options=options)
+    drop_capture(repo, SOURCE_B)
     done = sign_capture(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256,
                         load_key(str(keys["ed25519"]), None), signed_at="2026-08-01T00:00:00Z")
     assert done.status == "signed"
@@ -177,7 +194,7 @@ def test_attest_refuses_a_capture_whose_content_does_not_verify(repo: Repo, keys
     signed_repo(repo, keys["ed25519"])
     path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
     path.write_text(path.read_text().replace("42 items", "43 items"))
-    run = run_cli("attest", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    run = run_cli("attest", "--all", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
     assert run.code == 1
     assert "not signed: https://example.org/a.txt" in run.out and "does not verify" in run.out
     assert "1 signed" in run.out  # SOURCE_B's capture is fine
@@ -221,6 +238,8 @@ def test_capture_signs_what_it_writes_with_the_key_from_the_environment(
     sha = run.lines[0].split(" revision ")[1].split()[0]
     repo.report({"state": "cited", "label": "sales", "source": new, "captureSha256": sha,
                  "snippet": "99 items were counted in the audit"})
+    drop_capture(repo, SOURCE_A)
+    drop_capture(repo, SOURCE_B)
     assert repo.check().code == 0
 
 
@@ -228,10 +247,10 @@ def test_markdown_link_grounded_only_by_unsigned_captures(repo: Repo, keys: dict
     signed_repo(repo, keys["ed25519"])
     repo.write("reports/note.md", f"See [the source]({SOURCE_A}).\n")
     attest(repo, keys["ed25519"], SOURCE_A)
-    assert repo.check().code == 0
+    assert not in_reports(repo.check(), "CL401")
     repo.write("reports/note.md", f"See [the source]({SOURCE_B}).\n")
     run = repo.check("--fix")
-    (finding,) = run.findings("CL401")
+    (finding,) = in_reports(run, "CL401")
     assert "reports/note.md:1:" in finding and "--fix leaves this link alone" in finding
     assert (repo.root / "reports/note.md").read_text() == f"See [the source]({SOURCE_B}).\n"
 
@@ -250,11 +269,11 @@ def test_quotation_in_an_unsigned_revision_is_cl401_though_another_is_signed(rep
     quote = format_text_directive("A later revision nobody signed.")
     repo.write("reports/note.md", f'See [the source]({SOURCE_A}#{quote} "capture:{newer.sha256}").\n')
     run = repo.check()
-    (finding,) = run.findings("CL401")
+    (finding,) = in_reports(run, "CL401")
     assert finding.startswith("reports/note.md:1:") and newer.sha256[:12] in finding
     signed_quote = format_text_directive("Synthetic source: 42 items")
     repo.write("reports/note.md", f'See [the source]({SOURCE_A}#{signed_quote} "capture:{old}").\n')
-    assert not repo.check().findings("CL401")
+    assert not in_reports(repo.check(), "CL401")
 
 
 def test_signature_modified_in_a_later_commit_is_cl301(repo: Repo, keys: dict[str, Path]) -> None:
@@ -369,11 +388,12 @@ def test_extracted_capture_statement_carries_extractor_and_raw_digest(repo: Repo
     record = make_record(SOURCE_A, "Extracted page: 42 items in the visible text.", retrieved_at="2026-07-01T00:00:00Z",
                          content_type="text/html", extractor=Extractor("html-text", "0.6.2", {"encoding": "utf-8"}),
                          raw_sha256="ab" * 32)
+    drop_capture(repo, SOURCE_A)  # the plain-text revision: it would stay unsigned
     write_capture(repo.root / "captures", record)
     repo.records[SOURCE_A] = record
     signed_repo(repo, keys["ed25519"])
     repo.report(repo.cited(snippet="Extracted page: 42 items"))
-    attest(repo, keys["ed25519"], SOURCE_A)
+    attest(repo, keys["ed25519"], SOURCE_A, SOURCE_B)
     payload, _ = parse_envelope(sig_of(repo).read_bytes())
     predicate = json.loads(payload)["predicate"]
     assert predicate["extractor"]["name"] == "html-text" and predicate["rawSha256"] == "ab" * 32
@@ -388,7 +408,8 @@ def test_output_is_the_same_for_any_number_of_processes(repo: Repo, keys: dict[s
                     name=f"reports/r{i}.json")
     one, two = repo.check("--jobs", "1"), repo.check("--jobs", "2")
     assert one.out == two.out and one.code == two.code == 1
-    assert len(one.findings("CL401")) == 6  # SOURCE_B's capture, once per report citing it
+    assert len(in_reports(one, "CL401")) == 6  # SOURCE_B's capture, once per report citing it
+    assert len(one.findings("CL401")) == 7  # and once at its file
 
 
 @pytest.mark.parametrize("plant", ["directory", "symlink", "huge", "not json", "two signatures", "empty"])
@@ -529,3 +550,245 @@ def test_fallback_signing_of_a_key_held_in_memory_leaves_no_copy(keys: dict[str,
     blob = key._sign_ssh_keygen(b"message")
     assert verify(Signature.parse(blob), b"message", "citelint")
     assert list(tmp_path.iterdir()) == []  # the private copy went with its directory
+
+
+# --------------------------------------------------------------------------- forged captures and attest
+
+def test_a_capture_nobody_signed_is_cl401_at_its_file_and_attest_will_not_launder_it(
+        repo: Repo, keys: dict[str, Path]) -> None:
+    """The reproduction: a hand-made capture nobody cites passes review unless
+    check reports it; then a default `attest` in the trusted job must not sign it."""
+    from citelint.captures import write_capture
+    from citelint.records import make_record
+
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"])
+    assert repo.check().code == 0
+    unapproved = make_record("https://example.org/unapproved.txt", "Not an approved source at all.",
+                             retrieved_at="2026-07-01T00:00:00Z")
+    write_capture(repo.root / "captures", unapproved)  # outside the approved sources: not listed
+    fake = repo.write("fake.txt", "Synthetic source: 420 items, a number nobody measured.\n")
+    run = run_cli("capture", "--from-file", str(fake), "--source", SOURCE_A, cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    forged = run.lines[0].split(" revision ")[1].split()[0]
+    forged_path = capture_path(repo.root / "captures", SOURCE_A, forged)
+    rel = forged_path.relative_to(repo.root).as_posix()
+
+    run = repo.check()
+    (finding,) = run.findings("CL401")
+    assert run.code == 1 and finding.startswith(f"{rel}:1:1: CL401 ")
+    assert "nobody signed" in finding and "remove it" in finding and f"--revision {forged[:12]}" in finding
+
+    # The trusted job's routine `attest` refuses it and says how to name it; the rest is already signed.
+    run = run_cli("attest", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 1
+    refusal = next(line for line in run.lines if line.startswith("not signed: "))
+    assert forged in refusal and f"citelint attest {SOURCE_A} --revision {forged[:12]}" in refusal
+    assert "2 already signed, 1 refused" in run.lines[-1]
+    assert not signature_files(forged_path.parent, forged)
+
+    # Key rotation: a new key re-signs what the old one signed, and still not the forgery.
+    repo.write("allowed_signers", f'capture-job@example.org namespaces="citelint" {public(keys["ed25519"])}\n'
+                                  f'capture-job@example.org namespaces="citelint" {public(keys["ecdsa"])}\n')
+    run = run_cli("attest", "--sign-key", str(keys["ecdsa"]), cwd=repo.root)
+    assert run.code == 1 and "2 signed, 1 refused" in run.lines[-1], run.out
+    assert not signature_files(forged_path.parent, forged)
+
+    # A later report citing the forgery fails at the fact too.
+    repo.report(repo.cited(captureSha256=forged, snippet="420 items"))
+    assert in_reports(repo.check(), "CL401")
+
+    # Named explicitly (a unique prefix), the operator vouches for it.
+    run = run_cli("attest", SOURCE_A, "--revision", forged[:8], "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 0 and run.lines[0].startswith(f"signed: {SOURCE_A} revision {forged}"), run.out
+    assert repo.check().code == 0
+
+
+def test_attest_revision_errors(repo: Repo, keys: dict[str, Path]) -> None:
+    key = str(keys["ed25519"])
+    run = run_cli("attest", "--revision", repo.records[SOURCE_A].sha256, "--sign-key", key, cwd=repo.root)
+    assert run.code == 2 and "--revision needs the SOURCE" in run.err
+    run = run_cli("attest", SOURCE_A, "--revision", repo.records[SOURCE_A].sha256, "--all", "--sign-key", key,
+                  cwd=repo.root)
+    assert run.code == 2 and "exclude each other" in run.err
+    run = run_cli("attest", SOURCE_A, "--revision", repo.records[SOURCE_A].sha256[:4], "--sign-key", key,
+                  cwd=repo.root)
+    assert run.code == 1 and "at least 8 hex digits" in run.out
+    run = run_cli("attest", SOURCE_A, "--revision", repo.records[SOURCE_B].sha256, "--sign-key", key, cwd=repo.root)
+    assert run.code == 1 and f"matches no capture of {SOURCE_A}" in run.out
+    assert not list((repo.root / "captures").rglob("*.sig"))
+
+
+def test_attest_without_allowed_signers_signs_only_named_captures(repo: Repo, keys: dict[str, Path]) -> None:
+    run = run_cli("attest", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 1 and "evidence.allowed_signers, which is not configured" in run.out
+    assert not list((repo.root / "captures").rglob("*.sig"))
+    run = run_cli("attest", "--all", "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 0 and "2 signed" in run.lines[-1]
+
+
+def test_attest_help_says_what_all_vouches_for() -> None:
+    run = run_cli("attest", "--help")
+    assert "vouches for every capture" in " ".join(run.out.split())
+
+
+# --------------------------------------------------------------------------- hostile signature files, continued
+
+def test_envelope_keyid_must_be_the_keys_fingerprint(repo: Repo, keys: dict[str, Path]) -> None:
+    from citelint.evidence import make_envelope
+
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"])
+    assert repo.check().code == 0
+    sig = sig_of(repo)
+    payload, parsed = parse_envelope(sig.read_bytes())
+    other = PublicKey.from_openssh(public(keys["author"])).fingerprint()
+    sig.write_bytes(make_envelope(payload, other, parsed.raw))  # still verifies: only the keyid lies
+    run = repo.check()
+    (finding,) = run.findings("CL402")
+    assert run.code == 1 and f"keyid '{other}' is not the fingerprint" in finding
+
+
+def test_unlisted_key_is_cl403_before_any_verification(repo: Repo, keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    drop_capture(repo, SOURCE_B)
+    attest(repo, keys["author"], SOURCE_A)
+    sig = sig_of(repo)
+    envelope = json.loads(sig.read_text())
+    raw = bytearray(base64.b64decode(envelope["signatures"][0]["sig"]))
+    raw[-1] ^= 1  # it would not verify; an unlisted key is refused before that is asked
+    envelope["signatures"][0]["sig"] = base64.b64encode(bytes(raw)).decode()
+    sig.write_text(json.dumps(envelope) + "\n")
+    run = repo.check()
+    (finding,) = run.findings("CL403")
+    assert "is not in the allowed signers" in finding and "CL402" not in run.out
+
+
+def _check_with_ssh_keygen_only(root: Path) -> subprocess.CompletedProcess[str]:
+    """A real `citelint check` that cannot import cryptography, so verification runs ssh-keygen."""
+    code = "import sys; sys.modules['cryptography'] = None; from citelint.cli import main; sys.exit(main(['check']))"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_a_crafted_large_signature_does_not_hang_the_ssh_keygen_fallback(repo: Repo, keys: dict[str, Path]) -> None:
+    from citelint.evidence import MAX_SIGNATURE_BYTES, make_envelope
+    from citelint.sshsig import build_blob
+
+    signed_repo(repo, keys["ed25519"])
+    drop_capture(repo, SOURCE_B)
+    attest(repo, keys["ed25519"], SOURCE_A)
+    done = _check_with_ssh_keygen_only(repo.root)
+    assert done.returncode == 0, done.stdout + done.stderr  # the fallback verifies a good signature
+    sig = sig_of(repo)
+    payload, parsed = parse_envelope(sig.read_bytes())
+    # A listed key and the largest signature field that keeps the file under the size limit:
+    # armoured, it is near a pipe's 64 KiB buffer (and far over it where pipes are made smaller).
+    pad = 48 * 1024
+    while True:
+        blob = build_blob(parsed.public_key, "citelint", "sha512", "ssh-ed25519", b"\0" * pad)
+        data = make_envelope(payload, parsed.public_key.fingerprint(), blob)
+        if len(data) <= MAX_SIGNATURE_BYTES:
+            break
+        pad -= 256
+    assert len(armor(blob)) > 60 * 1024
+    sig.write_bytes(data)
+    done = _check_with_ssh_keygen_only(repo.root)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert "CL402" in done.stdout and "the SSH signature is malformed" in done.stdout
+
+
+def test_ssh_keygen_verification_feeds_a_signature_larger_than_a_pipe(keys: dict[str, Path]) -> None:
+    """The fallback itself, given far more than a pipe holds: it answers (False), it does not block."""
+    import time
+
+    from citelint.sshsig import _verify_ssh_keygen
+
+    done = subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-f", str(keys["ed25519"]), "-n", "citelint"],
+                          input=b"m", capture_output=True, check=True)
+    good = Signature.parse(dearmor(done.stdout.decode()))
+    assert _verify_ssh_keygen(good, b"m", "citelint")
+    huge = Signature(good.raw + b"\0" * (2 << 20), good.public_key, good.namespace, good.hash_algorithm,
+                     good.algorithm, good.signature)
+    start = time.monotonic()
+    assert not _verify_ssh_keygen(huge, b"m", "citelint")
+    assert time.monotonic() - start < 20
+
+
+def test_sshsig_blob_size_is_bounded(keys: dict[str, Path]) -> None:
+    from citelint.sshsig import MAX_SIGNATURE_BLOB_BYTES, SignatureFormatError, build_blob
+
+    key = PublicKey.from_openssh(public(keys["ed25519"]))
+    with pytest.raises(SignatureFormatError, match="over the"):
+        Signature.parse(build_blob(key, "citelint", "sha512", "ssh-ed25519", b"\0" * MAX_SIGNATURE_BLOB_BYTES))
+    Signature.parse(build_blob(key, "citelint", "sha512", "ssh-ed25519", b"\0" * 64))
+
+
+def test_a_failing_signature_beside_a_good_one_is_reported_at_a_plain_link(repo: Repo,
+                                                                          keys: dict[str, Path]) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"])
+    repo.report()
+    repo.write("reports/note.md", f"See [the source]({SOURCE_A}).\n")
+    assert repo.check().code == 0
+    # The job re-signs with a key the operator has not listed (yet): that file fails beside a good one.
+    run_cli("attest", SOURCE_A, "--sign-key", str(keys["author"]), cwd=repo.root)
+    assert len(signature_files(sig_of(repo, SOURCE_B).parent.parent / sha256_hex(SOURCE_A),
+                               repo.records[SOURCE_A].sha256)) == 2
+    run = repo.check()
+    (finding,) = run.findings("CL403")
+    assert run.code == 1 and finding.startswith("reports/note.md:1:") and "is not in the allowed signers" in finding
+
+
+# --------------------------------------------------------------------------- allowed-signers lines, as OpenSSH reads th
+
+def _ssh_keygen_accepts(repo: Repo, key: Path, signers: bytes, tmp_path: Path) -> bool:
+    """Whether `ssh-keygen -Y verify` accepts the signature `key` made of SOURCE_A's capture under ``signers``."""
+    payload, sig = parse_envelope(sig_of(repo).read_bytes())
+    (tmp_path / "signers").write_bytes(signers)
+    (tmp_path / "msg.sig").write_text(armor(sig.raw))
+    done = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(tmp_path / "signers"), "-I",
+                           "capture-job@example.org", "-n", "citelint", "-s", str(tmp_path / "msg.sig")],
+                          input=pae(PAYLOAD_TYPE, payload), capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"])
+def test_a_line_break_other_than_newline_does_not_start_an_entry(repo: Repo, keys: dict[str, Path], brk: str,
+                                                                 tmp_path: Path) -> None:
+    signed_repo(repo, keys["ed25519"])
+    drop_capture(repo, SOURCE_B)
+    attest(repo, keys["ed25519"], SOURCE_A)
+    entry = f'capture-job@example.org namespaces="citelint" {public(keys["ed25519"])}'
+    # Hidden in a comment, the entry stays part of the comment, for citelint as for ssh-keygen.
+    hidden = f"# the capture job's key{brk}{entry}\n".encode()
+    repo.write("allowed_signers", hidden)
+    run = repo.check()
+    (finding,) = run.findings("CL403")
+    assert "is not in the allowed signers" in finding
+    assert not _ssh_keygen_accepts(repo, keys["ed25519"], hidden, tmp_path)
+    # Inside an entry, the character is a config error naming the file and line.
+    repo.write("allowed_signers", f"# signers\n{entry.replace(' ssh-', brk + ' ssh-')}\n".encode())
+    run = repo.check()
+    assert run.code == 2 and f"allowed_signers:2: the character U+{ord(brk):04X}" in run.err, run.err
+    # A CRLF file is read as OpenSSH reads it: one trailing \r is dropped.
+    crlf = f"# signers\r\n{entry}\r\n".encode()
+    repo.write("allowed_signers", crlf)
+    assert repo.check().code == 0
+    assert _ssh_keygen_accepts(repo, keys["ed25519"], crlf, tmp_path)
+
+
+@pytest.mark.parametrize("options", ['namespaces="citelint",namespaces="git"',
+                                     'valid-after="20260101Z",valid-after="20260201Z"',
+                                     'valid-before="20270101Z",namespaces="citelint",valid-before="20280101Z"'])
+def test_an_option_given_twice_is_a_config_error(repo: Repo, keys: dict[str, Path], options: str,
+                                                 tmp_path: Path) -> None:
+    signed_repo(repo, keys["ed25519"])
+    attest(repo, keys["ed25519"], SOURCE_A)
+    line = f"capture-job@example.org {options} {public(keys['ed25519'])}\n"
+    repo.write("allowed_signers", "# signers\n" + line)
+    run = repo.check()
+    assert run.code == 2 and "allowed_signers:2: option" in run.err and "given twice" in run.err, run.err
+    assert not _ssh_keygen_accepts(repo, keys["ed25519"], line.encode(), tmp_path)  # ssh-keygen refuses it too

@@ -13,7 +13,10 @@ Each capture gets a signature file beside it
 written with the store's exclusive writer: one per key, never replaced;
 signing again with the same key is "already signed". Before signing, the
 capture file is read and verified (exact keys, digest, path agreement), so
-a capture whose content does not verify is never vouched for.
+a capture whose content does not verify is never vouched for. A capture
+file proves nothing about who wrote it, so ``attest`` signs one that no
+allowed key signed yet only when the operator names it or passes ``--all``
+(:func:`attest`).
 
 Signing runs in-process with the ``cryptography`` library (the ``sign``
 extra), else through ``ssh-keygen -Y sign`` (OpenSSH), which is given the
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from citelint.allowed_signers import Entry
 from citelint.captures import TMP_PREFIX, CaptureError, Store, capture_path, parse_record, time_key, utc_now
 from citelint.evidence import (
     NAMESPACE,
@@ -284,23 +288,105 @@ def sign_capture(captures_dir: Path, source: str, sha256: str, key: SigningKey, 
     return SignOutcome(source, sha256, ALREADY_SIGNED, sig_path)
 
 
-def attest(captures_dir: Path, sources: Sequence[str], key: SigningKey, urls: Sequence[str] = ()) -> Iterator[SignOutcome]:
-    """Sign every existing capture of the named ``urls`` (default: of every
-    approved source in ``sources``), one outcome per capture file, oldest
-    digest first. A named URL that is not approved, or has no capture, is
-    one ``refused`` outcome.
+#: The shortest ``--revision`` prefix accepted: fewer digits would let a typo vouch for another capture.
+MIN_REVISION_PREFIX = 8
+_HEX = frozenset("0123456789abcdef")
+
+
+def attest(captures_dir: Path, sources: Sequence[str], key: SigningKey, urls: Sequence[str] = (), *,
+           revisions: Sequence[str] = (), vouch_all: bool = False,
+           entries: Sequence[Entry] | None = None) -> Iterator[SignOutcome]:
+    """Sign existing captures of the named ``urls`` (default: of every
+    approved source in ``sources``), one outcome per capture file, in
+    digest order. Signing vouches for a capture, so a capture is signed only
+    when something already vouches for it:
+
+    - by default, only captures that already carry a good signature from a
+      key in ``entries`` (the parsed ``evidence.allowed_signers``; None when
+      it is not configured), which is what key rotation needs; any other
+      capture is ``refused`` with how to name it;
+    - ``revisions`` (digest prefixes of at least :data:`MIN_REVISION_PREFIX`
+      hex digits, each matching exactly one capture of ``urls``): exactly
+      those captures, the operator having named them;
+    - ``vouch_all``: every capture, for adopting signatures on a store that
+      the trusted stage wrote entirely.
+
+    A capture this key already signed is "already signed" whatever the mode.
+    A named URL that is not approved or has no capture, and a revision that
+    matches no capture or several, is one ``refused`` outcome.
 
     Raises:
         SignError: the key cannot sign here.
+        ValueError: ``revisions`` without ``urls``, or with ``vouch_all``.
     """
+    if revisions and (not urls or vouch_all):
+        raise ValueError("revisions need the sources they belong to, and exclude vouch_all")
     store = Store(captures_dir)
     approved = set(sources)
+    named: list[tuple[str, str]] = []
     for source in dict.fromkeys(urls or sources):
         if source not in approved:
             yield SignOutcome(source, "", REFUSED, reason="not in the config's approved `sources`")
             continue
-        revisions = store.revisions(source)
-        if urls and not revisions:
+        found = store.revisions(source)
+        if urls and not found:
             yield SignOutcome(source, "", REFUSED, reason="no capture of this source to sign")
-        for rev in revisions:
-            yield sign_capture(captures_dir, source, rev.sha256, key)
+        named.extend((source, rev.sha256) for rev in found)
+    if revisions:
+        yield from _named_revisions(captures_dir, named, key, revisions)
+        return
+    judge = _AllowedSignatures(store, entries)
+    for source, sha256 in named:
+        own = capture_path(captures_dir, source, sha256).parent / signature_name(sha256,
+                                                                                 key.public_key.fingerprint_hex())
+        why = None if vouch_all or os.path.lexists(own) else judge.why_not(source, sha256)
+        if why is None:
+            yield sign_capture(captures_dir, source, sha256, key)
+        else:
+            yield SignOutcome(source, sha256, REFUSED, reason=why)
+
+
+def _named_revisions(captures_dir: Path, captures: list[tuple[str, str]], key: SigningKey,
+                     revisions: Sequence[str]) -> Iterator[SignOutcome]:
+    """Sign the captures among ``captures`` (source, sha256) that the digest
+    prefixes ``revisions`` name, one outcome per prefix."""
+    where = " or ".join(dict.fromkeys(source for source, _ in captures)) or "the named sources"
+    for prefix in dict.fromkeys(revisions):
+        wanted = prefix.lower()
+        if len(wanted) < MIN_REVISION_PREFIX or len(wanted) > 64 or not set(wanted) <= _HEX:
+            yield SignOutcome(where, "", REFUSED, reason=f"--revision {prefix[:70]!r} is not a capture digest or a "
+                                                         f"prefix of one of at least {MIN_REVISION_PREFIX} hex digits")
+            continue
+        matches = [(source, sha256) for source, sha256 in captures if sha256.startswith(wanted)]
+        if len(matches) != 1:
+            how = "no capture" if not matches else f"{len(matches)} captures (give more digits)"
+            yield SignOutcome(where, "", REFUSED, reason=f"--revision {wanted} matches {how} of {where}")
+            continue
+        yield sign_capture(captures_dir, *matches[0], key)
+
+
+class _AllowedSignatures:
+    """Whether a capture already carries a good signature from an allowed
+    signer, judged as ``check`` judges it (:class:`citelint.evidence.EvidenceVerifier`)."""
+
+    def __init__(self, store: Store, entries: Sequence[Entry] | None):
+        from citelint.evidence import EvidenceVerifier
+
+        self.store = store
+        self.verifier = EvidenceVerifier(list(entries), False, lambda p: p.name) if entries is not None else None
+
+    def why_not(self, source: str, sha256: str) -> str | None:
+        """None when the capture has an allowed signature, else why it is not signed, and how to sign it."""
+        name = (f"if the trusted stage fetched and checked it, name it: `citelint attest {source} --revision "
+                f"{sha256[:12]}` (or `--all` for a store the trusted stage wrote entirely)")
+        if self.verifier is None:
+            return ("attest signs only captures already signed by a key in evidence.allowed_signers, which is not "
+                    f"configured; {name}")
+        try:
+            record = self.store.lookup(source, sha256)
+        except CaptureError as exc:
+            return f"the capture does not verify ({exc}); nothing was signed"
+        if self.verifier.evidence(self.store, record).signers:
+            return None
+        return ("no good signature from a key in evidence.allowed_signers vouches for this capture, and signing it "
+                f"would vouch for whatever wrote it; {name}")
