@@ -243,6 +243,22 @@ def test_capture_signs_what_it_writes_with_the_key_from_the_environment(
     assert repo.check().code == 0
 
 
+def test_capture_does_not_sign_a_record_it_did_not_write(repo: Repo, keys: dict[str, Path]) -> None:
+    """A planted capture whose text the trusted job later fetches again: the writer finds the
+    file already there (its retrievedAt chosen by whoever planted it) and the run does not sign it."""
+    signed_repo(repo, keys["ed25519"])
+    planted = repo.capture(SOURCE_A, "Planted: 42 items, dated far in the future.", when="2099-01-01T00:00:00Z")
+    body = repo.write("same.txt", planted.text)
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(body), "--sign-key", str(keys["ed25519"]),
+                  cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    assert run.lines[0].startswith("already captured: ")
+    assert run.lines[1].startswith(f"not signed: {SOURCE_A} revision {planted.sha256}: the capture existed")
+    assert f"citelint attest {SOURCE_A} --revision {planted.sha256[:12]}" in run.lines[1]
+    assert not signature_files(capture_path(repo.root / "captures", SOURCE_A, planted.sha256).parent,
+                               planted.sha256)
+
+
 def test_markdown_link_grounded_only_by_unsigned_captures(repo: Repo, keys: dict[str, Path]) -> None:
     signed_repo(repo, keys["ed25519"])
     repo.write("reports/note.md", f"See [the source]({SOURCE_A}).\n")

@@ -51,8 +51,9 @@ within capture.timeout_s; the raw body is kept beside the capture as
 'citelint-provenance[pdf]' ('citelint-provenance[html-main]' for trafilatura).
 
 With --sign-key FILE (or $CITELINT_SIGN_KEY holding the key or its path, or
-capture.sign_key), each capture written or found is verified and signed with
-that SSH key (an unencrypted OpenSSH private key): a signature file beside it,
+capture.sign_key), each capture this run writes is verified and signed with
+that SSH key (an unencrypted OpenSSH private key): a signature file beside it
+(one that existed already is not signed: use `citelint attest SOURCE --revision SHA`),
 checked by `citelint check` against evidence.allowed_signers.
 
 Only sources listed in the config's `sources` are fetched, over https, from
@@ -236,10 +237,18 @@ def _signer(args: argparse.Namespace, config_key: str | None, err: TextIO) -> Si
 
 
 def _sign(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome, out: TextIO, err: TextIO) -> bool:
-    """Sign the capture ``outcome`` wrote or found, print the line; True when it was refused."""
+    """Sign the capture ``outcome`` wrote (never one it found already there), print the line;
+    True when signing was refused."""
     from citelint.capture.sign import SignError, sign_capture
 
     if outcome.sha256 is None or outcome.status == "refused":
+        return False
+    if outcome.status != "captured":
+        # The same text was captured before: the file (its retrievedAt and other fields) was
+        # not written by this run, and may have been planted; signing it is attest's decision.
+        out.write(f"not signed: {terminal(outcome.source)} revision {outcome.sha256}: the capture existed "
+                  "before this run, so this run did not write its record; if you vouch for it: "
+                  f"citelint attest {terminal(outcome.source)} --revision {outcome.sha256[:12]}\n")
         return False
     try:
         done = sign_capture(captures_dir, outcome.source, outcome.sha256, signer)
