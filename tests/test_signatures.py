@@ -808,3 +808,25 @@ def test_an_option_given_twice_is_a_config_error(repo: Repo, keys: dict[str, Pat
     run = repo.check()
     assert run.code == 2 and "allowed_signers:2: option" in run.err and "given twice" in run.err, run.err
     assert not _ssh_keygen_accepts(repo, keys["ed25519"], line.encode(), tmp_path)  # ssh-keygen refuses it too
+
+
+def test_from_request_signs_each_document_it_records(repo: Repo, keys: dict[str, Path]) -> None:
+    """The trusted stage records what the model saw and signs it in the same step."""
+    import json as _json
+
+    signed_repo(repo, keys["ed25519"])
+    doc = "https://example.org/doc.txt"
+    repo.config(sources=[SOURCE_A, SOURCE_B, doc],
+                evidence={"allowed_signers": "allowed_signers", "require_signatures": True})
+    request = {"messages": [{"role": "user", "content": [
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                        "data": "The grass is green. The sky is blue."}, "title": "Doc"},
+        {"type": "text", "text": "What colour is the grass?"}]}]}
+    repo.write("request.json", _json.dumps(request))
+    repo.write("map.json", _json.dumps({"0": doc}))
+    run = run_cli("capture", "--from-request", "anthropic", "request.json", "--source-map", "map.json",
+                  "--sign-key", str(keys["ed25519"]), cwd=repo.root)
+    assert run.code == 0, run.out + run.err
+    assert any(line.startswith("signed: ") for line in run.lines), run.out
+    sha = next(line for line in run.lines if "captured:" in line).split(" revision ")[1].split()[0]
+    assert signature_files(capture_path(repo.root / "captures", doc, sha).parent, sha)

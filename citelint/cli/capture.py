@@ -278,6 +278,9 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: --from-request knows the anthropic request format only, not {terminal(vendor)!r}\n")
         return EXIT_USAGE
     config = load_config(args, err)
+    signer = _signer(args, config.capture.sign_key, err)
+    if signer is False:
+        return EXIT_USAGE
     try:
         check_settings(config.capture)
     except CaptureRefused as exc:
@@ -300,15 +303,18 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
     counts: dict[str, int] = {}
+    unsigned = False
     for item in done:
         if item.outcome.source == item.document:  # no source URL to name
             out.write(f"{terminal(item.document)}: refused: {terminal(item.outcome.reason)}\n")
         else:
             out.write(f"{terminal(item.document)}: {_capture_line(item.outcome)}\n")
+            if signer and _sign(signer, config.captures_dir, item.outcome, out, err):
+                unsigned = True
         counts[item.outcome.status] = counts.get(item.outcome.status, 0) + 1
     order = ["captured", "already captured", "refused"]
     out.write(f"{len(done)} document(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
-    return EXIT_FINDINGS if counts.get(REFUSED) else EXIT_OK
+    return EXIT_FINDINGS if counts.get(REFUSED) or unsigned else EXIT_OK
 
 
 def _verify(captures_dir: Path, urls: list[str], options: CaptureSettings, out: TextIO) -> int:
