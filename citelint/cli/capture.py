@@ -243,9 +243,10 @@ def _sign(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome, out: 
 
     if outcome.sha256 is None or outcome.status == "refused":
         return False
-    if outcome.status != "captured":
+    if outcome.status != "captured" and not _signed_by(signer, captures_dir, outcome):
         # The same text was captured before: the file (its retrievedAt and other fields) was
         # not written by this run, and may have been planted; signing it is attest's decision.
+        # (One this key signed already goes on to sign_capture, which says "already signed".)
         out.write(f"not signed: {terminal(outcome.source)} revision {outcome.sha256}: the capture existed "
                   "before this run, so this run did not write its record; if you vouch for it: "
                   f"citelint attest {terminal(outcome.source)} --revision {outcome.sha256[:12]}\n")
@@ -257,6 +258,16 @@ def _sign(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome, out: 
         return True
     out.write(sign_line(done) + "\n")
     return done.failed
+
+
+def _signed_by(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome) -> bool:
+    """Whether a signature file of ``signer``'s key already sits beside the capture."""
+    from citelint.capture.sign import signature_name
+    from citelint.captures import capture_path
+
+    assert outcome.sha256 is not None
+    directory = capture_path(captures_dir, outcome.source, outcome.sha256).parent
+    return os.path.lexists(directory / signature_name(outcome.sha256, signer.public_key.fingerprint_hex()))
 
 
 def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
