@@ -7,7 +7,6 @@ failing and a passing example.
 from __future__ import annotations
 
 import argparse
-import textwrap
 from typing import TextIO
 
 from citelint.cli.common import EXIT_OK, EXIT_USAGE
@@ -45,6 +44,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: unknown rule {wanted!r}; `citelint rule --list` shows them all\n")
         return EXIT_USAGE
     lock = "; cannot be lowered" if rule.locked else ""
+    import textwrap  # only here: every command's module is imported to build the parser
+
     wrap = textwrap.TextWrapper(width=88, subsequent_indent="  ")
     parts = [f"{rule.id} {rule.name} (default severity: {rule.severity}{lock})", "", wrap.fill(rule.summary), "",
              wrap.fill(f"Why: {rule.why}"), "", wrap.fill(f"How to fix: {rule.fix}"), "",
