@@ -8,30 +8,46 @@ and ``run(args, out, err) -> int``; :data:`COMMANDS` lists them. This package is
 the whole CLI in-process; nothing below it calls ``sys.exit``.
 
 Command modules keep their heavy imports (urllib3, cmark-gfm, jsonschema)
-inside ``run``: every one of them is imported to build the parser, and a
-pre-commit hook pays that start-up on every commit.
+inside ``run``. A run of one command imports that command's module only (the
+parser is built for it alone); ``--help``, ``--version`` and a mistyped
+command build the whole parser. A pre-commit hook pays start-up on every
+commit.
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
+import importlib
 import os
 import sys
+from types import ModuleType
 from typing import Sequence, TextIO
 
 from citelint import __version__
-from citelint.cli import attest, capture, check, import_, init, ls, migrate, render, rule, show
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Exit, Parser, add_command
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "main_exit"]
 
-#: Subcommand modules in the order ``--help`` lists them.
-COMMANDS = (check, render, ls, show, migrate, rule, init, capture, attest, import_)
+#: Subcommand name -> its module, in the order ``--help`` lists them.
+COMMAND_MODULES = {
+    "check": "citelint.cli.check", "render": "citelint.cli.render", "ls": "citelint.cli.ls",
+    "show": "citelint.cli.show", "migrate": "citelint.cli.migrate", "rule": "citelint.cli.rule",
+    "init": "citelint.cli.init", "capture": "citelint.cli.capture", "attest": "citelint.cli.attest",
+    "import": "citelint.cli.import_",
+}
 
 
-def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
-    """The argument parser for every subcommand, writing to ``stdout``/``stderr``."""
+def commands(only: str | None = None) -> list[ModuleType]:
+    """The subcommand modules (each with ``NAME``, ``add_options`` and ``run``), or just
+    the one named ``only``."""
+    names = [only] if only in COMMAND_MODULES else list(COMMAND_MODULES)
+    return [importlib.import_module(COMMAND_MODULES[name]) for name in names]
+
+
+def build_parser(stdout: TextIO, stderr: TextIO, only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser writing to ``stdout``/``stderr``: for every subcommand, or
+    for the one named ``only`` (what a run of that command needs)."""
     parser = Parser(prog="citelint", stdout=stdout, stderr=stderr,
                     description="Keep generated reports honest about their sources: every cited excerpt "
                                 "must occur verbatim in the exact captured revision of the exact source.",
@@ -39,7 +55,7 @@ def build_parser(stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
                     epilog="Run `citelint COMMAND --help` for a command's options and examples.")
     parser.add_argument("--version", action="version", version=f"citelint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for command in COMMANDS:
+    for command in commands(only):
         command.add_options(add_command(sub, command, stdout, stderr))
     return parser
 
@@ -58,13 +74,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
         err.write(f"citelint: {problem}\n")
         return EXIT_USAGE
     try:
-        parser = build_parser(out, err)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        # The command is the first argument when it is not an option of citelint itself.
+        only = argv[0] if argv and argv[0] in COMMAND_MODULES else None
+        parser = build_parser(out, err, only)
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help(out)
             return EXIT_USAGE
-        runners = {c.NAME: c.run for c in COMMANDS}
-        return runners[args.command](args, out, err)
+        return {c.NAME: c for c in commands(args.command)}[args.command].run(args, out, err)
     except Exit as exc:
         return exc.status
     except BrokenPipeError:
