@@ -396,8 +396,13 @@ def test_action_installs_pinned_and_skips_diff_rules_without_base(action_kit: Ac
     frozen = subprocess.run([str(venv_python), "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     pins = [ln for ln in (action_kit.action_dir / "constraints.txt").read_text().splitlines()
             if ln and not ln.startswith("#")]
-    installed = {ln.lower().replace("_", "-") for ln in frozen.splitlines()}
-    assert {p.lower().replace("_", "-") for p in pins} <= installed, (pins, frozen)
+    installed = {ln.lower().replace("_", "-") for ln in frozen.splitlines() if "==" in ln}
+    pinned = {p.lower().replace("_", "-") for p in pins}
+    # Every package installed is installed exactly as pinned; a pin may go unused on an
+    # interpreter that needs no backport (typing-extensions on Python 3.13).
+    assert installed <= pinned, (sorted(installed - pinned), frozen)
+    names = {ln.split("==")[0] for ln in installed}
+    assert {"pyyaml", "jsonschema", "urllib3", "cmarkgfm", "ada-url", "cryptography"} <= names, frozen
 
     check = run.step("check")
     assert check.status == 0, check.log

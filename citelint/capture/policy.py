@@ -251,10 +251,13 @@ def address_problem(address: str) -> str | None:
     """Why connecting to ``address`` is refused by default, or None if it is
     globally routable.
 
-    IPv6 forms that carry an IPv4 address are unwrapped first: IPv4-mapped
-    (``::ffff:a.b.c.d``) and NAT64 (``64:ff9b::/96``) are judged by the IPv4
-    address they carry; 6to4 (``2002::/16``) and Teredo (``2001::/32``) must
-    pass both for the carried addresses and for themselves.
+    IPv6 forms that carry an IPv4 address are judged by the IPv4 addresses
+    they carry: IPv4-mapped (``::ffff:a.b.c.d``), NAT64 (``64:ff9b::/96``),
+    6to4 (``2002::/16``, the address it embeds) and Teredo (``2001::/32``,
+    its server and its client). Their own prefix is not judged again: Python
+    3.11.10+, 3.12.4+ and 3.13 count ``2002::/16`` and ``2001::/23`` as
+    private (gh-113171) where earlier releases did not, and a verdict must not
+    depend on the interpreter.
 
     Returns:
         A phrase such as ``"a loopback address"``, or None.
@@ -278,7 +281,7 @@ def address_problem(address: str) -> str | None:
             problem = _plain_problem(v4)
             if problem:
                 return f"{how} form of {v4}, {problem}"
-        if ip.ipv4_mapped is not None or ip in _NAT64:
+        if carried:
             return None
     return _plain_problem(ip)
 
