@@ -1,0 +1,140 @@
+"""What grounds a run's Markdown links, and what git has of the captures.
+
+:func:`build_allowlist` decides, once per run, which approved sources ground
+a link (a capture that verifies, that git has, whose signed evidence holds)
+and which are reported under another rule; :func:`reclassified` turns a
+CL201 about such a source into that rule (CL103, CL109, CL401-CL403).
+:class:`GitTracking` answers which capture files git has (CL109), from the
+index file, asking git itself only when the index is not one it can read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from citelint.captures import CaptureRecord, Store, sha256_hex
+from citelint.config import Config, relpath
+from citelint.gitindex import find_worktree, indexed_captures
+
+if TYPE_CHECKING:
+    from citelint.evidence import EvidenceVerifier
+    from citelint.links import Allowlist, LinkIssue
+
+
+class GitTracking:
+    """Which capture files git has, tracked or staged (CL109), asked of git
+    once per process and only when a capture is cited; picklable before use."""
+
+    def __init__(self, config: Config, cwd: Path):
+        self.captures_dir, self.cwd = config.captures_dir, cwd
+        self.enabled = config.severity("CL109") != "off"
+        self._files: frozenset[str] | None = None
+        self._asked = False
+
+    def _load(self) -> frozenset[str] | None:
+        if not self._asked:
+            self._files, self._asked = self._ask(), True
+        return self._files
+
+    def _ask(self) -> frozenset[str] | None:
+        found = find_worktree(self.captures_dir)
+        if found is None:
+            return None
+        top, index = found
+        try:
+            rel = Path(os.path.abspath(self.captures_dir)).relative_to(top).as_posix()
+        except ValueError:
+            return None
+        files = indexed_captures(index, "" if rel == "." else rel + "/")
+        if files is None:
+            # An index this reader does not vouch for: ask git (slower: a process).
+            from citelint.gitbase import tracked_files
+
+            files = tracked_files(self.captures_dir)
+        return files
+
+    def untracked(self, source: str, sha256: str) -> str | None:
+        """The capture file of (source, sha256), as the user would type it, when
+        git has it neither tracked nor staged; None when it does, or outside git."""
+        files = self._load() if self.enabled else None
+        rel = f"{sha256_hex(source)}/{sha256}.json"
+        if files is None or rel in files:
+            return None
+        return relpath(self.captures_dir / rel, self.cwd)
+
+    def source_untracked(self, source: str, store: Store) -> bool:
+        """True when git has none of ``source``'s capture files (inside git only)."""
+        files = self._load() if self.enabled else None
+        if files is None:
+            return False
+        directory = sha256_hex(source)
+        return not any(f"{directory}/{rev.sha256}.json" in files for rev in store.revisions(source))
+
+
+def reclassified(issue: LinkIssue, evidence: LinkEvidence) -> LinkIssue:
+    """A CL201 link to a source that is captured, but only by corrupt files
+    (CL103), by files git does not have (CL109), or by failing signed evidence
+    (CL401–CL403), reported as such."""
+    href = issue.link.href
+    if evidence.corrupt is not None and evidence.corrupt.decide(href)[1]:
+        return dataclasses.replace(issue, rule="CL103", near_miss=None, message=(
+            f"link to {href}: every capture of this source fails verification, so it grounds nothing; "
+            "restore the capture files from version control or capture the source again (`citelint ls` lists "
+            "them); --fix leaves this link alone"))
+    if evidence.untracked is not None and evidence.untracked.decide(href)[1]:
+        return dataclasses.replace(issue, rule="CL109", near_miss=None, message=(
+            f"link to {href}: its captures are neither committed nor staged in git, so this check passes here "
+            "and fails in a clean clone; `git add` the captures directory"))
+    for allowlist, rule, message in evidence.unsigned:
+        if allowlist.decide(href)[1]:
+            return dataclasses.replace(issue, rule=rule, near_miss=None, message=f"link to {href}: {message}")
+    return issue
+
+
+def build_allowlist(config: Config, store: Store, tracking: GitTracking | None = None,
+                    evidence: EvidenceVerifier | None = None) -> LinkEvidence:
+    """What grounds a Markdown link: approved sources with at least one
+    capture that verifies (and that git has, inside a git work tree), plus
+    ``links.allow`` (one directory lookup per source, no scan); and the
+    sources whose links are reported under another rule: every capture
+    corrupt (CL103), captured only by files git does not have (CL109), or
+    signed evidence failing (CL401–CL403, :meth:`EvidenceVerifier.link_problem`)."""
+    from citelint.links import Allowlist
+
+    captured, corrupt, untracked, unsigned = [], [], [], []
+    ignored = config.links.ignore_query_params
+    for source in config.sources:
+        if store.has_source(source):
+            problem = evidence.link_problem(store, source) if evidence is not None else None
+            if tracking is not None and tracking.source_untracked(source, store):
+                untracked.append(source)
+            elif problem is not None:
+                unsigned.append((Allowlist([source], (), ignored), *problem))
+            else:
+                captured.append(source)
+        elif store.revisions(source):
+            corrupt.append(source)
+    return LinkEvidence(Allowlist(captured, config.links.allow, ignored),
+                        Allowlist(corrupt, (), ignored) if corrupt else None,
+                        Allowlist(untracked, (), ignored) if untracked else None, store, unsigned,
+                        functools.partial(evidence.issues, store) if evidence is not None else None)
+
+
+@dataclass
+class LinkEvidence:
+    """The allowlists of a run's Markdown checks (see :func:`build_allowlist`), and the
+    store that quotation links are verified against (CL204)."""
+
+    grounding: Allowlist
+    corrupt: Allowlist | None = None
+    untracked: Allowlist | None = None
+    store: Store | None = None
+    # (one source's allowlist, rule, message) for CL401-CL403
+    unsigned: list[tuple[Allowlist, str, str]] = field(default_factory=list)
+    #: CL401-CL403 of the capture a quotation was verified in (None: no signatures configured).
+    signed: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None
