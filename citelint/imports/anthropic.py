@@ -41,6 +41,7 @@ from citelint.imports.documents import (
     find_document,
     request_documents,
 )
+from citelint.imports import shape
 from citelint.imports.model import Answer, Citation, ResponseError
 from citelint.records import sha256_hex
 
@@ -49,11 +50,9 @@ ELLIPSIS = "..."
 
 
 def _int(cite: dict, key: str, where: str, required: bool = False) -> int | None:
-    value = cite.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ResponseError(f"{key} is not a non-negative integer", f"{where}.{key}")
+    value = shape.field(cite, key, where, "int", required=required)
+    if value is not None and value < 0:
+        raise ResponseError(f"{shape.path(where, key)} is negative ({value})", shape.path(where, key))
     return value
 
 
@@ -145,21 +144,14 @@ def _capture_note(url: str | None) -> str:
 
 def _citation(cite: Any, start: int, end: int, where: str, documents: list[RequestDocument] | None,
               warnings: list[str]) -> Citation:
-    if not isinstance(cite, dict):
-        raise ResponseError("a citation is not an object", where)
-    kind = cite.get("type")
-    if not isinstance(kind, str):
-        raise ResponseError("a citation without a type", f"{where}.type")
-    cited = cite.get("cited_text")
-    if cited is not None and not isinstance(cited, str):
-        raise ResponseError("cited_text is not a string", f"{where}.cited_text")
+    shape.obj(cite, where)
+    kind = shape.field(cite, "type", where, "string")
+    cited = shape.field(cite, "cited_text", where, "string", required=False)
     notes: list[str] = []
     base: dict[str, Any] = dict(start=start, end=end, kind=kind, quote=cited or None)
 
     if kind == "web_search_result_location":
-        url = cite.get("url")
-        if not isinstance(url, str):
-            raise ResponseError("a web search citation without a url", f"{where}.url")
+        url = shape.field(cite, "url", where, "string")
         title = cite.get("title") if isinstance(cite.get("title"), str) else None
         truncated = bool(cited) and cited.endswith(ELLIPSIS)
         notes.append("a provider excerpt: the quotation is the cited text with HTML character references "
@@ -240,16 +232,11 @@ def answer(response: Any, *, request: dict | None) -> Answer:
     length = 0
     for b, block in enumerate(content):
         where = f"content[{b}]"
-        if not isinstance(block, dict):
-            raise ResponseError("a content block is not an object", where)
+        shape.obj(block, where)
         if block.get("type") != "text":
             continue  # thinking, tool use and tool results are not the answer
-        text = block.get("text")
-        if not isinstance(text, str):
-            raise ResponseError("a text block without text", f"{where}.text")
-        cites = block.get("citations")
-        if cites is not None and not isinstance(cites, list):
-            raise ResponseError("citations is not a list", f"{where}.citations")
+        text = shape.field(block, "text", where, "string")
+        cites = shape.field(block, "citations", where, "array", required=False)
         for c, cite in enumerate(cites or []):
             citations.append(_citation(cite, length, length + len(text), f"{where}.citations[{c}]",
                                        documents, warnings))
