@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from citelint.allowed_signers import Entry, SignersError, judge, load, time_after
+from citelint.captures import MAX_CAPTURE_FILE_BYTES
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
-from citelint.records import CaptureRecord, is_rfc3339_utc, sha256_hex
+from citelint.records import CaptureRecord, is_rfc3339_utc, sha256_hex, strict_json
 from citelint.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, verify
 
 if TYPE_CHECKING:
@@ -58,8 +59,6 @@ PAYLOAD_TYPE = "application/vnd.in-toto+json"
 NAMESPACE = "citelint"
 #: A signature file larger than this is refused unread (a real one is under 4 KiB).
 MAX_SIGNATURE_BYTES = 64 * 1024
-#: The capture file a statement's subject digest is taken of (DESIGN §2.2's limit).
-_MAX_CAPTURE_BYTES = 64 * 1024 * 1024
 _SIG_NAME = re.compile(r"([0-9a-f]{64})\.([0-9a-f]{16})\.sig")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 PREDICATE_KEYS = frozenset({"source", "sha256", "retrievedAt", "signedAt"})
@@ -128,25 +127,7 @@ def make_envelope(payload: bytes, keyid: str, sshsig: bytes) -> bytes:
 
 
 def _strict_json(data: bytes, what: str) -> Any:
-    def no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
-        for k, v in pairs:
-            if k in obj:
-                raise SignatureInvalid(f"{what} has a duplicate key {k!r}")
-            obj[k] = v
-        return obj
-
-    def bad_constant(name: str) -> Any:
-        raise SignatureInvalid(f"{what} holds the non-JSON constant {name}")
-
-    try:
-        return json.loads(data.decode("utf-8"), object_pairs_hook=no_dupes, parse_constant=bad_constant)
-    except UnicodeDecodeError:
-        raise SignatureInvalid(f"{what} is not UTF-8") from None
-    except SignatureInvalid:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise SignatureInvalid(f"{what} is not valid JSON ({exc})") from None
+    return strict_json(data, what, SignatureInvalid)
 
 
 def _b64(value: Any, what: str) -> bytes:
@@ -322,7 +303,7 @@ class EvidenceVerifier:
         if not files:
             return found
         try:
-            capture_bytes = read_regular(directory / f"{record.sha256}.json", _MAX_CAPTURE_BYTES,
+            capture_bytes = read_regular(directory / f"{record.sha256}.json", MAX_CAPTURE_FILE_BYTES,
                                          follow_symlinks=False)
         except (OSError, FileTooLarge) as exc:
             found.problems.append(("CL402", f"the capture file cannot be read again to check its signatures ({exc})"))

@@ -219,6 +219,41 @@ def _check_digest(text: str, recorded: str, mismatch: str) -> None:
         raise CaptureCorrupt(mismatch)
 
 
+class _Refused(ValueError):
+    """Carries a strict-JSON refusal out of the decoder's hooks."""
+
+
+def strict_json(data: bytes, what: str, error: type[Exception]) -> object:
+    """``data`` (UTF-8 JSON) decoded strictly: no duplicate key (DESIGN §8: Python's
+    ``json`` keeps the last), no NaN or Infinity constant.
+
+    ``what`` names the data in messages (``"capture file"``).
+
+    Raises:
+        error: not UTF-8, not valid JSON (too deep included), a duplicate key or a
+            non-JSON constant; the message says which, starting with ``what``.
+    """
+    def no_dupes(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        obj: dict[str, object] = {}
+        for k, v in pairs:
+            if k in obj:
+                raise _Refused(f"{what} has a duplicate key {k!r}")
+            obj[k] = v
+        return obj
+
+    def bad_constant(name: str) -> object:
+        raise _Refused(f"{what} holds the non-JSON constant {name}")
+
+    try:
+        return json.loads(data.decode("utf-8"), object_pairs_hook=no_dupes, parse_constant=bad_constant)
+    except UnicodeDecodeError:
+        raise error(f"{what} is not UTF-8") from None
+    except _Refused as exc:
+        raise error(str(exc)) from None
+    except (ValueError, RecursionError) as exc:
+        raise error(f"{what} is not valid JSON ({exc})") from None
+
+
 def parse_record(data: bytes, *, source: str | None = None, sha256: str | None = None) -> CaptureRecord:
     """Parse and verify one capture file's bytes.
 
@@ -229,25 +264,7 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
     Raises:
         CaptureCorrupt: any check fails (the message says which).
     """
-    def no_dupes(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        obj: dict[str, object] = {}
-        for k, v in pairs:
-            if k in obj:
-                raise CaptureCorrupt(f"duplicate key {k!r}")
-            obj[k] = v
-        return obj
-
-    def bad_constant(name: str) -> object:
-        raise CaptureCorrupt(f"non-JSON constant {name}")
-
-    try:
-        obj = json.loads(data.decode("utf-8"), object_pairs_hook=no_dupes, parse_constant=bad_constant)
-    except UnicodeDecodeError:
-        raise CaptureCorrupt("capture file is not UTF-8") from None
-    except (ValueError, RecursionError) as exc:
-        if isinstance(exc, CaptureCorrupt):
-            raise
-        raise CaptureCorrupt(f"capture file is not valid JSON ({exc})") from None
+    obj = strict_json(data, "capture file", CaptureCorrupt)
     if not isinstance(obj, dict):
         raise CaptureCorrupt("capture file is not a JSON object")
     keys = set(obj)

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from citelint.allowed_signers import Entry
-from citelint.captures import TMP_PREFIX, CaptureError, Store, capture_path, parse_record, time_key, utc_now
+from citelint.captures import (MAX_CAPTURE_FILE_BYTES, TMP_PREFIX, CaptureError, Store, capture_path, parse_record,
+                               time_key, utc_now)
 from citelint.evidence import (
     NAMESPACE,
     PAYLOAD_TYPE,
@@ -68,7 +69,6 @@ SIGNED = "signed"
 ALREADY_SIGNED = "already signed"
 REFUSED = "refused"
 _MAX_KEY_BYTES = 64 * 1024
-_MAX_CAPTURE_BYTES = 64 * 1024 * 1024
 _PEM_BEGIN = "-----BEGIN OPENSSH PRIVATE KEY-----"
 _PEM_END = "-----END OPENSSH PRIVATE KEY-----"
 
@@ -260,7 +260,7 @@ def sign_capture(captures_dir: Path, source: str, sha256: str, key: SigningKey, 
 
     try:
         path = capture_path(captures_dir, source, sha256)
-        data = read_regular(path, _MAX_CAPTURE_BYTES, follow_symlinks=False)
+        data = read_regular(path, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
         record = parse_record(data, source=source, sha256=sha256)
     except FileNotFoundError:
         return refused("no such capture")
