@@ -307,10 +307,7 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         err.write(f"citelint: cannot read {terminal(exc.filename or request_path)}: {exc.strerror or exc}\n")
         return EXIT_USAGE
-    except ResponseError as exc:
-        err.write(f"citelint: {terminal(str(exc))}\n")
-        return EXIT_USAGE
-    except CaptureRefused as exc:
+    except (ResponseError, CaptureRefused) as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
     counts: dict[str, int] = {}

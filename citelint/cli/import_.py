@@ -168,10 +168,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise _Refused("no citation can be a fact (each needs cited text, a source and a known "
                            "capture); nothing written; try --as markdown")
         _write(target, written.text, args.force)
-    except ResponseError as exc:
-        err.write(f"citelint: {terminal(str(exc))}\n")
-        return EXIT_USAGE
-    except _Refused as exc:
+    except (ResponseError, _Refused) as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
     for line in written.messages:
