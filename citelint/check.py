@@ -103,7 +103,8 @@ class _Report:
     Picklable, so a worker process can hand it back: the text is kept and the
     document re-derived from it on demand (``doc``); for a JSON report that
     took the fast path, the facts' spans are enough to locate a fact without
-    parsing again.
+    parsing again. Positions are found only when a finding or a formatter
+    needs them.
     """
 
     order: int
@@ -113,9 +114,6 @@ class _Report:
     spans: dict[str, tuple[int, int]]
     facts_ptr: str
     _doc: Document | LazyDocument | None = field(default=None, compare=False)
-    #: Positions of the cited facts, found where the document was loaded, so
-    #: the process that merges the results rarely needs the document at all.
-    facts_at: dict[str, Position] = field(default_factory=dict)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
@@ -152,8 +150,7 @@ class _Report:
 
     def locate(self, pointer: str) -> Position:
         """Position of the value at ``pointer``."""
-        pos = self.facts_at.get(pointer)
-        return pos if pos is not None else self.doc().locate(pointer)
+        return self.doc().locate(pointer)
 
     def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
         """The accepted fact as the result lists it, with its sort key (report, fact index)."""
@@ -223,9 +220,6 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     result.facts_unavailable += outcome.unavailable
     report.emit_issues(emit, outcome.issues)
     emit.close()
-    for citation in outcome.citations:
-        pointer = report.pointer(citation.index)
-        report.facts_at[pointer] = doc.locate(pointer)
     return report, outcome.citations, outcome.accepted
 
 
@@ -244,7 +238,8 @@ class _PhaseOne:
     result: CheckResult
     reports: list[_Report]
     citations: list[tuple[int, Citation]]
-    accepted: list[tuple[tuple[int, int], AcceptedFact]]
+    #: Accepted unavailable facts, by report order.
+    accepted: list[tuple[int, AcceptedEntry]]
     allowlist_empty: bool = False
 
 
@@ -269,7 +264,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
             if loaded is not None:
                 report, citations, unavailable = loaded
                 one.reports.append(report)
-                one.accepted.extend(report.accepted(entry) for entry in unavailable)
+                one.accepted.extend((order, entry) for entry in unavailable)
                 one.citations.extend((order, citation) for citation in citations)
         else:
             if allowlist is None:
@@ -450,22 +445,45 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     finally:
         if pool is not None:
             pool.shutdown()
-    emitters: dict[int, _Emitter] = {}
-    for order, _, issues, entry in verified:
-        report = reports[order]
-        emit = emitters.get(order) or emitters.setdefault(order, _Emitter(config, result, report.display))
-        report.emit_issues(emit, issues)
-        if entry is not None:
-            accepted.append(report.accepted(entry))
-    for emit in emitters.values():
-        emit.close()
-    accepted.sort(key=lambda item: item[0])
-    result.accepted = [fact for _, fact in accepted]
+    _emit_verified(config, result, reports, verified, accepted)
     if any(one.allowlist_empty for one in firsts) and result.links_governed:
         result.warnings_text.append(
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
             "every governed link is ungrounded; capture the sources first")
     return result
+
+
+def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Report], verified: list[_Verified],
+                   accepted: list[tuple[int, AcceptedEntry]]) -> None:
+    """Emit the verified citations' findings now; the semantic-review notices
+    (CL901) and the accepted facts are built when a formatter first reads them
+    (:meth:`CheckResult.defer`), since each needs its fact's position and a
+    run that only counts them (text, SARIF) should not pay for that."""
+    review = config.severity("CL901") == "notice"
+    emitters: dict[int, _Emitter] = {}
+    notices: list[tuple[int, list[FactIssue]]] = []
+    for order, _, issues, entry in verified:
+        if entry is not None:
+            accepted.append((order, entry))
+        if review and any(i.rule == "CL901" for i in issues):
+            notices.append((order, [i for i in issues if i.rule == "CL901"]))
+            issues = [i for i in issues if i.rule != "CL901"]
+        if issues:
+            report = reports[order]
+            emit = emitters.get(order) or emitters.setdefault(order, _Emitter(config, result, report.display))
+            report.emit_issues(emit, issues)
+    for emit in emitters.values():
+        emit.close()
+
+    def settle() -> None:
+        for order, issues in notices:
+            report = reports[order]
+            report.emit_issues(_Emitter(config, result, report.display), issues)
+        built = [reports[order].accepted(entry) for order, entry in accepted]
+        built.sort(key=lambda item: item[0])
+        result.accepted = [fact for _, fact in built]
+
+    result.defer(sum(len(issues) for _, issues in notices), settle)
 
 
 def _pool(n: int) -> Executor | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -207,12 +207,34 @@ class AcceptedFact:
     context: tuple[str, str] = ("", "")
 
 
+class _Settled:
+    """A list field of :class:`CheckResult` that runs the result's deferred
+    work (:meth:`CheckResult.defer`) before it is first read, so that work is
+    paid for only by a formatter that reads the field. Assigning a value
+    stores a list copy of it."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = "_" + name
+
+    def __get__(self, obj: CheckResult | None, owner: type | None = None) -> list:  # type: ignore[type-arg]
+        if obj is None:
+            return ()  # type: ignore[return-value]  # the dataclass default: immutable, copied by __set__
+        obj.settle()
+        return obj.__dict__[self.attr]  # type: ignore[no-any-return]
+
+    def __set__(self, obj: CheckResult, value: Iterator[object] | list[object] | tuple[object, ...]) -> None:
+        obj.__dict__[self.attr] = list(value)
+
+
 @dataclass
 class CheckResult:
     """Everything a formatter needs: findings, accepted facts, counts.
 
     ``notices`` are CL901 semantic-review entries: listed by every format,
-    never counted as findings, never affecting the exit code.
+    never counted as findings, never affecting the exit code; their number
+    is :attr:`review_count`, known without building them. Building the
+    notices and ``accepted`` (each needs its fact's line and column) may be
+    deferred with :meth:`defer`: it then runs when either is first read.
     ``fixed`` lists what ``--fix`` removed, as findings with their old position.
     Facts that fail the schema (CL002) count as ``facts_invalid``; the others
     as cited or unavailable by their state. ``skipped`` lists (path, why)
@@ -220,8 +242,8 @@ class CheckResult:
     """
 
     findings: list[Finding] = field(default_factory=list)
-    notices: list[Finding] = field(default_factory=list)
-    accepted: list[AcceptedFact] = field(default_factory=list)
+    notices: list[Finding] = _Settled()  # type: ignore[assignment]
+    accepted: list[AcceptedFact] = _Settled()  # type: ignore[assignment]
     files: int = 0
     facts_cited: int = 0
     facts_unavailable: int = 0
@@ -232,6 +254,27 @@ class CheckResult:
     fixed: list[Finding] = field(default_factory=list)
     warnings_text: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    _pending: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+    _pending_notices: int = field(default=0, repr=False, compare=False)
+
+    def defer(self, notices: int, work: Callable[[], None]) -> None:
+        """Leave ``work`` (which adds ``notices`` notices, and accepted facts)
+        to run when ``notices`` or ``accepted`` is first read."""
+        self._pending.append(work)
+        self._pending_notices += notices
+
+    def settle(self) -> None:
+        """Run the deferred work now (once; a read of ``notices`` or ``accepted`` does this)."""
+        if not self.__dict__.get("_pending"):
+            return
+        pending, self._pending, self._pending_notices = self._pending, [], 0
+        for work in pending:
+            work()
+
+    @property
+    def review_count(self) -> int:
+        """Number of semantic-review notices, without building deferred ones."""
+        return len(self.__dict__.get("_notices", ())) + self._pending_notices
 
     def count(self, severity: str) -> int:
         """Number of findings at ``severity``."""

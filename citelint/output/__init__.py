@@ -96,6 +96,6 @@ def summary_line(result: CheckResult) -> str:
         f"{result.links} link{'s' * (result.links != 1)} ({result.links_grounded} grounded)",
     ]
     verdict = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
-    notices = len(result.notices)
+    notices = result.review_count
     tail = f", {notices} for semantic review" if notices else ""
     return "citelint: " + ", ".join(parts) + f": {verdict}{tail}"

@@ -43,8 +43,8 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     list, then the full listing inside a stop-commands block."""
     for finding in visible(result.ordered(), options):
         out.write(annotation(finding, options.repo_prefix) + "\n")
-    if result.notices and not options.quiet:
-        n = len(result.notices)
+    if result.review_count and not options.quiet:
+        n = result.review_count
         out.write(f"::notice title={workflow_property('citelint (CL901)')}::"
                   f"{workflow_data(f'{n} accepted citation(s) need semantic review (listed in the step summary)')}\n")
     for warning in result.warnings_text:
@@ -53,7 +53,7 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     out.write(f"::stop-commands::{token}\n")
     for finding in visible(result.ordered(), options):
         out.write(finding_line(finding) + "\n")
-    if result.notices and not options.quiet:
+    if result.review_count and not options.quiet:
         out.write("semantic review:\n")
         for notice in sorted(result.notices):
             out.write("  " + finding_line(notice) + "\n")

@@ -40,7 +40,7 @@ def counts(result: CheckResult) -> dict[str, int]:
     """The counts shared by every machine-readable format (keys in camelCase)."""
     fields = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_grounded")
     out = {_camel(name): getattr(result, name) for name in fields}
-    out.update(errors=result.count("error"), warnings=result.count("warning"), semanticReview=len(result.notices))
+    out.update(errors=result.count("error"), warnings=result.count("warning"), semanticReview=result.review_count)
     return out
 
 

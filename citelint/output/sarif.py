@@ -136,7 +136,7 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
             "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
             "results": results,
-            "properties": {"counts": counts(result), "acceptedCitations": len(result.notices)},
+            "properties": {"counts": counts(result), "acceptedCitations": result.review_count},
         }],
     }
 

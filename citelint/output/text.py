@@ -78,11 +78,11 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
                   f"{terminal(fixed.message)}\n")
     for warning in result.warnings_text:
         out.write(f"note: {terminal(warning)}\n")
-    reviewing = result.notices and not options.quiet
+    reviewing = result.review_count and not options.quiet
     if reviewing and options.review:
         out.write("\n" + "\n".join(review_block(result, options.color)) + "\n\n")
     out.write(summary_line(result) + "\n")
     if reviewing and not options.review:
-        n = len(result.notices)
+        n = result.review_count
         out.write(f"{n} accepted citation{'s' * (n != 1)} to review for meaning (citelint proves the excerpt, "
                   "not that it supports its label): `citelint check --review` lists them\n")
