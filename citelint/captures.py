@@ -80,12 +80,12 @@ def raw_path(root: Path, source: str, raw_sha256: str) -> Path:
 
 # --------------------------------------------------------------------------- read side
 
-def _read_bounded(path: Path) -> bytes:
+def _read_bounded(path: Path | str) -> bytes:
     """Read a regular file of at most MAX_CAPTURE_FILE_BYTES without following a final symlink."""
     try:
         return read_regular(path, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
     except FileNotFoundError:
-        raise CaptureMissing(f"no capture file {path.name}") from None
+        raise CaptureMissing(f"no capture file {os.path.basename(path)}") from None
     except NotRegularFile:
         raise CaptureCorrupt("capture path is not a regular file") from None
     except FileTooLarge as exc:
@@ -100,10 +100,15 @@ def _read_bounded(path: Path) -> bytes:
 
 @dataclass(frozen=True)
 class RevisionInfo:
-    """A revision file found in a source directory, not yet verified."""
+    """A revision file found in the source directory ``directory``, not yet verified."""
 
     sha256: str
-    path: Path
+    directory: str
+
+    @property
+    def path(self) -> Path:
+        """The revision file's path."""
+        return Path(self.directory, f"{self.sha256}.json")
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,7 @@ class RevisionDate:
     readable so, see :func:`read_head_date`); unverified."""
 
     sha256: str
-    path: Path
+    path: Path | str
     retrieved_at: str | None
 
 
@@ -125,7 +130,7 @@ def revision_key(rev: CaptureRecord | RevisionDate) -> tuple[tuple[str, str], st
 _OPEN_HEAD = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 
-def read_head_date(path: Path, source: str, sha256: str) -> str | None:
+def read_head_date(path: Path | str, source: str, sha256: str) -> str | None:
     """The ``retrievedAt`` in the head of the capture file ``path`` of (``source``, ``sha256``),
     read without loading or hashing its text; None unless the head is what
     :meth:`CaptureRecord.to_json` writes (``format``, ``source``, ``sha256``, then an RFC 3339
@@ -168,6 +173,8 @@ class Store:
 
     def __init__(self, root: Path):
         self.root = Path(root)
+        # Paths are joined as strings: a run looks up thousands of captures.
+        self._root = os.fspath(self.root)
         self._real_root: Path | None = None
         # Per instance, so a Store and what it read go away together.
         self._lookup = functools.lru_cache(maxsize=4)(self._load)
@@ -188,19 +195,25 @@ class Store:
             raise hit
         return hit
 
+    def _source_dir(self, source: str) -> str:
+        return os.path.join(self._root, sha256_hex(source))
+
     def _load(self, source: str, sha256: str) -> CaptureRecord | CaptureError:
-        path = capture_path(self.root, source, sha256)
-        inside = self._dir_inside(path.parent)
+        if not _HEX64.fullmatch(sha256):
+            raise ValueError(f"not a lowercase hex SHA-256: {sha256!r}")
+        directory = self._source_dir(source)
+        inside = self._dir_inside(directory)
         if inside is None:
             return CaptureMissing("no capture of this source")
         if not inside:
             return CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
         try:
-            return parse_record(_read_bounded(path), source=source, sha256=sha256)
+            return parse_record(_read_bounded(os.path.join(directory, f"{sha256}.json")), source=source,
+                                sha256=sha256)
         except CaptureError as exc:
             return exc
 
-    def _dir_inside(self, directory: Path) -> bool | None:
+    def _dir_inside(self, directory: Path | str) -> bool | None:
         """Whether the source directory ``directory`` resolves inside the store
         (None: not a directory); one ``lstat`` unless it is a symlink."""
         try:
@@ -209,11 +222,11 @@ class Store:
             return None
         if stat.S_ISDIR(mode):
             return True  # a real directory in the store's own directory
-        if not stat.S_ISLNK(mode) or not directory.is_dir():
+        if not stat.S_ISLNK(mode) or not os.path.isdir(directory):
             return None
         try:
             self._real_root = self._real_root or self.root.resolve()
-            return directory.resolve().is_relative_to(self._real_root)
+            return Path(directory).resolve().is_relative_to(self._real_root)
         except (OSError, RuntimeError):  # RuntimeError: a symlink loop
             return False
 
@@ -227,14 +240,13 @@ class Store:
 
     def revisions(self, source: str) -> list[RevisionInfo]:
         """Revision files of ``source`` (names only, unverified), sorted by digest."""
-        directory = source_dir(self.root, source)
+        directory = self._source_dir(source)
         try:
             names = os.listdir(directory)
         except OSError:
             return []
-        stems = (name[:-5] for name in names if name.endswith(".json"))
-        return sorted((RevisionInfo(stem, directory / f"{stem}.json") for stem in stems if _HEX64.fullmatch(stem)),
-                      key=lambda r: r.sha256)
+        stems = sorted(name[:-5] for name in names if len(name) == 69 and name.endswith(".json"))
+        return [RevisionInfo(stem, directory) for stem in stems if _HEX64.fullmatch(stem)]
 
     def revision_dates(self, source: str) -> list[RevisionDate]:
         """Every revision file of ``source`` with the date its head records,
@@ -244,12 +256,14 @@ class Store:
 
     def _list_revisions(self, source: str) -> tuple[RevisionInfo, ...]:
         revs = self.revisions(source)
-        return tuple(revs) if revs and self._dir_inside(revs[0].path.parent) else ()
+        return tuple(revs) if revs and self._dir_inside(revs[0].directory) else ()
 
     def _dated(self, source: str, revs: list[RevisionInfo], heads: bool = False) -> list[RevisionDate]:
         heads = heads or len(revs) > 1  # a lone candidate's date orders nothing: verifying it tells
-        return sorted((RevisionDate(r.sha256, r.path, self._head(r.path, source, r.sha256) if heads else None)
-                       for r in revs), key=revision_key)
+        def dated(r: RevisionInfo) -> RevisionDate:
+            path = os.path.join(r.directory, f"{r.sha256}.json")
+            return RevisionDate(r.sha256, path, self._head(path, source, r.sha256) if heads else None)
+        return sorted(map(dated, revs), key=revision_key)
 
     def _newest_first(self, source: str, dates: list[RevisionDate]) -> Iterator[CaptureRecord]:
         """The revisions among ``dates`` that verify, newest first by
@@ -271,8 +285,11 @@ class Store:
         return None if sha is None else self._verified(source, sha)
 
     def _newer_sha(self, source: str, sha256: str, retrieved_at: str, batch: str | None) -> str | None:
+        others_listed = [r for r in self._listing(source) if r.sha256 != sha256]
+        if not others_listed:
+            return None  # the only revision: nothing can be newer
         mine = time_key(retrieved_at)
-        others = self._dated(source, [r for r in self._listing(source) if r.sha256 != sha256])
+        others = self._dated(source, others_listed)
         later = [d for d in others if d.retrieved_at is None or time_key(d.retrieved_at) > mine]
         # A sibling of the same batch is another chunk the model saw, not a successor.
         found = next((r for r in self._newest_first(source, later)

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
-from citelint.facts import AcceptedEntry, Citation, FactIssue, check_labels, label_issue, verify_citations
+from citelint.facts import (AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
+                            verify_citations)
 from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
 from citelint.columns import char_position
@@ -456,18 +457,20 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Report], verified: list[_Verified],
                    accepted: list[tuple[int, AcceptedEntry]]) -> None:
     """Emit the verified citations' findings now; the semantic-review notices
-    (CL901) and the accepted facts are built when a formatter first reads them
-    (:meth:`CheckResult.defer`), since each needs its fact's position and a
-    run that only counts them (text, SARIF) should not pay for that."""
+    (CL901, one per accepted citation) and the accepted facts are built when a
+    formatter first reads them (:meth:`CheckResult.defer`), since each needs
+    its fact's position and a run that only counts them (text, SARIF) should
+    not pay for that. CL901 raised above a notice in the config is a finding,
+    emitted now."""
     review = config.severity("CL901") == "notice"
     emitters: dict[int, _Emitter] = {}
-    notices: list[tuple[int, list[FactIssue]]] = []
+    reviewed = 0
     for order, _, issues, entry in verified:
         if entry is not None:
             accepted.append((order, entry))
-        if review and any(i.rule == "CL901" for i in issues):
-            notices.append((order, [i for i in issues if i.rule == "CL901"]))
-            issues = [i for i in issues if i.rule != "CL901"]
+            reviewed += 1
+            if not review:
+                issues = issues + [review_notice(entry)]
         if issues:
             report = reports[order]
             emit = emitters.get(order) or emitters.setdefault(order, _Emitter(config, result, report.display))
@@ -476,14 +479,16 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
         emit.close()
 
     def settle() -> None:
-        for order, issues in notices:
-            report = reports[order]
-            report.emit_issues(_Emitter(config, result, report.display), issues)
+        if review:
+            for order, entry in accepted:
+                if entry.fact["state"] == "cited":
+                    report = reports[order]
+                    report.emit_issues(_Emitter(config, result, report.display), [review_notice(entry)])
         built = [reports[order].accepted(entry) for order, entry in accepted]
         built.sort(key=lambda item: item[0])
         result.accepted = [fact for _, fact in built]
 
-    result.defer(sum(len(issues) for _, issues in notices), settle)
+    result.defer(reviewed if review else 0, settle)
 
 
 def _pool(n: int) -> Executor | None:

@@ -9,6 +9,7 @@ explained in the message, never accepted.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
@@ -59,6 +60,9 @@ class Verdict:
 #: whitespace or format controls (Hangul fillers, Braille blank, combining
 #: grapheme joiner, Mongolian vowel separator).
 _BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
+#: A printable ASCII character other than space: visible by every test below,
+#: and in nearly every snippet, so most snippets are decided by one C search.
+_VISIBLE_ASCII = re.compile(r"[!-~]")
 
 
 def is_invisible(text: str) -> bool:
@@ -70,6 +74,8 @@ def is_invisible(text: str) -> bool:
     ``_BLANK``. Such a snippet matches text nobody can read, so it can never
     be evidence.
     """
+    if _VISIBLE_ASCII.search(text):
+        return False
     return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
                is_variation_selector(c) or c in _BLANK for c in text)
 
@@ -382,44 +388,51 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     git neither tracks nor has staged), CL401–CL403 (``signatures(record)``
     gives the (rule, message) findings of the capture's signatures, see
     :class:`citelint.evidence.EvidenceVerifier`; asked once per capture, not
-    per fact) and CL901 (every accepted citation, for semantic review). A fact with an issue of any blocking rule is not
-    accepted.
+    per fact). A fact with an issue of any blocking rule is not accepted;
+    each accepted one is listed for semantic review (CL901, :func:`review_notice`).
     """
     if not citations:
         return
     source, sha = citations[0].fact["source"], citations[0].fact["captureSha256"]
     verdicts = verify_group(source, sha, [c.fact["snippet"] for c in citations], approved=approved(source),
                             store=store)
-    not_on_base = base is not None and verdicts[0].resolved and not base.has_capture(source, sha)
-    not_in_git = untracked(source, sha) if untracked is not None and verdicts[0].resolved else None
-    # The record verify_group just read is still in the store's cache: no second parse.
-    signed = signatures(store.lookup(source, sha)) if signatures is not None and verdicts[0].resolved else []
+    resolved = verdicts[0].resolved
+    # Findings about the capture itself, the same for every fact citing it: (rule, field, message).
+    about_capture: list[tuple[str, str, str]] = []
+    if base is not None and resolved and not base.has_capture(source, sha):
+        # The capture exists in the working tree but not on the base: the
+        # evidence arrives in the same change as the claim leaning on it.
+        about_capture.append((
+            "CL302", "captureSha256",
+            f"capture {_short(sha)}… is not on the base revision {base.commit[:12]} "
+            "(require_captures_on_base); merge the capture in its own change first, then the report"))
+    not_in_git = untracked(source, sha) if untracked is not None and resolved else None
+    if not_in_git:
+        about_capture.append((
+            "CL109", "captureSha256",
+            f"capture {_short(sha)}… ({not_in_git}) is neither committed nor staged in git, so this check "
+            f"passes here and fails in a clean clone; run `git add {not_in_git}`"))
+    if signatures is not None and resolved:
+        # The record verify_group just read is still in the store's cache: no second parse.
+        signed = signatures(store.lookup(source, sha))
+        about_capture.extend((rule, "captureSha256", message) for rule, message in signed)
     for citation, verdict in zip(citations, verdicts):
         index, fact = citation.index, citation.fact
         issues = [FactIssue(index, i.rule, i.field, i.message, i.at) for i in verdict.issues]
-        if not_on_base and verdict.resolved:
-            # The capture exists in the working tree but not on the base: the
-            # evidence arrives in the same change as the claim leaning on it.
-            assert base is not None
-            issues.append(FactIssue(
-                index, "CL302", "captureSha256",
-                f"capture {_short(sha)}… is not on the base revision {base.commit[:12]} "
-                "(require_captures_on_base); merge the capture in its own change first, then the report"))
-        if not_in_git and verdict.resolved:
-            issues.append(FactIssue(
-                index, "CL109", "captureSha256",
-                f"capture {_short(sha)}… ({not_in_git}) is neither committed nor staged in git, so this check "
-                f"passes here and fails in a clean clone; run `git add {not_in_git}`"))
-        if verdict.resolved:
-            issues.extend(FactIssue(index, rule, "captureSha256", message) for rule, message in signed)
-        if any(RULES[i.rule].blocking for i in issues) or citation.rejected:
+        if verdict.resolved and about_capture:
+            issues.extend(FactIssue(index, rule, field, message) for rule, field, message in about_capture)
+        if citation.rejected or (issues and any(RULES[i.rule].blocking for i in issues)):
             # A label that failed (CL003), or either fact of a CL004 pair: not accepted.
             yield citation, issues, None
             continue
-        label = fact["label"]
-        review = review_hints(labels.get(label), fact["snippet"])
-        detail = "; ".join(review) if review else "check that the snippet supports this label"
-        issues.append(FactIssue(index, "CL901", "",
-                                f"label {label!r} is not verified by citelint, only the excerpt: {detail}"))
+        review = review_hints(labels.get(fact["label"]), fact["snippet"])
         yield citation, issues, AcceptedEntry(index, fact, verdict.offset, review, verdict.retrieved_at,
                                               verdict.context)
+
+
+def review_notice(entry: AcceptedEntry) -> FactIssue:
+    """The semantic-review notice (CL901) of an accepted cited fact: its label
+    is not verified, only its excerpt; the entry's review hints say what to look at."""
+    detail = "; ".join(entry.review) if entry.review else "check that the snippet supports this label"
+    return FactIssue(entry.index, "CL901", "",
+                     f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}")

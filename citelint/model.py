@@ -163,6 +163,19 @@ class ApprovedLabels(Mapping[str, LabelInfo]):
                 return info
         raise KeyError(label)
 
+    def __contains__(self, label: object) -> bool:
+        # Mapping's own goes through __getitem__ and a KeyError: this runs per fact.
+        if label in self._exact:
+            return True
+        return isinstance(label, str) and any(pattern.fullmatch(label) for pattern, _ in self._patterns)
+
+    def get(self, label: str, default: LabelInfo | None = None) -> LabelInfo | None:  # type: ignore[override]
+        """The :class:`LabelInfo` approving ``label``, else ``default``."""
+        info = self._exact.get(label)
+        if info is not None:
+            return info
+        return next((info for pattern, info in self._patterns if pattern.fullmatch(label)), default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._all)
 
