@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
@@ -18,9 +19,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
-from citelint.facts import (AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
+from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
                             verify_citations)
-from citelint.files import replace_atomically, unsafe_to_replace
+from citelint.files import decode_utf8, replace_atomically, unsafe_to_replace
 from citelint.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
 from citelint.columns import char_position
 from citelint.loaders import Document, LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
@@ -101,25 +102,38 @@ class _Emitter:
 class _Report:
     """A fact report after the first phase, kept until its citations are verified.
 
-    Picklable, so a worker process can hand it back: the text is kept and the
-    document re-derived from it on demand (``doc``); for a JSON report that
-    took the fast path, the facts' spans are enough to locate a fact without
-    parsing again. Positions are found only when a finding or a formatter
-    needs them.
+    Positions are found only when a finding or a formatter needs them, so
+    between the phases a report keeps only its bytes as read (``raw``: UTF-8,
+    often half the size of the decoded text) and the facts' spans found so
+    far; ``release`` drops the text and document, and ``text`` and ``doc``
+    re-derive them on demand. That also keeps it small to pickle, so a worker
+    process can hand it back.
     """
 
     order: int
     display: str
     kind: str
-    text: str
+    raw: bytes
     spans: dict[str, tuple[int, int]]
     facts_ptr: str
     _doc: Document | LazyDocument | None = field(default=None, compare=False)
+    _text: str | None = field(default=None, compare=False)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        state["_doc"] = None  # re-derived from the text in the parent
+        state["_doc"] = state["_text"] = None  # re-derived from the bytes in the parent
         return state
+
+    def release(self) -> None:
+        """Drop the decoded text and the document until a position is next needed."""
+        self._doc = self._text = None
+
+    @property
+    def text(self) -> str:
+        """The report's text (decoded again from ``raw`` after :meth:`release`)."""
+        if self._text is None:
+            self._text = decode_utf8(self.raw)  # it decoded in the first phase
+        return self._text
 
     def doc(self) -> Document | LazyDocument:
         """The loaded document (loaded again from the text after a process hop)."""
@@ -209,8 +223,8 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     if not isinstance(facts, list):
         emit.close()
         return None
-    report = _Report(order, display, kind_of(target.path) or "json", source[1],
-                     doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc)
+    report = _Report(order, display, kind_of(target.path) or "json", source[0],
+                     doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, source[1])
     # A fact that fails the schema has its label judged too: every independent problem at once.
     report.emit_issues(emit, [issue for i in sorted(bad_facts) if i < checked and isinstance(facts[i], dict)
                               if (issue := label_issue(i, facts[i].get("label"), config.labels)) is not None])
@@ -221,7 +235,18 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     result.facts_unavailable += outcome.unavailable
     report.emit_issues(emit, outcome.issues)
     emit.close()
+    report.release()
+    for citation in outcome.citations:
+        # Facts citing one capture repeat its source and digest, and labels
+        # repeat across reports: one string object each, while a run holds
+        # every citation between the phases.
+        fact = cast("dict[str, str]", citation.fact)
+        for key in _SHARED_VALUES:
+            fact[key] = sys.intern(fact[key])
     return report, outcome.citations, outcome.accepted
+
+
+_SHARED_VALUES = ("state", "label", "source", "captureSha256")
 
 
 def _fact_index(pointer: str, facts_ptr: str) -> int | None:
@@ -279,12 +304,12 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 
 
 #: One verified citation: (report order, citation, its issues, its accepted entry or None).
-_Verified = tuple[int, Citation, list[FactIssue], "AcceptedEntry | None"]
+_Verified = tuple[int, Citation, Sequence[FactIssue], "AcceptedEntry | None"]
 
 
 def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]]]], config: Config,
                base: BaseCaptures | None, tracking: GitTracking,
-               evidence: EvidenceVerifier | None = None) -> list[_Verified]:
+               evidence: EvidenceVerifier | None = None, context_chars: int = CONTEXT_CHARS) -> list[_Verified]:
     """Verify cited facts grouped by capture: each capture read once for all
     the facts citing it, then released, so memory holds one capture at a time."""
     store = Store(config.captures_dir)
@@ -294,7 +319,8 @@ def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
                                     store=store, base=cl302_base,
                                     untracked=tracking.untracked if tracking.enabled else None,
-                                    signatures=functools.partial(evidence.issues, store) if evidence else None)
+                                    signatures=functools.partial(evidence.issues, store) if evidence else None,
+                                    context_chars=context_chars)
         out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
     return out
 
@@ -371,7 +397,7 @@ def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
-              stdin: tuple[str, bytes] | None = None) -> CheckResult:
+              stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -386,6 +412,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``stdin`` is (name, bytes) of a report read from standard input, checked
     as if it were the file ``name`` (``paths`` is then ignored).
     ``jobs`` is the number of processes (None: :func:`job_count` decides).
+    ``context_chars`` is how much capture text (code points) each accepted
+    citation keeps on either side of its snippet for review (the step
+    summary shows it); 0 keeps none, which a large run's memory notices.
     The result is the same for any number of processes: work is cut into
     contiguous slices in a fixed order and merged in that order.
 
@@ -439,9 +468,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                     (order, citation))
         groups = sorted(grouped.items(), key=lambda item: item[0])
         if pool is None:
-            verified = _phase_two(groups, config, base_captures, tracking, evidence)
+            verified = _phase_two(groups, config, base_captures, tracking, evidence, context_chars)
         else:
-            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures, tracking, evidence)
+            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures, tracking, evidence,
+                                                     context_chars)
                                          for part in _slices(groups, n)] for v in future.result()]
     finally:
         if pool is not None:
@@ -470,7 +500,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
             accepted.append((order, entry))
             reviewed += 1
             if not review:
-                issues = issues + [review_notice(entry)]
+                issues = [*issues, review_notice(entry)]
         if issues:
             report = reports[order]
             emit = emitters.get(order) or emitters.setdefault(order, _Emitter(config, result, report.display))

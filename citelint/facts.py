@@ -168,11 +168,16 @@ class _Budget:
         return True
 
 
+_NO_CONTEXT = ("", "")
+
+
 def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None,
-                   budget: _Budget | None = None) -> Verdict:
+                   budget: _Budget | None = None, context_chars: int = CONTEXT_CHARS) -> Verdict:
     """Verify one visible snippet against the verified capture ``record`` it cites
     (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the
-    record; ``budget`` bounds the near-miss explanations of its capture."""
+    record; ``budget`` bounds the near-miss explanations of its capture;
+    ``context_chars`` is how much capture text (code points) to keep on each
+    side of a found snippet (0: none)."""
     text = record.text
     offset = text.find(snippet)
     if offset < 0:
@@ -197,16 +202,20 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
         issues.append(Issue("CL106", "captureSha256",
                              f"a newer capture of this source exists ({_short(newer.sha256)}…, "
                              f"{newer.retrieved_at}); check the snippet against it and cite it"))
-    end = offset + len(snippet)
-    context = (text[max(0, offset - CONTEXT_CHARS):offset], text[end:end + CONTEXT_CHARS])
+    if context_chars:
+        end = offset + len(snippet)
+        context = (text[max(0, offset - context_chars):offset], text[end:end + context_chars])
+    else:
+        context = _NO_CONTEXT
     return Verdict(tuple(issues), offset=offset, resolved=True, retrieved_at=record.retrieved_at, context=context)
 
 
 def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bool,
-                 store: Store) -> list[Verdict]:
+                 store: Store, context_chars: int = CONTEXT_CHARS) -> list[Verdict]:
     """Verify every snippet citing one capture (source, sha), reading the capture once.
 
-    Returns one Verdict per snippet, in order (rules CL101–CL106, CL108).
+    Returns one Verdict per snippet, in order (rules CL101–CL106, CL108), each
+    with ``context_chars`` of context (see :func:`verify_snippet`).
     The exactness rules stop at the first failure, except that an invisible
     snippet (CL108) is reported beside a source or capture problem, since it
     does not depend on the capture. The capture record is not kept: memory
@@ -228,7 +237,7 @@ def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bo
         return [Verdict(inv + (corrupt,)) for inv in invisible]
     newer = _newer(store, source, record)
     budget = _Budget(record.text)
-    return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer, budget)
+    return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer, budget, context_chars)
             for s, inv in zip(snippets, invisible)]
 
 
@@ -377,7 +386,8 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                      approved: Callable[[str], bool], store: Store, base: BaseLookup | None = None,
                      untracked: Callable[[str, str], str | None] | None = None,
                      signatures: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None,
-                     ) -> Iterator[tuple[Citation, list[FactIssue], AcceptedEntry | None]]:
+                     context_chars: int = CONTEXT_CHARS,
+                     ) -> Iterator[tuple[Citation, Sequence[FactIssue], AcceptedEntry | None]]:
     """Verify cited facts that all cite one capture (same source and captureSha256).
 
     Yields, per citation in order, its issues and its accepted entry (None
@@ -389,13 +399,14 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     gives the (rule, message) findings of the capture's signatures, see
     :class:`citelint.evidence.EvidenceVerifier`; asked once per capture, not
     per fact). A fact with an issue of any blocking rule is not accepted;
-    each accepted one is listed for semantic review (CL901, :func:`review_notice`).
+    each accepted one is listed for semantic review (CL901, :func:`review_notice`)
+    with ``context_chars`` code points of capture text on each side.
     """
     if not citations:
         return
     source, sha = citations[0].fact["source"], citations[0].fact["captureSha256"]
     verdicts = verify_group(source, sha, [c.fact["snippet"] for c in citations], approved=approved(source),
-                            store=store)
+                            store=store, context_chars=context_chars)
     resolved = verdicts[0].resolved
     # Findings about the capture itself, the same for every fact citing it: (rule, field, message).
     about_capture: list[tuple[str, str, str]] = []
@@ -418,9 +429,13 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
         about_capture.extend((rule, "captureSha256", message) for rule, message in signed)
     for citation, verdict in zip(citations, verdicts):
         index, fact = citation.index, citation.fact
-        issues = [FactIssue(index, i.rule, i.field, i.message, i.at) for i in verdict.issues]
-        if verdict.resolved and about_capture:
-            issues.extend(FactIssue(index, rule, field, message) for rule, field, message in about_capture)
+        if not verdict.issues and not (verdict.resolved and about_capture):
+            issues: Sequence[FactIssue] = ()  # most citations: one shared empty tuple, not a list each
+        else:
+            found = [FactIssue(index, i.rule, i.field, i.message, i.at) for i in verdict.issues]
+            if verdict.resolved:
+                found.extend(FactIssue(index, rule, field, message) for rule, field, message in about_capture)
+            issues = found
         if citation.rejected or (issues and any(RULES[i.rule].blocking for i in issues)):
             # A label that failed (CL003), or either fact of a CL004 pair: not accepted.
             yield citation, issues, None

@@ -15,6 +15,7 @@ from typing import Callable, TextIO
 
 from citelint import __version__
 from citelint.check import AUTO_JOBS_MIN_FILES, UsageError, run_check
+from citelint.facts import CONTEXT_CHARS
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
 from citelint.config import Config, ConfigError, load_config
 from citelint.escape import terminal
@@ -109,7 +110,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if isatty(err) else None
     try:
         result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
-                           base=args.base, jobs=args.jobs, base_missing=args.base_missing, stdin=stdin)
+                           base=args.base, jobs=args.jobs, base_missing=args.base_missing, stdin=stdin,
+                           # Only the step summary shows the capture text around each snippet.
+                           context_chars=CONTEXT_CHARS if args.summary_file or fmt == "summary" else 0)
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:
