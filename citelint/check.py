@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, cast
 
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
@@ -106,8 +106,7 @@ class _Report:
     between the phases a report keeps only its bytes as read (``raw``: UTF-8,
     often half the size of the decoded text) and the facts' spans found so
     far; ``release`` drops the text and document, and ``text`` and ``doc``
-    re-derive them on demand. That also keeps it small to pickle, so a worker
-    process can hand it back.
+    re-derive them on demand.
     """
 
     order: int
@@ -118,11 +117,6 @@ class _Report:
     facts_ptr: str
     _doc: Document | LazyDocument | None = field(default=None, compare=False)
     _text: str | None = field(default=None, compare=False)
-
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        state["_doc"] = state["_text"] = None  # re-derived from the bytes in the parent
-        return state
 
     def release(self) -> None:
         """Drop the decoded text and the document until a position is next needed."""
@@ -136,7 +130,7 @@ class _Report:
         return self._text
 
     def doc(self) -> Document | LazyDocument:
-        """The loaded document (loaded again from the text after a process hop)."""
+        """The loaded document (loaded again from the text after :meth:`release`)."""
         if self._doc is None:
             if self.kind == "json":
                 self._doc = LazyDocument(None, self.text, self.spans)
@@ -259,7 +253,7 @@ def _fact_index(pointer: str, facts_ptr: str) -> int | None:
 
 @dataclass
 class _PhaseOne:
-    """What the first phase found in a run of targets (picklable)."""
+    """What the first phase found in a run of targets; findings go to ``result``."""
 
     result: CheckResult
     reports: list[_Report]
@@ -270,14 +264,15 @@ class _PhaseOne:
 
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
-               tracking: GitTracking, progress: Callable[[int, int], None] | None = None,
-               total: int = 0, evidence: EvidenceVerifier | None = None) -> _PhaseOne:
-    """Load and label-check fact reports, and check Markdown reports whole.
+               tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
+               evidence: EvidenceVerifier | None = None) -> _PhaseOne:
+    """Load and label-check fact reports, and check Markdown reports whole,
+    adding their findings to ``result``.
 
     ``targets`` are (order, target) pairs; order is the target's 1-based
     place in the run, which fixes the order of the output.
     """
-    one = _PhaseOne(CheckResult(), [], [], [])
+    one = _PhaseOne(result, [], [], [])
     store = Store(config.captures_dir)
     allowlist: LinkEvidence | None = None
     for order, target in targets:
@@ -297,7 +292,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
                 allowlist = build_allowlist(config, store, tracking, evidence)
             _check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
-            progress(order, total)
+            progress(order, len(targets))
     one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
         and not allowlist.unsigned
     return one
@@ -307,7 +302,10 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 _Verified = tuple[int, Citation, Sequence[FactIssue], "AcceptedEntry | None"]
 
 
-def _phase_two(groups: Sequence[tuple[tuple[str, str], list[tuple[int, Citation]]]], config: Config,
+_Group = tuple[tuple[str, str], list[tuple[int, Citation]]]
+
+
+def _phase_two(groups: Sequence[_Group], config: Config,
                base: BaseCaptures | None, tracking: GitTracking,
                evidence: EvidenceVerifier | None = None, context_chars: int = CONTEXT_CHARS) -> list[_Verified]:
     """Verify cited facts grouped by capture: each capture read once for all
@@ -401,8 +399,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
-    ``progress(done, total)`` is called after each file when given (in one
-    process; with several, after each slice of files).
+    ``progress(done, total)`` is called after each file when given.
     ``base`` (a git revision) turns on the diff-aware rules (DESIGN §6):
     CL301 for every capture changed since the base, whatever ``paths`` are,
     and CL302 for cited captures the base lacks (``require_captures_on_base``).
@@ -411,16 +408,17 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
     as if it were the file ``name`` (``paths`` is then ignored).
-    ``jobs`` is the number of processes (None: :func:`job_count` decides).
+    ``jobs`` is the number of processes verifying citations (None:
+    :func:`job_count` decides).
     ``context_chars`` is how much capture text (code points) each accepted
     citation keeps on either side of its snippet for review (the step
     summary shows it); 0 keeps none, which a large run's memory notices.
-    The result is the same for any number of processes: work is cut into
-    contiguous slices in a fixed order and merged in that order.
-
-    Two phases: every report is loaded and label-checked first; then the
-    cited facts are grouped by capture, so each capture is read, verified and
-    searched once for all its snippets, in order of (source, digest).
+    Two phases: every report is loaded and label-checked first, in this
+    process; then the cited facts are grouped by capture, so each capture is
+    read, verified and searched once for all its snippets, in order of
+    (source, digest). With several processes the groups are cut into
+    contiguous slices in that order and the results joined in the same order,
+    so the result is the same for any number of processes.
 
     Raises:
         UsageError: a named path does not exist, or ``base`` cannot be used
@@ -444,40 +442,21 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         evidence = verifier_for(config, cwd)
         for path, message in evidence.unsigned_captures(store, config.sources):
             _Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
-    n = job_count(jobs, len(targets))
     numbered = list(enumerate(targets, 1))
-    pool = _pool(n) if n > 1 else None
-    try:
-        if pool is None:
-            firsts = [_phase_one(numbered, config, cwd, fix, tracking, progress, len(targets), evidence)]
-        else:
-            futures = [pool.submit(_phase_one, part, config, cwd, fix, tracking, None, 0, evidence)
-                       for part in _slices(numbered, n)]
-            firsts = []
-            for future in futures:
-                firsts.append(future.result())
-                if progress:
-                    progress(sum(f.result.files for f in firsts), len(targets))
-        reports = {r.order: r for one in firsts for r in one.reports}
-        accepted = [item for one in firsts for item in one.accepted]
-        grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
-        for one in firsts:
-            _merge(result, one.result)
-            for order, citation in one.citations:
-                grouped.setdefault((citation.fact["source"], citation.fact["captureSha256"]), []).append(
-                    (order, citation))
-        groups = sorted(grouped.items(), key=lambda item: item[0])
-        if pool is None:
-            verified = _phase_two(groups, config, base_captures, tracking, evidence, context_chars)
-        else:
-            verified = [v for future in [pool.submit(_phase_two, part, config, base_captures, tracking, evidence,
-                                                     context_chars)
-                                         for part in _slices(groups, n)] for v in future.result()]
-    finally:
-        if pool is not None:
-            pool.shutdown()
+    one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence)
+    reports = {r.order: r for r in one.reports}
+    accepted = one.accepted
+    grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
+    for item in one.citations:
+        fact = item[1].fact
+        grouped.setdefault((fact["source"], fact["captureSha256"]), []).append(item)
+    one.citations.clear()
+    groups = sorted(grouped.items(), key=lambda item: item[0])
+    del grouped
+    verified = _verify(groups, job_count(jobs, len(targets)), config, base_captures, tracking, evidence,
+                       context_chars)
     _emit_verified(config, result, reports, verified, accepted)
-    if any(one.allowlist_empty for one in firsts) and result.links_governed:
+    if one.allowlist_empty and result.links_governed:
         result.warnings_text.append(
             "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
             "every governed link is ungrounded; capture the sources first")
@@ -521,27 +500,52 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
     result.defer(reviewed if review else 0, settle)
 
 
-def _pool(n: int) -> Executor | None:
-    """A pool of ``n`` forked worker processes (fork: nothing is imported or
-    read again, and start-up is fast), or None where the platform cannot
-    fork (the check then runs in this process)."""
+#: What forked verification workers read (groups and settings): set just
+#: before they are forked, so the cited facts reach them in fork's copy of
+#: this process instead of being pickled to each.
+_FORKED: tuple[Any, ...] | None = None
+
+#: A verified citation as a worker hands it back: its issues and, when
+#: accepted, the fields of its entry but the fact (which the parent has).
+_Compact = tuple[Sequence[FactIssue], "tuple[int | None, tuple[str, ...], str | None, tuple[str, str]] | None"]
+
+
+def _verify_part(start: int, stop: int) -> list[_Compact]:
+    """Verify groups ``start:stop`` of :data:`_FORKED` (in a forked worker)."""
+    assert _FORKED is not None
+    groups, *settings = _FORKED
+    return [(issues, None if entry is None else (entry.offset, entry.review, entry.retrieved_at, entry.context))
+            for _, _, issues, entry in _phase_two(groups[start:stop], *settings)]
+
+
+def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
+            evidence: EvidenceVerifier | None, context_chars: int) -> list[_Verified]:
+    """Phase two over ``groups`` with ``n`` processes: this one verifies the
+    first contiguous slice while ``n - 1`` forked workers verify the others;
+    the results are joined in slice order, so they are the same for any
+    ``n``. One process where the platform cannot fork."""
     import multiprocessing
+
+    settings = (config, base, tracking, evidence, context_chars)
+    if n <= 1 or len(groups) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return _phase_two(groups, *settings)
     from concurrent.futures import ProcessPoolExecutor
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"))
-
-
-def _merge(into: CheckResult, part: CheckResult) -> None:
-    """Add one slice's findings, notices, counts and fixes to the run's result."""
-    into.findings.extend(part.findings)
-    into.notices.extend(part.notices)
-    into.fixed.extend(part.fixed)
-    into.warnings_text.extend(part.warnings_text)
-    for name in ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_governed",
-                 "links_grounded"):
-        setattr(into, name, getattr(into, name) + getattr(part, name))
+    global _FORKED
+    bounds = [(part.start, part.stop) for part in _slices(range(len(groups)), n)]  # type: ignore[attr-defined]
+    _FORKED = (groups, *settings)
+    try:
+        with ProcessPoolExecutor(max_workers=len(bounds) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_verify_part, start, stop) for start, stop in bounds[1:]]
+            verified = _phase_two(groups[bounds[0][0]:bounds[0][1]], *settings)
+            for (start, stop), future in zip(bounds[1:], futures):
+                cited = [item for _, group in groups[start:stop] for item in group]
+                for (order, citation), (issues, entry) in zip(cited, future.result()):
+                    verified.append((order, citation, issues, None if entry is None else
+                                     AcceptedEntry(citation.index, citation.fact, *entry)))
+    finally:
+        _FORKED = None
+    return verified
 
 
 def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult,
