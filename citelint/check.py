@@ -188,7 +188,8 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     its accepted unavailable facts, or None when nothing is left to check."""
     emit = _Emitter(config, result, display)
     source = _read(target)
-    doc = source if isinstance(source, ParseFailure) else load_text(source[1], kind_of(target.path) or "json")
+    syntax = target.syntax or kind_of(target.path) or "json"
+    doc = source if isinstance(source, ParseFailure) else load_text(source[1], syntax)
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
         emit.close()
@@ -217,7 +218,7 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     if not isinstance(facts, list):
         emit.close()
         return None
-    report = _Report(order, display, kind_of(target.path) or "json", source[0],
+    report = _Report(order, display, syntax, source[0],
                      doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, source[1])
     # A fact that fails the schema has its label judged too: every independent problem at once.
     report.emit_issues(emit, [issue for i in sorted(bad_facts) if i < checked and isinstance(facts[i], dict)
@@ -276,7 +277,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     store = Store(config.captures_dir)
     allowlist: LinkEvidence | None = None
     for order, target in targets:
-        display = relpath(target.path, cwd)
+        display = target.display or relpath(target.path, cwd)
         one.result.files += 1
         if target.refusal:
             _Emitter(config, one.result, display)("CL001", Position(1, 1), target.refusal)

@@ -21,6 +21,7 @@ import bisect
 import json
 import json.decoder
 import json.scanner
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -518,11 +519,23 @@ def load_text(text: str, kind: str, *, typed: bool = False) -> Document | LazyDo
     return load_yaml_text(text, typed=typed)
 
 
+_KINDS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown", ".markdown": "markdown"}
+
+
 def kind_of(path: Path | str) -> str | None:
-    """``"json"``, ``"yaml"`` or ``"markdown"`` from the file suffix, else None."""
-    suffix = Path(path).suffix.lower()
-    return {".json": "json", ".yaml": "yaml", ".yml": "yaml",
-            ".md": "markdown", ".markdown": "markdown"}.get(suffix)
+    """``"json"``, ``"yaml"`` or ``"markdown"`` from the suffix of the last
+    component of ``path`` (case-insensitive), else None.
+
+    The suffix is ``PurePath.suffix``'s (the name from its last dot, when
+    that dot is neither first nor last, so ``.json`` alone is a name, not a
+    suffix), read from the string without building a path object per call.
+    """
+    text = os.fspath(path).rstrip(os.sep)
+    name = text[text.rfind(os.sep) + 1:]
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:
+        return _KINDS.get(name[dot:].lower())
+    return None
 
 
 def decode_source(raw: bytes, limit: int = MAX_REPORT_BYTES) -> tuple[bytes, str] | ParseFailure:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterator, Sequence
 
-from citelint.config import Config
+from citelint.config import Config, dir_prefix, relpath
 from citelint.loaders import kind_of
 
 
@@ -33,6 +33,12 @@ class Target:
     #: The report's bytes when they came from standard input (``path`` then only
     #: names it: globs, format by extension, messages), else None: read ``path``.
     content: bytes | None = None
+    #: ``path`` as findings print it (:func:`citelint.config.relpath` from the
+    #: run's directory); empty when the target was made without one.
+    display: str = ""
+    #: How a fact report is parsed, from ``path``'s extension: ``"json"`` or
+    #: ``"yaml"`` (``"markdown"`` for a Markdown report); empty when unknown.
+    syntax: str = ""
 
 
 @dataclass
@@ -47,30 +53,91 @@ class Selection:
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
 
 
-def _walk(top: Path, captures_dir: Path) -> Iterable[Path]:
-    """Files under ``top`` in a stable order, never descending into version
-    control or tool directories, nor into the capture store (its files are
-    never reports, and a large store would dominate the walk). Directory
-    symlinks are not followed."""
-    skip = os.path.abspath(captures_dir)
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames
-                             if d not in _SKIP_DIRS and os.path.join(dirpath, d) != skip)
-        for name in sorted(filenames):
-            yield Path(dirpath, name)
+def _walk(top: str, captures_dir: str) -> Iterator[tuple[str, str]]:
+    """(absolute path as reached from ``top``, real path) of each file under
+    the directory ``top``, in a stable order: a folder's files by name, then
+    its folders by name, depth first.
+
+    Never descends into version control or tool directories, nor into the
+    capture store (its files are never reports, and a large store would
+    dominate the walk: the store is recognised by its real location, so a
+    walk through a symlinked alias of the project skips it too). Directory
+    symlinks are not followed, so below the real ``top`` only a file that is
+    itself a symlink needs ``realpath``: a ``DirEntry`` says which without a
+    system call. A folder that cannot be listed is passed over, as
+    ``os.walk`` does.
+    """
+    stack = [(os.path.abspath(top), os.path.realpath(top))]
+    while stack:
+        lexical, real = stack.pop()
+        try:
+            with os.scandir(real) as listing:
+                entries = sorted(listing, key=_name)
+        except OSError:
+            continue
+        lexical_prefix, real_prefix = dir_prefix(lexical), dir_prefix(real)
+        folders = []
+        for entry in entries:
+            link = _is_symlink(entry)
+            if _is_dir(entry):
+                # A symlinked folder is not walked (it is judged where it leads,
+                # if that is named); the store and tool folders never.
+                if not link and entry.name not in _SKIP_DIRS and real_prefix + entry.name != captures_dir:
+                    folders.append((lexical_prefix + entry.name, real_prefix + entry.name))
+                continue
+            path = real_prefix + entry.name
+            yield lexical_prefix + entry.name, os.path.realpath(path) if link else path
+        stack.extend(reversed(folders))
 
 
-def _kind(config: Config, matched: str, path: Path) -> tuple[str | None, str]:
-    """The kind a matched file is checked as: what its extension says
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    """``entry`` is a folder or a symlink to one (``os.walk``'s test; an
+    entry that cannot be examined counts as a file)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_symlink(entry: os.DirEntry) -> bool:
+    """``entry`` is a symlink; one that cannot be examined is treated as
+    one, so its location is resolved rather than assumed."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True
+
+
+def _kind(matched: str, ext: str | None) -> tuple[str | None, str]:
+    """The kind a matched file is checked as, given ``ext``, the
+    :func:`~citelint.loaders.kind_of` of its name: what its extension says
     (``.json``/``.yaml``/``.yml`` a fact report, ``.md`` Markdown), so a file
     matched by both glob lists is never dropped; other extensions only as
     Markdown."""
-    ext = kind_of(path)
     if ext in ("json", "yaml"):
         return "report", ""
     if ext == "markdown" or matched == "markdown":
         return "markdown", ""
     return None, "matched by `reports`, but a fact report is a .json, .yaml or .yml file"
+
+
+def _syntax(kind: str, ext: str | None) -> str:
+    """How a target of ``kind`` whose shown name has extension ``ext`` is parsed."""
+    return (ext or "json") if kind == "report" else "markdown"
+
+
+def _displayer(cwd: Path) -> Callable[[str], str]:
+    """:func:`citelint.config.relpath` from ``cwd`` for absolute, normalised
+    paths, with ``cwd`` made absolute once for the whole selection."""
+    start = os.path.abspath(cwd)
+    prefix = dir_prefix(start)
+    if os.sep != "/":
+        return lambda path: relpath(path, start)
+    return lambda path: path[len(prefix):] if path.startswith(prefix) and path != start else relpath(path, start)
 
 
 def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Selection:
@@ -82,14 +149,15 @@ def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Select
             (outside the project, excluded, under captures/): a report given
             explicitly is never passed over in silence.
     """
-    path = Path(name) if os.path.isabs(name) else cwd / name
-    path = Path(os.path.normpath(path))
+    path = os.path.normpath(os.path.join(cwd, name))
     matched, why = config.classify(path)
-    kind, why = _kind(config, matched, path) if matched else (None, why)
+    ext = kind_of(path)
+    kind, why = _kind(matched, ext) if matched else (None, why)
     if kind is None:
         raise UsageError(f"--stdin-filename {name}: {why}, so the report on standard input would not be "
                          "checked; name a path the config's `reports` or `markdown` globs match")
-    return Selection(targets=[Target(path, kind, content=content)])
+    return Selection(targets=[Target(Path(path), kind, content=content, display=relpath(path, cwd),
+                                     syntax=_syntax(kind, ext))])
 
 
 def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection:
@@ -103,46 +171,64 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection
     config's directory) is never read: if it sits where a report would, it
     is a target with a ``refusal``; a named file that is not a report is
     listed in ``skipped`` with the reason (a pre-commit hook passes every
-    changed file, so this is information, not an error).
+    changed file, so this is information, not an error). A FIFO or device
+    is selected like a file; reading it is refused later, never waited on.
+
+    Each target carries its display path and its syntax, computed here once.
 
     Raises:
-        UsageError: a given path does not exist.
+        UsageError: a given path does not exist (or cannot be examined).
     """
-    candidates: list[tuple[Path, str | None]] = []
+    captures_dir = str(config.captures_dir)
+    # (lexical, real, as named on the command line or None).
+    candidates: list[tuple[str, str, str | None]] = []
     if not paths:
-        candidates = [(p, None) for p in _walk(config.root, config.captures_dir)]
+        candidates = [(lexical, real, None) for lexical, real in _walk(str(config.root), captures_dir)]
     for p in paths:
-        path = Path(p) if os.path.isabs(p) else cwd / p
-        if path.is_dir():
-            candidates.extend((f, None) for f in _walk(path, config.captures_dir))
-        elif path.exists() or path.is_symlink():
-            candidates.append((path, p))
+        # Joined as pathlib joins (``..`` kept for the system to resolve), once per named path.
+        path = str(Path(cwd, p))
+        try:
+            os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise UsageError(f"{p}: no such file or directory") from None
+        except OSError as exc:
+            raise UsageError(f"{p}: {exc.strerror or exc}") from None
+        if os.path.isdir(path):
+            candidates.extend((lexical, real, None) for lexical, real in _walk(path, captures_dir))
         else:
-            raise UsageError(f"{p}: no such file or directory")
-    root = Path(os.path.realpath(config.root))
+            candidates.append((os.path.abspath(path), os.path.realpath(path), p))
+    root = os.path.realpath(config.root)
+    root_prefix = dir_prefix(root)
+    display = _displayer(cwd)
     # One entry per real file, named by its own path when that is among the
     # candidates (so a symlink to a report never hides the report itself).
-    unique: dict[Path, tuple[Path, Path, str | None]] = {}
-    for candidate, named in candidates:
-        lexical = Path(os.path.abspath(candidate))
-        real = Path(os.path.realpath(candidate))
-        if real not in unique or (lexical == real and unique[real][0] != real):
+    unique: dict[str, tuple[str, str, str | None]] = {}
+    for lexical, real, named in candidates:
+        seen = unique.get(real)
+        if seen is None or (lexical == real and seen[0] != real):
             unique[real] = (lexical, real, named)
     selection = Selection()
     for lexical, real, named in unique.values():
-        if not real.is_relative_to(root):
+        if not real.startswith(root_prefix) and real != root:
             matched, why = config.classify(lexical)
-            kind = _kind(config, matched, lexical)[0] if matched else None
+            ext = kind_of(lexical)
+            kind = _kind(matched, ext)[0] if matched else None
             if kind:
-                selection.targets.append(Target(lexical, kind, f"not read: it is a symlink to {real}, outside the "
-                                                               f"project directory {root}"))
+                selection.targets.append(Target(Path(lexical), kind, f"not read: it is a symlink to {real}, outside "
+                                                                     f"the project directory {root}",
+                                                display=display(lexical), syntax=_syntax(kind, ext)))
             elif named is not None:
                 selection.skipped.append((named, why if matched is None else "outside the project directory"))
             continue
         matched, why = config.classify(real)
-        kind, why = _kind(config, matched, real) if matched else (None, why)
+        ext = kind_of(real)
+        kind, why = _kind(matched, ext) if matched else (None, why)
         if kind:
-            selection.targets.append(Target(lexical if lexical.is_relative_to(root) else real, kind))
+            shown = lexical if lexical.startswith(root_prefix) else real
+            # The kind follows the file read; the syntax, the name shown (they
+            # differ only for a symlink renamed on the way).
+            syntax = _syntax(kind, ext if shown == real else kind_of(shown))
+            selection.targets.append(Target(Path(shown), kind, display=display(shown), syntax=syntax))
         elif named is not None:
             selection.skipped.append((named, why))
     return selection

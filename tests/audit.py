@@ -22,11 +22,14 @@ _CHANGES = ("socket.connect", "socket.bind", "socket.getaddrinfo", "os.rename", 
 
 @dataclass
 class Events:
-    """What happened while watching: ``opened`` (path, writing) pairs and
-    ``changes`` (event, arguments) of write-like operations and sockets."""
+    """What happened while watching: ``opened`` (path, writing) pairs,
+    ``changes`` (event, arguments) of write-like operations and sockets, and
+    ``listed``: the real path of every directory listed (``os.scandir``,
+    ``os.listdir``)."""
 
     opened: list[tuple[str, bool]] = field(default_factory=list)
     changes: list[tuple[str, str]] = field(default_factory=list)
+    listed: list[str] = field(default_factory=list)
 
     @property
     def writes(self) -> list[tuple[str, str]]:
@@ -52,6 +55,9 @@ def _hook(event: str, args: tuple) -> None:
                   (isinstance(flags, int) and bool(flags & _WRITE_FLAGS))
         if isinstance(path, (str, bytes, os.PathLike)):
             events.opened.append((os.path.realpath(os.fsdecode(path)), writing))
+    elif event in ("os.scandir", "os.listdir"):
+        if isinstance(args[0], (str, bytes, os.PathLike)):
+            events.listed.append(os.path.realpath(os.fsdecode(args[0])))
     elif event in _CHANGES:
         events.changes.append((event, repr(args[:2])))
 
