@@ -9,6 +9,7 @@ of them (not their sum).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import statistics
@@ -20,6 +21,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
+
+#: Bytecode cache for every measured process. An installed citelint (and its
+#: baseline tools) runs from compiled bytecode: pip compiles a wheel at install,
+#: and an editable install compiles on first import. With
+#: PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it) every run
+#: would compile citelint's modules again, so the benchmarks unset it and keep
+#: the bytecode of both sides in one temporary directory, filled by the warm-up.
+PYCACHE = Path(tempfile.mkdtemp(prefix="citelint-bench-pyc-"))
+atexit.register(shutil.rmtree, PYCACHE, True)
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a measured process (see :data:`PYCACHE`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "PYTHONDONTWRITEBYTECODE")}
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    return env
 
 
 def tool(name: str) -> str:
@@ -48,7 +65,7 @@ class Sample:
 
 def run(cmd: Cmd) -> Sample:
     """One run of ``cmd`` (stdout discarded); its exit status must be in ``cmd.expect``."""
-    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    env = child_env()
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd.argv, cwd=cmd.cwd, stdout=subprocess.DEVNULL, stderr=err, env=env)

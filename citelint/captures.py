@@ -20,7 +20,6 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -363,10 +362,14 @@ class Store:
 
     def legacy_files(self) -> list[Path]:
         """Legacy-layout files ``<root>/<sha256(source)>.json``, sorted."""
-        if not self.root.is_dir():
+        try:
+            # Names first, as strings: a store holds thousands of source directories.
+            with os.scandir(self.root) as entries:
+                names = [e.name for e in entries if len(e.name) == 69 and e.name.endswith(".json")
+                         and _HEX64.fullmatch(e.name, 0, 64) and e.is_file()]
+        except OSError:
             return []
-        return sorted(p for p in self.root.iterdir()
-                      if p.suffix == ".json" and _HEX64.fullmatch(p.stem) and p.is_file())
+        return sorted(self.root / name for name in names)
 
 
 # --------------------------------------------------------------------------- write side
@@ -477,6 +480,8 @@ def parse_legacy(path: Path) -> CaptureRecord:
     if sha256_hex(obj["source"]) != path.stem:
         raise CaptureCorrupt("file name is not sha256 of the recorded source")
     _check_digest(obj["text"], obj["sha256"], "text does not match its recorded sha256")
+    from datetime import datetime, timezone  # legacy records only
+
     try:
         when = datetime.fromisoformat(obj["accessedAt"].replace("Z", "+00:00"))
     except ValueError:

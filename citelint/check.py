@@ -525,12 +525,14 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     first contiguous slice while ``n - 1`` forked workers verify the others;
     the results are joined in slice order, so they are the same for any
     ``n``. One process where the platform cannot fork."""
-    import multiprocessing
-
     settings = (config, base, tracking, evidence, context_chars)
-    if n <= 1 or len(groups) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if n <= 1 or len(groups) < 2:
         return _phase_two(groups, *settings)
+    import multiprocessing  # only for several processes: the hook's start-up stays lean
     from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _phase_two(groups, *settings)
 
     global _FORKED
     bounds = [(part.start, part.stop) for part in _slices(range(len(groups)), n)]  # type: ignore[attr-defined]

@@ -19,7 +19,6 @@ Nothing here imports beyond the standard library.
 
 from __future__ import annotations
 
-import html
 import re
 
 # C0 and C1 controls (tab and newline included, handled first), DEL, and the
@@ -94,7 +93,9 @@ def markdown_cell(text: str) -> str:
     for ch in "\\|`*_[]()!#~:.@":
         text = text.replace(ch, "\\" + ch)
     # After the backslashes, so an entity's own "#" is not escaped into text.
-    text = html.escape(text, quote=False)
+    from html import escape  # html pulls in its entity table: loaded by the Markdown formats only
+
+    text = escape(text, quote=False)
     return text.replace("\r", " ").replace("\n", " ")
 
 
@@ -127,4 +128,6 @@ def html_text(text: str) -> str:
     C1 and bidi characters (CVE-2021-42574) are shown as visible
     ``\\uXXXX`` escapes, as by :func:`terminal`; tab and newline are kept.
     """
-    return html.escape(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), quote=True)
+    from html import escape
+
+    return escape(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), quote=True)

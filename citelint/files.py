@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -132,6 +131,8 @@ def _create_filled(path: Path, data: bytes, mode: int) -> None:
 
 def _write_temporary(directory: Path, data: bytes, prefix: str, mode: int) -> Path:
     """A new fsynced file ``<directory>/<prefix><16 hex>`` holding ``data``."""
+    import secrets  # only a writer needs it: a check's start-up does not
+
     tmp = directory / f"{prefix}{secrets.token_hex(8)}"
     _create_filled(tmp, data, mode)
     return tmp
