@@ -441,7 +441,9 @@ class _Generator:
             return count
         dispatch = [self.emit(sub, v, _OBJECT)[0] for sub in subschemas]
         tag = self.fresh("t")
-        lines = [f"{tag} = {v}.get({key!r})", f"if type({tag}) is not str: return False"]
+        # The branch still tests its own const, which also refuses a tag of
+        # another type that compares equal.
+        lines = [f"{tag} = {v}.get({key!r})"]
         for i, (branch, code) in enumerate(zip(resolved, dispatch)):
             lines += [f"{'elif' if i else 'if'} {tag} == {branch['properties'][key]['const']!r}:",
                       *_indent(code or ["pass"])]

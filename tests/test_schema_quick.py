@@ -161,7 +161,7 @@ def test_a_schema_outside_the_implemented_keywords_is_never_judged(schema) -> No
 SAMPLES = [None, True, False, 0, 1, -1, 2.5, 5.0, math.nan, "", " ", "a", "ab", "abc", Text("ab"), "12", "12\n",
            "x12", "b", [], ["a"], ["a", "a"], [1], [[]], [[[]]], [None, 1], {}, {"kind": "leaf"},
            {"kind": "leaf", "n": 1}, {"kind": "pair", "left": {}, "right": {}}, {"kind": 1}, {"a": 1}, {"ab": "x"},
-           Mapping(kind="leaf", n=2), {1: "x"}]
+           Mapping(kind="leaf", n=2), {1: "x"}, {"kind": Text("leaf"), "n": 1}, {"a": 1, "c": "x"}, {"b": "x"}]
 
 SYNTHETIC = {
     "recursive tree": {"$ref": "#/$defs/node", "$defs": {"node": {"oneOf": [
@@ -180,6 +180,9 @@ SYNTHETIC = {
                     "additionalProperties": {"type": "string"}, "propertyNames": {"maxLength": 2}},
     "closed record with optional keys": {"type": "object", "required": ["kind"], "additionalProperties": False,
                                          "properties": {"kind": {"enum": ["leaf", 1, None]}, "n": True}},
+    "required keys with untyped properties": {"required": ["a", "b"], "properties": {"a": {}, "b": {"maxLength": 1}}},
+    "closed record with an unconstrained key": {"additionalProperties": False, "required": ["a", "b"],
+                                                "properties": {"a": True, "b": {"maxLength": 1}}},
     "untyped keywords": {"minLength": 2, "maximum": 1, "minItems": 1, "uniqueItems": True, "required": ["kind"]},
     "mixed enum and const": {"oneOf": [{"enum": [1, "a", None, 2.5]}, {"const": False}, {"const": 5.0}]},
     "anchored pattern": {"type": "string", "pattern": "^[0-9]{2}$"},
