@@ -1,5 +1,5 @@
-"""The schema quick check (citelint.schema.quick_valid): compiled from the packaged
-schemas into Python source, positive-only against jsonschema (draft 2020-12)."""
+"""The schema quick check (citelint.schema.quick_valid, citelint.quickcheck): compiled
+from the packaged schemas into Python source, positive-only against jsonschema (draft 2020-12)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
-from citelint.schema import _compile, _Unsupported, load_schema, quick_valid, validate_facts
+from citelint.quickcheck import Unsupported, compile_check
+from citelint.schema import load_schema, quick_valid, validate_facts
 
 
 class Text(str):
@@ -154,8 +155,8 @@ def test_an_integral_float_or_nan_is_left_to_jsonschema(config) -> None:
     {"const": {"a": 1}},
 ])
 def test_a_schema_outside_the_implemented_keywords_is_never_judged(schema) -> None:
-    with pytest.raises(_Unsupported):
-        _compile(schema, schema.get("$defs", {}), root=True)
+    with pytest.raises(Unsupported):
+        compile_check(schema, schema.get("$defs", {}), root=True)
 
 
 SAMPLES = [None, True, False, 0, 1, -1, 2.5, 5.0, math.nan, "", " ", "a", "ab", "abc", Text("ab"), "12", "12\n",
@@ -194,7 +195,7 @@ SYNTHETIC = {
 
 @pytest.mark.parametrize("schema", list(SYNTHETIC.values()), ids=list(SYNTHETIC))
 def test_compiled_check_is_never_laxer_than_jsonschema(schema) -> None:
-    check = _compile(schema, schema.get("$defs", {}), root=True)
+    check = compile_check(schema, schema.get("$defs", {}), root=True)
     validator = Draft202012Validator(schema, registry=Registry())
     values = SAMPLES + [{"kind": "pair", "left": s, "right": {"kind": "leaf", "n": 1}} for s in SAMPLES] + \
         [[s] for s in SAMPLES] + [{"a": s} for s in SAMPLES] + [{"a": 1, "b": s} for s in SAMPLES]
@@ -211,7 +212,7 @@ def test_compiled_check_is_never_laxer_than_jsonschema(schema) -> None:
 def test_patterns_keep_python_search_semantics() -> None:
     """Draft 2020-12 §6.3.3 pattern: a match anywhere; ``$`` before a final newline (Python's re, as jsonschema)."""
     def check(pattern: str):
-        return _compile({"pattern": pattern}, {}, root=True)
+        return compile_check({"pattern": pattern}, {}, root=True)
     assert check("^[0-9]{2}$")("12\n") and not check("^[0-9]{2}$")("x12")
     assert check("^a|b")("xb") and not check("^a|b")("xc")
     assert check(r"\S")(" x ") and not check(r"\S")("\u2003") and not check(r"\S")("")
@@ -228,11 +229,11 @@ def test_deep_recursion_is_unknown_not_a_crash() -> None:
     nested: list = []
     for _ in range(100_000):
         nested = [nested]
-    check = _compile(SYNTHETIC["nested arrays"], SYNTHETIC["nested arrays"]["$defs"], root=True)
+    check = compile_check(SYNTHETIC["nested arrays"], SYNTHETIC["nested arrays"]["$defs"], root=True)
     assert check([[[]]]) is True
     assert check(nested) is False
     cycle = {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}
-    assert _compile(cycle, cycle["$defs"], root=True)(1) is False
+    assert compile_check(cycle, cycle["$defs"], root=True)(1) is False
 
 
 def test_validate_facts_reports_only_the_facts_the_quick_check_refuses() -> None:
