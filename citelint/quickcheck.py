@@ -362,7 +362,7 @@ def _discriminator(branches: list[Any]) -> str | None:
     common = set.intersection(*({k for k in b.get("required", []) if type(k) is str} for b in branches))
     for key in sorted(common):
         consts = [b.get("properties", {}).get(key, {}) for b in branches]
-        if all(isinstance(c, dict) and "const" in c and isinstance(c["const"], str) for c in consts) and \
+        if all(isinstance(c, dict) and "const" in c and type(c["const"]) is str for c in consts) and \
                 len({c["const"] for c in consts}) == len(consts):
             return key
     return None
