@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["AUTO_JOBS_MIN_FILES", "UsageError", "build_allowlist", "job_count", "run_check"]
+__all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
 
 
 #: Findings of one rule shown per file; past it, one finding says how many more
@@ -370,18 +370,20 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     emit.close()
 
 
-#: Below this many files a check runs in one process: handing reports and
-#: results between processes costs about what a second core saves (measured on
-#: 3,000 small reports), and the pre-commit hook's start-up must not grow.
-AUTO_JOBS_MIN_FILES = 5000
+#: Below this many cited captures, citations are verified in one process:
+#: starting a worker (importing multiprocessing, forking) costs about what a
+#: second core saves on a few hundred small captures, and the pre-commit
+#: hook's start-up must not grow. Reports are always loaded in this process.
+AUTO_JOBS_MIN_CAPTURES = 1000
 
 
-def job_count(requested: int | None, files: int) -> int:
-    """Processes to use: ``requested`` when given (at least 1), else all
-    available cores for a run of at least AUTO_JOBS_MIN_FILES files, else 1."""
+def job_count(requested: int | None, captures: int) -> int:
+    """Processes to verify citations with: ``requested`` when given (at least 1),
+    else all available cores (at most 8) when at least AUTO_JOBS_MIN_CAPTURES
+    distinct captures are cited, else 1."""
     if requested is not None:
         return max(1, requested)
-    if files < AUTO_JOBS_MIN_FILES:
+    if captures < AUTO_JOBS_MIN_CAPTURES:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 8))
@@ -454,7 +456,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     one.citations.clear()
     groups = sorted(grouped.items(), key=lambda item: item[0])
     del grouped
-    verified = _verify(groups, job_count(jobs, len(targets)), config, base_captures, tracking, evidence,
+    verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
                        context_chars)
     _emit_verified(config, result, reports, verified, accepted)
     if one.allowlist_empty and result.links_governed:

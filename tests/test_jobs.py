@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citelint.check import AUTO_JOBS_MIN_FILES, job_count
+from citelint.check import AUTO_JOBS_MIN_CAPTURES, job_count
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, TEXT_B, Repo
 
 
@@ -59,9 +59,9 @@ def test_the_faulty_example_is_identical_with_two_processes(tmp_path: Path) -> N
 
 
 def test_automatic_job_count() -> None:
-    assert job_count(None, AUTO_JOBS_MIN_FILES - 1) == 1
+    assert job_count(None, AUTO_JOBS_MIN_CAPTURES - 1) == 1
     assert job_count(3, 1) == 3
-    assert job_count(None, AUTO_JOBS_MIN_FILES) >= 1
+    assert job_count(None, AUTO_JOBS_MIN_CAPTURES) >= 1
 
 
 def test_the_per_file_hook_runs_in_one_process() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from citelint import __version__
-from citelint.check import AUTO_JOBS_MIN_FILES, UsageError, run_check
+from citelint.check import AUTO_JOBS_MIN_CAPTURES, UsageError, run_check
 from citelint.facts import CONTEXT_CHARS
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
 from citelint.config import Config, ConfigError, load_config
@@ -68,8 +68,9 @@ def add_options(check: argparse.ArgumentParser) -> None:
                             "diff-aware rules with a note, unless require_captures_on_base is set (the "
                             "GitHub Action uses skip after trying to fetch it)")
     check.add_argument("--jobs", "-j", type=_jobs, metavar="N",
-                       help=f"processes to use (default: every core from {AUTO_JOBS_MIN_FILES} files up, else 1); "
-                            "the output is the same for any N")
+                       help="processes to verify citations with (default: every core when "
+                            f"{AUTO_JOBS_MIN_CAPTURES} or more captures are cited, else 1); the output is the "
+                            "same for any N")
     check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                        help="colour text output (auto: on a terminal, or with FORCE_COLOR; never with NO_COLOR)")
     check.add_argument("--review", action="store_true",
