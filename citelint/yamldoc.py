@@ -69,12 +69,16 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
     import yaml  # lazy: a JSON-only run never pays for it
 
     if _libyaml_reads_alike(yaml, text):
-        loaded = _load(text, typed, yaml, yaml.cyaml.CParser)
+        try:
+            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)
+        except Exception:  # noqa: BLE001 - _Unsure, or a lone surrogate that cannot be handed to libyaml
+            loaded = None
         if isinstance(loaded, Document):
             return loaded
-        # A refusal or a syntax error: PyYAML's wording and positions are the
-        # reference (messages and golden files quote them), so the failure is
-        # found again by the pure-Python parser. Only an error path pays.
+        # A refusal, a syntax error or a construct libyaml reads differently:
+        # PyYAML's wording and positions are the reference (messages and
+        # golden files quote them), so the pure-Python parser loads it again.
+        # Only an error path pays twice.
     return _load(text, typed, yaml, yaml.BaseLoader)
 
 
@@ -85,10 +89,17 @@ def _libyaml_reads_alike(yaml: Any, text: str) -> bool:
     libyaml skips a BOM at the start of every line (PyYAML only at the very
     start) and leaves a leading BOM out of its marks' index; it accepts tabs
     where PyYAML refuses them ("found character '\\t' that cannot start any
-    token"). Text with either character goes to the pure-Python parser; the
-    builder bails out of the constructs it cannot vouch for (:class:`_Unsure`).
+    token") and a comment with no space before it after a directive
+    (``%YAML 1.2#``). Text with a BOM, a tab or a directive goes to the
+    pure-Python parser; the builder bails out of the constructs it cannot
+    vouch for (:class:`_Unsure`).
     """
-    return bool(getattr(yaml, "__with_libyaml__", False)) and "\ufeff" not in text and "\t" not in text
+    return (bool(getattr(yaml, "__with_libyaml__", False)) and "\ufeff" not in text and "\t" not in text
+            and not ("%" in text and _DIRECTIVE.search(text)))
+
+
+#: A ``%`` that starts a line, as either parser breaks lines: maybe a directive.
+_DIRECTIVE = re.compile("(?:^|[\r\n\x85\u2028\u2029])%")
 
 
 class _Unsure(Exception):
@@ -107,8 +118,8 @@ _BLOCK_HEADER = re.compile("[|>]([-+][1-9]?|[1-9][-+]?)?(?=[ \r\n\x85\u2028\u202
 def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | ParseFailure:
     """Load ``text`` with ``parser_class`` (``yaml.BaseLoader`` or libyaml's
     ``yaml.cyaml.CParser``: both emit the same events, with marks whose
-    ``index`` counts code points). From libyaml, any exception at all is a
-    failure: the caller then asks the pure-Python parser."""
+    ``index`` counts code points). Refusals and syntax errors are returned;
+    anything else the parser or builder raises propagates."""
     values: dict[str, Any] = {}
     keys: dict[str, Any] = {}
     # PyYAML and libyaml also break lines at U+0085, U+2028 and U+2029;
@@ -119,7 +130,6 @@ def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | Pa
     def at(mark: Any) -> tuple[int, int]:
         return lines.position(mark.index)
 
-    fast = parser_class is not yaml.BaseLoader
     try:
         loader = parser_class(text)
     except yaml.reader.ReaderError as exc:
@@ -127,12 +137,9 @@ def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | Pa
         line, col = lines.position(exc.position)
         return ParseFailure(line, col, f"character U+{exc.character:04X} is not allowed in YAML; remove it "
                                        "or write it as an escape inside a double-quoted string")
-    except Exception:  # noqa: BLE001 - libyaml: a lone surrogate cannot be encoded for it
-        if not fast:
-            raise
-        return ParseFailure(1, 1, "libyaml could not read the text")
     try:
-        data = _build_stream(loader, yaml, typed, values, keys, at, text if fast else None)
+        vouch = None if parser_class is yaml.BaseLoader else text
+        data = _build_stream(loader, yaml, typed, values, keys, at, vouch)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = (exc.problem or exc.context or "invalid YAML").strip()
@@ -143,10 +150,6 @@ def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | Pa
         return ParseFailure(1, 1, f"invalid YAML: {exc}")
     except RecursionError:
         return ParseFailure(1, 1, f"nesting deeper than {MAX_DEPTH} levels")
-    except Exception:  # noqa: BLE001 - anything libyaml raises is worded by the pure-Python parser
-        if not fast:
-            raise
-        return ParseFailure(1, 1, "libyaml could not parse the text")
     finally:
         loader.dispose()
     values.pop("\x00key", None)
