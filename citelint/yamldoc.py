@@ -111,7 +111,8 @@ class _Unsure(Exception):
     non-specific tag ``!`` (an empty ``!`` value is plain for PyYAML only)."""
 
 
-#: A block scalar header as PyYAML scans it (YAML 1.1 §9.2.2, one digit 1-9).
+#: A block scalar header as PyYAML scans it (scan_block_scalar_indicators: chomping and one digit 1-9,
+#: either order, then a space or a line break).
 _BLOCK_HEADER = re.compile("[|>]([-+][1-9]?|[1-9][-+]?)?(?=[ \r\n\x85\u2028\u2029]|\\Z)")
 
 
