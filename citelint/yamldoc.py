@@ -6,6 +6,12 @@ no implicit typing for reports (every scalar is the string its author wrote:
 schema for the config; anchors, aliases, explicit tags, duplicate keys,
 control characters, lone surrogates and nesting deeper than ``MAX_DEPTH``
 are refused (DESIGN §2.3, §8). A failure is a :class:`ParseFailure` value.
+
+Where PyYAML was built with libyaml, libyaml scans and parses (several
+times faster than PyYAML's pure-Python parser) and the same builder turns
+its events into values and positions. Any failure on that path, and any text
+where libyaml and PyYAML are known to read differently, is loaded again by
+the pure-Python parser, whose results and wording are the reference.
 """
 
 from __future__ import annotations
@@ -43,105 +49,98 @@ def _core_scalar(value: str) -> Any:
 def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure:
     """Parse one YAML document strictly, recording positions for every pointer.
 
-    With ``typed=False`` (reports) every scalar is the string as written.
-    With ``typed=True`` (configuration) plain scalars follow the YAML 1.2
-    core schema: ``true``/``false``, integers, floats and ``null``; ``no``,
-    ``on`` and dates stay strings.
+    Args:
+        text: the whole document as text (a leading BOM already dropped by
+            :func:`citelint.loaders.decode_utf8`; any other is kept).
+        typed: ``False`` (reports): every scalar is the string as written.
+            ``True`` (configuration): plain scalars follow the YAML 1.2 core
+            schema (§10.3.2): ``true``/``false``, integers, floats and
+            ``null``; ``no``, ``on`` and dates stay strings.
+
+    Returns:
+        A :class:`~citelint.loaders.Document` whose positions are 1-based
+        lines and code-point columns (lines broken at ``\\n``, ``\\r\\n`` and
+        ``\\r`` only), or a :class:`~citelint.loaders.ParseFailure` (never
+        raises) for a syntax error, a control character, a lone surrogate,
+        an anchor, alias or explicit tag, a duplicate key, a non-scalar key,
+        more than one document, nesting deeper than ``MAX_DEPTH`` or, when
+        ``typed``, an integer with more digits than ``int()`` converts.
     """
     import yaml  # lazy: a JSON-only run never pays for it
 
+    if _libyaml_reads_alike(yaml, text):
+        try:
+            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)
+        except Exception:  # noqa: BLE001 - _Unsure, or a lone surrogate that cannot be handed to libyaml
+            loaded = None
+        if isinstance(loaded, Document):
+            return loaded
+        # A refusal, a syntax error or a construct libyaml reads differently:
+        # PyYAML's wording and positions are the reference (messages and
+        # golden files quote them), so the pure-Python parser loads it again.
+        # Only an error path pays twice.
+    return _load(text, typed, yaml, yaml.BaseLoader)
+
+
+def _libyaml_reads_alike(yaml: Any, text: str) -> bool:
+    """Whether libyaml is available and reads ``text`` exactly as PyYAML does.
+
+    Measured against PyYAML 6.0 on mutated documents (tests/test_yamldoc.py):
+    libyaml skips a BOM at the start of every line (PyYAML only at the very
+    start) and leaves a leading BOM out of its marks' index; it accepts tabs
+    where PyYAML refuses them ("found character '\\t' that cannot start any
+    token") and a comment with no space before it after a directive
+    (``%YAML 1.2#``). Text with a BOM, a tab or a directive goes to the
+    pure-Python parser; the builder bails out of the constructs it cannot
+    vouch for (:class:`_Unsure`).
+    """
+    return (bool(getattr(yaml, "__with_libyaml__", False)) and "\ufeff" not in text and "\t" not in text
+            and not ("%" in text and _DIRECTIVE.search(text)))
+
+
+#: A ``%`` that starts a line, as either parser breaks lines: maybe a directive.
+_DIRECTIVE = re.compile("(?:^|[\r\n\x85\u2028\u2029])%")
+
+
+class _Unsure(Exception):
+    """Raised on the libyaml path for a construct libyaml reads differently:
+    an empty value in a flow collection (libyaml marks it at the next token,
+    PyYAML after the ``:``), a ``?`` inside a plain scalar in a flow
+    collection (it ends the scalar for PyYAML, a syntax error there), a block
+    scalar header outside PyYAML's grammar (libyaml takes ``|+#``), and the
+    non-specific tag ``!`` (an empty ``!`` value is plain for PyYAML only)."""
+
+
+#: A block scalar header as PyYAML scans it (scan_block_scalar_indicators: chomping and one digit 1-9,
+#: either order, then a space or a line break).
+_BLOCK_HEADER = re.compile("[|>]([-+][1-9]?|[1-9][-+]?)?(?=[ \r\n\x85\u2028\u2029]|\\Z)")
+
+
+def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | ParseFailure:
+    """Load ``text`` with ``parser_class`` (``yaml.BaseLoader`` or libyaml's
+    ``yaml.cyaml.CParser``: both emit the same events, with marks whose
+    ``index`` counts code points). Refusals and syntax errors are returned;
+    anything else the parser or builder raises propagates."""
     values: dict[str, Any] = {}
     keys: dict[str, Any] = {}
-    # PyYAML also breaks lines at U+0085, U+2028 and U+2029; editors and
-    # GitHub do not, so positions come from the marks' code-point index.
+    # PyYAML and libyaml also break lines at U+0085, U+2028 and U+2029;
+    # editors and GitHub do not, so positions come from the marks' code-point
+    # index, never from their line and column.
     lines = _LineIndex(text)
 
     def at(mark: Any) -> tuple[int, int]:
         return lines.position(mark.index)
 
-    class Loader(yaml.BaseLoader):
-        pass
-
-    def fail(mark: Any, message: str) -> None:
-        raise yaml.MarkedYAMLError(problem=message, problem_mark=mark)
-
-    def build(ptr: str, depth: int) -> Any:
-        loader = state["loader"]
-        event = loader.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            fail(event.start_mark, "YAML aliases are not allowed in a report; write the value out")
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None:
-            fail(event.start_mark, f"YAML anchors are not allowed in a report (&{anchor}); remove it")
-        tag = getattr(event, "tag", None)
-        if tag is not None and tag != "!":
-            fail(event.start_mark, f"explicit YAML tags are not allowed ({tag}); remove it")
-        if depth > MAX_DEPTH:
-            fail(event.start_mark, f"nesting deeper than {MAX_DEPTH} levels")
-        if isinstance(event, yaml.ScalarEvent):
-            if _SURROGATE.search(event.value):
-                fail(event.start_mark, _SURROGATE_MESSAGE)
-            loader.get_event()
-            values[ptr] = (event.start_mark, event.end_mark)
-            plain = event.style is None and event.implicit[0]
-            if not (typed and plain):
-                return event.value
-            try:
-                return _core_scalar(event.value)
-            except ValueError:  # more digits than int() converts (CVE-2020-10735 limit)
-                fail(event.start_mark, f"{'.'.join(pointer_tokens(ptr))}: the number {event.value[:20]}… has "
-                                       f"{len(event.value)} digits, too many to be a sensible value")
-        if isinstance(event, yaml.SequenceStartEvent):
-            loader.get_event()
-            out: list[Any] = []
-            while not loader.check_event(yaml.SequenceEndEvent):
-                out.append(build(pointer_join(ptr, len(out)), depth + 1))
-            end = loader.get_event()
-            values[ptr] = (event.start_mark, end.end_mark)
-            return out
-        if isinstance(event, yaml.MappingStartEvent):
-            loader.get_event()
-            mapping: dict[str, Any] = {}
-            while not loader.check_event(yaml.MappingEndEvent):
-                key_event = loader.peek_event()
-                if not isinstance(key_event, yaml.ScalarEvent):
-                    if isinstance(key_event, yaml.AliasEvent):
-                        fail(key_event.start_mark, "YAML aliases are not allowed in a report")
-                    fail(key_event.start_mark, "mapping keys must be plain strings")
-                key = build("\x00key", depth + 1)
-                if not isinstance(key, str):
-                    key = key_event.value
-                child = pointer_join(ptr, key)
-                if key in mapping:
-                    fl, fc = at(keys[child])
-                    fail(key_event.start_mark, f"duplicate key {key!r} (first at {fl}:{fc}); keep one")
-                keys[child] = key_event.start_mark
-                mapping[key] = build(child, depth + 1)
-            end = loader.get_event()
-            values[ptr] = (event.start_mark, end.end_mark)
-            return mapping
-        fail(event.start_mark, f"unexpected YAML event {type(event).__name__}")
-        return None  # unreachable
-
     try:
-        loader = Loader(text)
+        loader = parser_class(text)
     except yaml.reader.ReaderError as exc:
         # Raised before parsing: the reader refuses control characters outright.
-        line, col = _LineIndex(text).position(exc.position)
+        line, col = lines.position(exc.position)
         return ParseFailure(line, col, f"character U+{exc.character:04X} is not allowed in YAML; remove it "
                                        "or write it as an escape inside a double-quoted string")
-    state = {"loader": loader}
     try:
-        loader.get_event()  # StreamStart
-        if loader.check_event(yaml.StreamEndEvent):
-            data: Any = None
-        else:
-            loader.get_event()  # DocumentStart
-            data = build("", 1)
-            loader.get_event()  # DocumentEnd
-            if not loader.check_event(yaml.StreamEndEvent):
-                extra = loader.peek_event()
-                fail(extra.start_mark, "more than one YAML document; a report is one document")
+        vouch = None if parser_class is yaml.BaseLoader else text
+        data = _build_stream(loader, yaml, typed, values, keys, at, vouch)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = (exc.problem or exc.context or "invalid YAML").strip()
@@ -163,3 +162,103 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
         return Position(*at(entry))
 
     return Document(data, values, keys, to_pos)
+
+
+def _build_stream(loader: Any, yaml: Any, typed: bool, values: dict[str, Any], keys: dict[str, Any],
+                  at: Any, text: str | None) -> Any:
+    """Build the one document in ``loader``'s event stream: its data, with
+    ``values[pointer]`` = (start mark, end mark) of every value and
+    ``keys[pointer]`` = start mark of the key holding it.
+
+    Raises ``yaml.MarkedYAMLError`` for every refusal (DESIGN §2.3) and
+    whatever the parser raises for a syntax error. ``at`` maps a mark to
+    (line, column), for the duplicate key message. ``text`` is given for
+    libyaml's events: then :class:`_Unsure` is raised where they would
+    differ from PyYAML's.
+    """
+    fast = text is not None
+    peek, get, check = loader.peek_event, loader.get_event, loader.check_event
+    alias_event, scalar_event = yaml.AliasEvent, yaml.ScalarEvent
+    sequence_start, sequence_end = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+    mapping_start, mapping_end = yaml.MappingStartEvent, yaml.MappingEndEvent
+
+    def fail(mark: Any, message: str) -> None:
+        raise yaml.MarkedYAMLError(problem=message, problem_mark=mark)
+
+    def build(ptr: str, depth: int, flow: bool) -> Any:
+        event = peek()
+        kind = type(event)
+        if kind is alias_event:
+            fail(event.start_mark, "YAML aliases are not allowed in a report; write the value out")
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            fail(event.start_mark, f"YAML anchors are not allowed in a report (&{anchor}); remove it")
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag != "!":
+            fail(event.start_mark, f"explicit YAML tags are not allowed ({tag}); remove it")
+        if depth > MAX_DEPTH:
+            fail(event.start_mark, f"nesting deeper than {MAX_DEPTH} levels")
+        if kind is scalar_event:
+            if fast and (tag == "!" or (flow and not event.style and (not event.value or "?" in event.value))
+                         or (event.style in ("|", ">")
+                             and not _BLOCK_HEADER.match(text, event.start_mark.index))):
+                raise _Unsure
+            # libyaml itself refuses a surrogate escape, and text holding one
+            # cannot be handed to it at all.
+            if not fast and _SURROGATE.search(event.value):
+                fail(event.start_mark, _SURROGATE_MESSAGE)
+            get()
+            values[ptr] = (event.start_mark, event.end_mark)
+            # A plain scalar's style is None from PyYAML and "" from libyaml.
+            plain = not event.style and event.implicit[0]
+            if not (typed and plain):
+                return event.value
+            try:
+                return _core_scalar(event.value)
+            except ValueError:  # more digits than int() converts (CVE-2020-10735 limit)
+                fail(event.start_mark, f"{'.'.join(pointer_tokens(ptr))}: the number {event.value[:20]}… has "
+                                       f"{len(event.value)} digits, too many to be a sensible value")
+        if kind is sequence_start:
+            get()
+            inner = flow or bool(event.flow_style)
+            out: list[Any] = []
+            while not check(sequence_end):
+                out.append(build(pointer_join(ptr, len(out)), depth + 1, inner))
+            end = get()
+            values[ptr] = (event.start_mark, end.end_mark)
+            return out
+        if kind is mapping_start:
+            get()
+            inner = flow or bool(event.flow_style)
+            mapping: dict[str, Any] = {}
+            while not check(mapping_end):
+                key_event = peek()
+                if type(key_event) is not scalar_event:
+                    if type(key_event) is alias_event:
+                        fail(key_event.start_mark, "YAML aliases are not allowed in a report")
+                    fail(key_event.start_mark, "mapping keys must be plain strings")
+                key = build("\x00key", depth + 1, inner)
+                if not isinstance(key, str):
+                    key = key_event.value
+                child = pointer_join(ptr, key)
+                if key in mapping:
+                    fl, fc = at(keys[child])
+                    fail(key_event.start_mark, f"duplicate key {key!r} (first at {fl}:{fc}); keep one")
+                keys[child] = key_event.start_mark
+                mapping[key] = build(child, depth + 1, inner)
+            end = get()
+            values[ptr] = (event.start_mark, end.end_mark)
+            return mapping
+        fail(event.start_mark, f"unexpected YAML event {type(event).__name__}")
+        return None  # unreachable
+
+    loader.get_event()  # StreamStart
+    if loader.check_event(yaml.StreamEndEvent):
+        return None
+    loader.get_event()  # DocumentStart
+    data = build("", 1, False)
+    loader.get_event()  # DocumentEnd
+    if not loader.check_event(yaml.StreamEndEvent):
+        extra = loader.peek_event()
+        fail(extra.start_mark, "more than one YAML document; a report is one document")
+    return data
