@@ -10,6 +10,7 @@ opens a socket.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import sys
 from dataclasses import dataclass, field
@@ -539,6 +540,9 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     global _FORKED
     bounds = [(part.start, part.stop) for part in _slices(range(len(groups)), n)]  # type: ignore[attr-defined]
     _FORKED = (groups, *settings)
+    # Objects that exist at the fork stay out of the workers' collections, so a
+    # worker's garbage collector does not copy every page it inherited.
+    gc.freeze()
     try:
         with ProcessPoolExecutor(max_workers=len(bounds) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [pool.submit(_verify_part, start, stop) for start, stop in bounds[1:]]
@@ -550,6 +554,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
                                      AcceptedEntry(citation.index, citation.fact, *entry)))
     finally:
         _FORKED = None
+        gc.unfreeze()
     return verified
 
 

@@ -225,3 +225,34 @@ def test_every_bidi_mark_is_made_visible(mark: str) -> None:
     code = f"u{ord(mark):04x}"
     for shown in (terminal(f"a{mark}b"), html_text(f"a{mark}b"), markdown_cell(f"a{mark}b")):
         assert mark not in shown and code in shown
+
+
+def test_review_entries_are_built_only_when_read_and_match_their_count(repo: Repo) -> None:
+    from citelint.check import run_check
+    from citelint.config import load_config
+
+    repo.config(labels={"inventory": None, "sales": None, "stock": None})
+    repo.report(repo.cited(), repo.cited(label="sales", snippet="Inventory held steady"),
+                {"state": "unavailable", "label": "stock", "reason": "not published"}, name="reports/r.json")
+    result = run_check(load_config(None, repo.root), [], repo.root)
+    # Counted without locating a fact: the entries wait until a formatter reads them.
+    assert result.review_count == 2 and result.__dict__["_notices"] == [] and result.__dict__["_accepted"] == []
+    assert sorted((n.path, n.line, n.col, n.rule) for n in result.notices) == [
+        ("reports/r.json", 3, 5, "CL901"), ("reports/r.json", 10, 5, "CL901")]
+    assert result.review_count == len(result.notices) == 2
+    assert [(a.line, a.state, a.label) for a in result.accepted] == [
+        (3, "cited", "inventory"), (10, "cited", "sales"), (17, "unavailable", "stock")]
+
+
+def test_semantic_review_raised_to_a_warning_is_a_finding_at_each_fact(repo: Repo) -> None:
+    repo.config(rules={"CL901": "warning"})
+    repo.report(repo.cited(), repo.cited(label="sales", snippet="Inventory held steady"), name="reports/r.json")
+    run = repo.check()
+    assert run.code == 0
+    assert [line.split(" [")[0] for line in run.findings("CL901")] == [
+        "reports/r.json:3:5: CL901 label 'inventory' is not verified by citelint, only the excerpt: period '2026' "
+        "does not appear in the snippet",
+        "reports/r.json:10:5: CL901 label 'sales' is not verified by citelint, only the excerpt: check that the "
+        "snippet supports this label"]
+    assert "for semantic review" not in run.out and "to review for meaning" not in run.out
+    assert repo.check("--strict").code == 1
