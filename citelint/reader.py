@@ -95,7 +95,7 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
     from citelint import urls
     from citelint.links import extract
     from citelint.links.directive import directive_part
-    from citelint.links.fix import _apply, _degrade_ops
+    from citelint.links.degrade import _apply, _degrade_ops
 
     findings = sorted(f for f in result.findings if f.path == path)
     at: dict[tuple[int, int], list[Finding]] = {}

@@ -29,9 +29,8 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Callable
 from urllib.parse import quote
-
-import ada_url
 
 __all__ = [
     "href_escape",
@@ -101,34 +100,54 @@ def _normalise_percent(match: re.Match[str]) -> str:
     return char if char in _UNRESERVED else "%" + match.group(1).upper()
 
 
-try:
-    # ada-url's public helpers wrap each call in a Python dict of every URL
-    # component (7.7 µs a URL here); its cffi binding returns the href alone
-    # in 2.6 µs, which decides whether link governance keeps up with the
-    # npm peer (bench/README.md). tests/test_urls.py checks that both paths
-    # agree on every WHATWG test case, and the public API stays the fallback.
-    from ada_url._ada_wrapper import ffi as _ffi, lib as _lib
+def _href_parser() -> Callable[[str], str | None]:
+    """ada-url's WHATWG parser as href-or-None, imported on first use: a
+    Markdown report whose links are all spelled as their sources are is
+    decided without parsing a URL, and its check skips the import."""
+    import ada_url
 
-    def _ada_href(url: str) -> str | None:
-        data = url.encode("utf-8")
-        handle = _lib.ada_parse(data, len(data))
-        try:
-            if not _lib.ada_is_valid(handle):
+    try:
+        # ada-url's public helpers wrap each call in a Python dict of every URL
+        # component (7.7 µs a URL here); its cffi binding returns the href alone
+        # in 2.6 µs, which decides whether link governance keeps up with the
+        # npm peer (bench/README.md). tests/test_urls.py checks that both paths
+        # agree on every WHATWG test case, and the public API stays the fallback.
+        from ada_url._ada_wrapper import ffi, lib
+    except (ImportError, AttributeError):  # pragma: no cover - depends on ada-url's layout
+        def public(url: str) -> str | None:
+            try:
+                return ada_url.normalize_url(url)
+            except ValueError:
                 return None
-            href = _lib.ada_get_href(handle)
-            return _ffi.unpack(href.data, href.length).decode("utf-8")
-        finally:
-            _lib.ada_free(handle)
-except (ImportError, AttributeError):  # pragma: no cover - depends on ada-url's layout
-    def _ada_href(url: str) -> str | None:
+        return public
+
+    def href_of(url: str) -> str | None:
+        data = url.encode("utf-8")
+        handle = lib.ada_parse(data, len(data))
         try:
-            return ada_url.normalize_url(url)
-        except ValueError:
-            return None
+            if not lib.ada_is_valid(handle):
+                return None
+            href = lib.ada_get_href(handle)
+            return ffi.unpack(href.data, href.length).decode("utf-8")
+        finally:
+            lib.ada_free(handle)
+    return href_of
+
+
+def _first_href(url: str) -> str | None:
+    global _ada_href
+    _ada_href = _href_parser()
+    return _ada_href(url)
+
+
+#: The WHATWG href of a URL, or None; :func:`_first_href` puts ada-url's parser here on first use.
+_ada_href: Callable[[str], str | None] = _first_href
 
 
 def parse_public(url: str, base: str | None = None) -> str | None:
     """Same as :func:`parse` through ada-url's public API only (for tests)."""
+    import ada_url
+
     try:
         if base is None:
             return ada_url.normalize_url(url)
@@ -150,6 +169,8 @@ def parse(url: str, base: str | None = None) -> str | None:
             return _ada_href(url)
         except UnicodeEncodeError:
             return None
+    import ada_url
+
     try:
         return ada_url.join_url(base, url)
     except ValueError:
@@ -187,6 +208,8 @@ def components(url: str) -> URLComponents | None:
     UTF-8). Unlike :func:`identity`, nothing is normalised beyond what the
     WHATWG parser itself does.
     """
+    import ada_url
+
     try:
         parsed = ada_url.URL(url)
     except ValueError:

@@ -17,7 +17,7 @@ Modules, one job each:
 - :mod:`~citelint.links.judge`: the rules CL201/CL202/CL203 (:func:`judge`, :func:`govern`, :func:`check`);
 - :mod:`~citelint.links.directive`: URL text directives (``#:~:text=``), parsed and written;
 - :mod:`~citelint.links.quote`: quotation links, their text verified against the capture (CL204);
-- :mod:`~citelint.links.fix`: ``--fix``.
+- :mod:`~citelint.links.degrade`: ``--fix`` (:func:`fix`).
 
 Entry points: :func:`check` (what ``citelint check`` runs: every link judged,
 only the blocks with a finding located), :func:`govern` (every link judged
@@ -29,13 +29,28 @@ code-point indices into the ``str`` given.
 
 from __future__ import annotations
 
+from typing import Any
+
 from citelint.links.allowlist import Allowlist, _edit_distance_at_most
-from citelint.links.fix import fix
 from citelint.links.judge import LinkReport, check, govern, judge
 from citelint.links.link import Link, LinkIssue, _new_link
-from citelint.links.locate import extract
 from citelint.links.render import GITHUB_EXTENSIONS, _cmarkgfm_to_html, _render, _to_html
-from citelint.links.source import resolve_destination
+
+#: Loaded on first use (PEP 562): a page whose links all pass is judged from
+#: cmark's output alone, so locating (source scanners, link forms) and
+#: ``--fix`` stay out of the check's start-up.
+_LAZY = {"fix": "citelint.links.degrade", "extract": "citelint.links.locate",
+         "resolve_destination": "citelint.links.source"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Link",

@@ -16,10 +16,7 @@ from typing import TYPE_CHECKING, Iterable
 from citelint import urls
 from citelint.links.allowlist import Allowlist
 from citelint.links.link import Link, LinkIssue, _cjk_cut
-from citelint.links.locate import _locate_all, _raw_link, _raw_tag, extract
-from citelint.links.quote import is_quotation, link_title
 from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan, _scan_tuples
-from citelint.links.source import _Document
 from citelint.model import RULES
 
 if TYPE_CHECKING:
@@ -92,6 +89,8 @@ def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     Returns (links in document order, issues). See :func:`extract` and
     :func:`judge` for the arguments. Raises nothing for any ``str`` input.
     """
+    from citelint.links.locate import extract
+
     links = extract(markdown, images=images)
     return links, judge(links, allowlist, relative=relative)
 
@@ -130,6 +129,8 @@ def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> li
     anchor whose text holds CJK punctuation (a bare URL there may run on
     past it, CL203).
     """
+    from citelint.links.locate import _raw_link
+
     hrefs: list[str | None] = []
     append = hrefs.append
     cjk = _CJK_SEARCH.search
@@ -152,6 +153,8 @@ def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> li
 
 def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> list[str | None]:
     """:func:`_hrefs` for the tags of :func:`_scan` (match objects), of any output."""
+    from citelint.links.locate import _raw_tag
+
     hrefs: list[str | None] = []
     append = hrefs.append
     cjk = _CJK_SEARCH.search
@@ -225,6 +228,8 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     quoting = store is not None and (":~:" in out or any(h is not None and ":~:" in h for h in hrefs))
     titles: dict[int, str | None] = {}  # id(link) -> title, for quotation links
     if quoting:
+        from citelint.links.quote import is_quotation, link_title
+
         # A grounded quotation needs its title and the capture: locate it too.
         ungrounded = {i for i, _ in others}
         for i, href in enumerate(hrefs):
@@ -235,6 +240,10 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     links, governed = grounded + passed, grounded
     located: list[Link] = []
     if need:
+        # Locating loads only for a page with something to locate: a clean page never pays for it.
+        from citelint.links.locate import _locate_all
+        from citelint.links.source import _Document
+
         out = _render(markdown, GITHUB_EXTENSIONS, True)
         positioned = _scan(out, images)
         if len(positioned) != len(entries):

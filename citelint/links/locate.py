@@ -16,7 +16,6 @@ import html
 import re
 from bisect import bisect_right
 from dataclasses import replace
-from html.parser import HTMLParser
 from typing import Sequence
 
 from citelint import urls
@@ -33,20 +32,6 @@ _FOOTNOTE_A = re.compile(r'<a href="#fn(?:ref)?-[^"]*"[^>]*\bdata-footnote-(?:ba
 _OPEN_TAG = re.compile(r"<[A-Za-z][A-Za-z0-9-]*" + _OPEN_TAG_ATTRS)
 _LOOSE_TAG = re.compile(r"<[^>]*>")
 _STRIP_TAGS = re.compile(r"<[^>]*>")
-
-
-class _RawTag(HTMLParser):
-    """Reads the attributes of one raw HTML start tag (entity-decoded as browsers do)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.attrs: list[tuple[str, str | None]] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.attrs is None:
-            self.attrs = attrs
-
-    handle_startendtag = handle_starttag
 
 
 # A start tag whose attributes are each ``name``, ``name="value"`` or
@@ -76,10 +61,24 @@ def _raw_attr(tag_text: str, name: str) -> str | None:
 
 def _parsed_attr(tag_text: str, name: str) -> str | None:
     """:func:`_raw_attr` through ``html.parser``, for any tag."""
-    parser = _RawTag()
+    # html.parser loads only for a tag the regular expression cannot read.
+    from html.parser import HTMLParser
+
+    first: list[list[tuple[str, str | None]]] = []
+
+    class FirstTag(HTMLParser):
+        """Keeps the attributes of the first start tag (entity-decoded as browsers do)."""
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if not first:
+                first.append(attrs)
+
+        handle_startendtag = handle_starttag
+
+    parser = FirstTag(convert_charrefs=True)
     parser.feed(tag_text)
     parser.close()
-    for key, value in parser.attrs or ():
+    for key, value in first[0] if first else ():
         if key == name:  # the first one wins, as in browsers
             return value if value is not None else ""
     return None
