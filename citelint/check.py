@@ -31,8 +31,6 @@ from citelint.schema import check_document
 from citelint.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
     from citelint.evidence import EvidenceVerifier
     from citelint.gitbase import BaseCaptures
 
