@@ -19,9 +19,8 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
 from citelint.records import (
@@ -97,8 +96,7 @@ def _read_bounded(path: Path | str) -> bytes:
         raise CaptureCorrupt(f"capture file cannot be opened safely: {exc.strerror}") from None
 
 
-@dataclass(frozen=True)
-class RevisionInfo:
+class RevisionInfo(NamedTuple):
     """A revision file found in the source directory ``directory``, not yet verified."""
 
     sha256: str
@@ -110,8 +108,7 @@ class RevisionInfo:
         return Path(self.directory, f"{self.sha256}.json")
 
 
-@dataclass(frozen=True)
-class RevisionDate:
+class RevisionDate(NamedTuple):
     """A revision file with the ``retrievedAt`` its head records (None: not
     readable so, see :func:`read_head_date`); unverified."""
 
@@ -374,8 +371,7 @@ class Store:
 
 # --------------------------------------------------------------------------- write side
 
-@dataclass(frozen=True)
-class WriteOutcome:
+class WriteOutcome(NamedTuple):
     """Result of :func:`write_capture`: ``created`` is False when an identical
     capture (same source, same text) already existed; ``path`` is its file."""
 
@@ -496,8 +492,7 @@ def parse_legacy(path: Path) -> CaptureRecord:
     return make_record(obj["source"], obj["text"], retrieved_at=stamp)
 
 
-@dataclass(frozen=True)
-class MigrateOutcome:
+class MigrateOutcome(NamedTuple):
     """One legacy file's fate: ``status`` is migrated, already-migrated or refused."""
 
     path: Path

@@ -13,11 +13,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from citelint.loaders import ParseFailure, read_source
 from citelint.yamldoc import load_yaml_text
-from citelint.model import DEFAULT_EXTRACTORS, EXTRACTOR_TYPES, RULES, SEVERITY_ORDER, ApprovedLabels, CaptureSettings, LabelInfo
+from citelint.model import (DEFAULT_CONTENT_TYPES, DEFAULT_EXTRACTORS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, EXTRACTOR_TYPES,
+                            RULES, SEVERITY_ORDER, ApprovedLabels, CaptureSettings, LabelInfo)
 from citelint import pointers
 from citelint.pointers import join as pointer_join
 from citelint.schema import config_validator, quick_valid
@@ -33,8 +34,7 @@ class ConfigError(Exception):
     when a position is known."""
 
 
-@dataclass(frozen=True)
-class LinkSettings:
+class LinkSettings(NamedTuple):
     """Markdown link governance (DESIGN §2.4)."""
 
     allow: tuple[str, ...] = ()
@@ -43,8 +43,7 @@ class LinkSettings:
     ignore_query_params: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class EvidenceSettings:
+class EvidenceSettings(NamedTuple):
     """Signed evidence (DESIGN §9): ``allowed_signers`` is the absolute path
     of the operator's allowed-signers file (git's format), or None (signatures
     are then not checked); ``require_signatures`` turns CL401 on."""
@@ -469,9 +468,9 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     extractors = _capture_extractors(cap, error)
     ca_file = cap.get("ca_file")
     capture = CaptureSettings(
-        timeout_s=float(cap.get("timeout_s", CaptureSettings.timeout_s)),
-        max_bytes=int(cap.get("max_bytes", CaptureSettings.max_bytes)),
-        content_types=tuple(cap.get("content_types", CaptureSettings.content_types)),
+        timeout_s=float(cap.get("timeout_s", DEFAULT_TIMEOUT_S)),
+        max_bytes=int(cap.get("max_bytes", DEFAULT_MAX_BYTES)),
+        content_types=tuple(cap.get("content_types", DEFAULT_CONTENT_TYPES)),
         allow_private_addresses=bool(cap.get("allow_private_addresses", False)),
         ca_file=str(root / ca_file) if ca_file else None,
         proxy=cap.get("proxy"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
@@ -25,8 +25,7 @@ MIN_SNIPPET_CHARS = 20
 CONTEXT_CHARS = 80
 
 
-@dataclass(frozen=True)
-class Issue:
+class Issue(NamedTuple):
     """A rule violation inside one fact: ``field`` is the fact key it points at
     ('' for the fact object itself)."""
 
@@ -36,8 +35,7 @@ class Issue:
     at: int = 0
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """Outcome of one cited fact: ``issues`` (empty when clean), the snippet's
     code-point ``offset`` in the capture, whether the capture it names was
     ``resolved`` (approved source, file present and verified), and for a
@@ -280,8 +278,7 @@ class BaseLookup(Protocol):
         """True when the base revision holds the capture (source, sha256)."""
 
 
-@dataclass(frozen=True)
-class FactIssue:
+class FactIssue(NamedTuple):
     """One finding inside a report: ``index`` of the fact in the facts array,
     ``field`` the fact key it points at ('' for the fact itself)."""
 
@@ -292,8 +289,7 @@ class FactIssue:
     at: int = 0
 
 
-@dataclass(frozen=True)
-class AcceptedEntry:
+class AcceptedEntry(NamedTuple):
     """A fact that passed every blocking rule, by ``index`` in the facts array.
 
     Cited facts carry the snippet's code-point ``offset`` in the capture,
@@ -309,8 +305,7 @@ class AcceptedEntry:
     context: tuple[str, str] = ("", "")
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(NamedTuple):
     """A cited fact waiting for its capture: ``index`` in its report's facts
     array; ``rejected`` when its label already failed (not approved, CL003, or
     in a CL004 pair): it is still verified, so every independent problem is

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning", "notice"]
 
@@ -22,8 +22,7 @@ SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "notice": 2}
 DOCS_URL = "https://github.com/citelint/citelint/blob/main/docs/rules.md"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One entry of the rule catalog.
 
     The fields are the rule's properties; code asks them rather than
@@ -106,8 +105,7 @@ class Finding:
         return RULES[self.rule].name
 
 
-@dataclass(frozen=True)
-class LabelInfo:
+class LabelInfo(NamedTuple):
     """An approved label and its optional semantic-review hints (config ``labels``).
 
     ``unit`` and ``period`` are words CL901 looks for in the snippet; they
@@ -183,8 +181,7 @@ class ApprovedLabels(Mapping[str, LabelInfo]):
         return len(self._all)
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     """A 1-based line and code-point column, with an optional end (exclusive)."""
 
     line: int
@@ -193,8 +190,7 @@ class Position:
     end_col: int | None = None
 
 
-@dataclass(frozen=True)
-class AcceptedFact:
+class AcceptedFact(NamedTuple):
     """A fact that passed every check.
 
     For a cited fact ``offset`` is the code-point index of the snippet in the
@@ -315,8 +311,7 @@ EXTRACTOR_TYPES = {
 }
 
 
-@dataclass(frozen=True)
-class CaptureSettings:
+class CaptureSettings(NamedTuple):
     """Limits and trust settings of the capture stage: the config's
     ``capture`` block, plus the per-run flags of ``citelint capture``.
 
@@ -338,7 +333,7 @@ class CaptureSettings:
     Extraction has its own deadline of ``timeout_s`` seconds.
 
     Plain data: the config builds it, the command line derives a run's
-    variant with :func:`dataclasses.replace`, and
+    variant with ``_replace``, and
     :func:`citelint.capture.policy.check_settings` checks it.
     """
 

@@ -91,11 +91,12 @@ class _Generator:
     bound in ``namespace``, so no schema text is ever executed.
     """
 
-    def __init__(self, defs: Any) -> None:
+    def __init__(self, defs: Any, tag: str = "") -> None:
         if not isinstance(defs, dict):
             raise Unsupported
         self.defs = defs
-        self.namespace: dict[str, Any] = {"_enum": _enum_holds, "_unique": _unique_strings, "_MISSING": object()}
+        self.tag = tag  # tells apart the names of several checks written into one module
+        self.namespace: dict[str, Any] = {"_enum": _enum_holds, "_unique": _unique_strings, "_MISSING": _MISSING}
         self.functions: list[str] = []
         self.def_functions: dict[str, str] = {}
         self.inlining: list[str] = []  # the $defs being inlined, outermost first
@@ -103,7 +104,7 @@ class _Generator:
 
     def fresh(self, prefix: str) -> str:
         self.count += 1
-        return f"{prefix}{self.count}"
+        return f"{prefix}{self.tag}{self.count}"
 
     def constant(self, value: Any) -> str:
         name = self.fresh("_k")
@@ -368,6 +369,22 @@ def _discriminator(branches: list[Any]) -> str | None:
     return None
 
 
+#: What a generated check compares with a missing key's value: of no JSON type.
+_MISSING = object()
+
+
+def _bounded(check: Check) -> Check:
+    """``check`` answering False (unknown) past Python's stack: a recursive
+    ``$ref`` recurses with the data, or forever for a cycle that never
+    descends into it."""
+    def bounded(value: Any) -> bool:
+        try:
+            return check(value)
+        except RecursionError:
+            return False
+    return bounded
+
+
 def compile_check(schema: Any, defs: Any, root: bool = False) -> Check:
     """Compile ``schema`` into a predicate implementing draft 2020-12 for
     the keywords in ``_QUICK_KEYWORDS``: generated Python source, ``exec``'d once.
@@ -395,14 +412,59 @@ def compile_check(schema: Any, defs: Any, root: bool = False) -> Check:
         raise Unsupported from None
     exec(code, generator.namespace)  # noqa: S102 - source built above from the schema's values only
     check: Check = generator.namespace[name]
-    if not generator.def_functions:
-        return check
+    return _bounded(check) if generator.def_functions else check
 
-    def bounded(value: Any) -> bool:
-        # A recursive $ref recurses with the data (or forever, for a cycle
-        # that never descends into it): past Python's stack, "unknown".
-        try:
-            return check(value)
-        except RecursionError:
-            return False
-    return bounded
+
+def _constant_source(value: Any) -> str:
+    """A Python expression equal to a generated check's constant, for
+    :func:`module_source`: a scalar, a tuple of scalars, a set of strings, a
+    scalar type, or a compiled pattern's ``match``/``search``."""
+    if value is None or type(value) in (str, int, bool):
+        return repr(value)
+    if type(value) is float and value == value and abs(value) != float("inf"):
+        return repr(value)
+    if value in (str, int, float, bool):
+        return value.__name__
+    if type(value) is tuple and all(v is None or type(v) in (str, int, float, bool) for v in value):
+        return "(" + "".join(f"{_constant_source(v)}, " for v in value) + ")"
+    if type(value) in (set, frozenset) and all(type(v) is str for v in value):
+        return "frozenset((" + "".join(f"{v!r}, " for v in sorted(value)) + "))"
+    pattern = getattr(value, "__self__", None)
+    if isinstance(pattern, re.Pattern) and getattr(value, "__name__", "") in ("match", "search"):
+        return f"_re.compile({pattern.pattern!r}, {int(pattern.flags)}).{value.__name__}"
+    raise Unsupported
+
+
+def module_source(entries: dict[str, tuple[Any, Any, bool]], digests: dict[str, str], header: str) -> str:
+    """The source of a module holding the checks of ``entries`` precompiled,
+    so a process imports them (bytecode-cached) instead of compiling them.
+
+    ``entries`` maps a key (``"report.schema.json#fact"``) to the
+    (schema, defs, root) that :func:`compile_check` would take; the module
+    defines ``CHECKS`` (key to predicate, each the same as
+    ``compile_check`` gives) and ``DIGESTS`` (``digests``: schema file to
+    the SHA-256 of the bytes the checks were made from, so a reader can tell
+    a stale module). ``header`` is its docstring.
+
+    Raises:
+        Unsupported: as :func:`compile_check`, or a constant with no source form.
+    """
+    parts: list[str] = []
+    checks = []
+    for n, (key, (schema, defs, root)) in enumerate(entries.items()):
+        generator = _Generator(defs, tag=f"_{n}_")
+        name = generator.function(schema, root=root)
+        for const, value in generator.namespace.items():
+            if const.startswith("_k"):
+                parts.append(f"{const} = {_constant_source(value)}")
+        parts += ["", *("\n\n".join(generator.functions).split("\n")), ""]
+        checks.append(f"    {key!r}: {f'_bounded({name})' if generator.def_functions else name},")
+    parts += ["", "CHECKS = {", *checks, "}", ""]
+    body = "\n".join(parts)
+    helpers = [f"{real} as {alias}" if alias != real else real for real, alias in (
+        ("_MISSING", "_MISSING"), ("_bounded", "_bounded"), ("_enum_holds", "_enum"), ("_unique_strings", "_unique"))
+        if re.search(rf"\b{alias}\b", body)]
+    head = [f'"""{header}"""', *(["import re as _re", ""] if "_re." in body else []),
+            *([f"from citelint.quickcheck import {', '.join(helpers)}", ""] if helpers else []),
+            f"DIGESTS = {dict(sorted(digests.items()))!r}", ""]
+    return "\n".join(head) + "\n" + body

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from citelint.files import decode_utf8
 
@@ -93,8 +93,7 @@ def decode_text(body: bytes) -> str:
         raise TextRejected(f"not valid UTF-8 at byte {exc.start} ({exc.reason})") from None
 
 
-@dataclass(frozen=True)
-class Extractor:
+class Extractor(NamedTuple):
     """What turned a raw body into a capture's text (record v2's ``extractor``).
 
     ``name`` is a registered extractor (``html-text``, ``trafilatura``,
@@ -118,8 +117,7 @@ class Extractor:
         return {"name": self.name, "version": self.version, "options": self.options}
 
 
-@dataclass(frozen=True)
-class CaptureRecord:
+class CaptureRecord(NamedTuple):
     """One captured revision of one source.
 
     ``bytes`` is the body length in bytes as received (for ``--from-file``

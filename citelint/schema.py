@@ -121,10 +121,65 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
+#: The quick checks a check runs, precompiled into ``citelint/_quickchecks.py``
+#: (:func:`quick_checks_source`; tests/test_schema_quick.py keeps it current).
+PRECOMPILED = (("report.schema.json", "fact"), ("config.schema.json", None))
+
+
+def _key(name: str, at: str | None) -> str:
+    return f"{name}#{at}" if at else name
+
+
+def _digest(name: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(schema_path(name).read_bytes()).hexdigest()
+
+
+def quick_checks_source() -> str:
+    """The source of ``citelint/_quickchecks.py``: the quick checks of
+    :data:`PRECOMPILED`, generated from the packaged schemas
+    (:func:`citelint.quickcheck.module_source`), with each schema file's digest.
+
+    Regenerate it after changing a schema: ``python -c "from citelint.schema
+    import quick_checks_source as q; print(q(), end='')" > citelint/_quickchecks.py``.
+    Until then the checks are compiled at run time (:func:`_quick_check`).
+    """
+    from citelint.quickcheck import module_source
+
+    entries = {}
+    for name, at in PRECOMPILED:
+        schema = load_schema(name)
+        defs = schema.get("$defs", {})
+        entries[_key(name, at)] = (defs[at] if at else schema, defs, not at)
+    return module_source(entries, {name: _digest(name) for name, _ in PRECOMPILED},
+                         "Quick checks generated from schemas/ by citelint.schema.quick_checks_source: do not edit.\n\n"
+                         "citelint.schema uses them while DIGESTS matches the schema files, and compiles\n"
+                         "the checks at run time otherwise (compiling costs a check several milliseconds\n"
+                         "of start-up; importing this module, a fraction of one).\n")
+
+
+def _precompiled(name: str, at: str | None) -> Callable[[Any], bool] | None:
+    """The check of :data:`PRECOMPILED` for (``name``, ``at``) when it was made from the schema file as it is."""
+    if (name, at) not in PRECOMPILED:
+        return None
+    try:
+        from citelint import _quickchecks
+    except ImportError:  # pragma: no cover - the module ships with the package
+        return None
+    if _quickchecks.DIGESTS.get(name) != _digest(name):
+        return None  # a schema changed since the module was generated
+    return _quickchecks.CHECKS.get(_key(name, at))
+
+
 @lru_cache(maxsize=None)
 def _quick_check(name: str, at: str | None) -> Callable[[Any], bool] | None:
-    """The compiled quick check of schema ``name`` (or its ``$defs[at]``), or
-    None when the schema uses a keyword the quick check does not implement."""
+    """The quick check of schema ``name`` (or its ``$defs[at]``): precompiled
+    when :func:`_precompiled` has it, else compiled now; None when the schema
+    uses a keyword the quick check does not implement."""
+    found = _precompiled(name, at)
+    if found is not None:
+        return found
     from citelint.quickcheck import Unsupported, compile_check
 
     schema = load_schema(name)

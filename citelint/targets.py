@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 from citelint.config import Config, dir_prefix, relpath
 from citelint.loaders import kind_of
@@ -21,8 +21,7 @@ class UsageError(Exception):
     """A command-line problem (exit 2): a named path does not exist, etc."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One file to check: absolute ``path`` (as named, for display), ``kind``
     ("report" or "markdown"), and ``refusal``: why it must not be read (a
     symlink leading outside the project), reported as CL001 instead."""

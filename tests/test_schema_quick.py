@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import math
 import re
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -247,3 +248,38 @@ def test_validate_facts_reports_only_the_facts_the_quick_check_refuses() -> None
     ]
     assert list(validate_facts([CITED] * 1000, "/facts")) == []
     assert list(validate_facts({"0": CITED}, "/facts")) == [("/facts", "facts must be an array, got object", False)]
+
+
+def test_the_precompiled_checks_are_current_and_used() -> None:
+    from citelint import _quickchecks, schema
+
+    committed = (Path(schema.__file__).parent / "_quickchecks.py").read_text(encoding="utf-8")
+    assert committed == schema.quick_checks_source(), (
+        "citelint/_quickchecks.py is stale: regenerate it as citelint.schema.quick_checks_source says")
+    for name, at in schema.PRECOMPILED:
+        assert schema._quick_check(name, at) is _quickchecks.CHECKS[f"{name}#{at}" if at else name]
+
+
+def test_a_generated_module_answers_as_the_compiled_check() -> None:
+    from citelint.quickcheck import compile_check, module_source
+
+    defs = {"leaf": {"type": "string", "pattern": "^a", "minLength": 2},
+            "node": {"type": "object", "required": ["kind"], "additionalProperties": False,
+                     "properties": {"kind": {"enum": ["x", "y", 3]}, "size": {"type": "number", "minimum": 1.5},
+                                    "tags": {"type": "array", "items": {"$ref": "#/$defs/leaf"},
+                                             "uniqueItems": True},
+                                    "child": {"$ref": "#/$defs/node"}}}}
+    schema = {"$ref": "#/$defs/node"}
+    namespace: dict = {}
+    exec(compile(module_source({"toy": (schema, defs, False)}, {"toy.json": "0" * 64}, "toy"), "<toy>", "exec"),
+         namespace)
+    generated, compiled = namespace["CHECKS"]["toy"], compile_check(schema, defs)
+    values = [{}, {"kind": "x"}, {"kind": 3}, {"kind": 3.0}, {"kind": "z"}, {"kind": "x", "size": 1.5},
+              {"kind": "x", "size": 1}, {"kind": "y", "size": True}, {"kind": "x", "tags": ["ab", "ac"]},
+              {"kind": "x", "tags": ["ab", "ab"]}, {"kind": "x", "tags": ["b"]}, {"kind": "x", "other": 1},
+              {"kind": "x", "child": {"kind": "y", "child": {"kind": "q"}}}, {"kind": "x", "child": {"kind": "y"}},
+              "x", None, [], {"kind": None}]
+    answers = [compiled(v) for v in values]
+    assert [generated(v) for v in values] == answers
+    assert True in answers and False in answers
+    assert namespace["DIGESTS"] == {"toy.json": "0" * 64}

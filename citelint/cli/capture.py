@@ -8,7 +8,6 @@ captures are never replaced.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -161,8 +160,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     signer = _signer(args, config.capture.sign_key, err)
     if signer is False:
         return EXIT_USAGE
-    options = dataclasses.replace(config.capture, ca_file=ca_file or config.capture.ca_file,
-                                  allow_http_loopback=args.allow_http_loopback)
+    options = config.capture._replace(ca_file=ca_file or config.capture.ca_file,
+                                      allow_http_loopback=args.allow_http_loopback)
     try:
         check_settings(options)
     except CaptureRefused as exc:

@@ -9,8 +9,7 @@ or choose exit codes.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import Callable, NamedTuple, TextIO
 
 from citelint.model import CheckResult, Finding
 
@@ -24,8 +23,7 @@ FORMATTERS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class RenderOptions:
+class RenderOptions(NamedTuple):
     """What a formatter may be told: colour (text only), quiet (hide warnings
     and notices), strict (warnings fail the run, so quiet still shows them),
     the citelint version to embed, and ``blob_url``, the prefix that turns a

@@ -8,7 +8,6 @@ list and the counts. ``finding_to_dict`` is shared with SARIF and summaries.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any, TextIO
 
 from citelint.model import CheckResult, Finding
@@ -53,7 +52,7 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
     """The whole JSON document as a dict."""
     accepted = []
     for fact in result.accepted:
-        d = asdict(fact)
+        d = fact._asdict()
         accepted.append({
             "path": d["path"], "line": d["line"], "column": d["col"], "state": d["state"],
             "label": d["label"], "source": d["source"], "captureSha256": d["capture_sha256"],
