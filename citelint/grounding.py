@@ -10,7 +10,6 @@ index file, asking git itself only when the index is not one it can read.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from dataclasses import dataclass, field
@@ -82,17 +81,17 @@ def reclassified(issue: LinkIssue, evidence: LinkEvidence) -> LinkIssue:
     (CL401–CL403), reported as such."""
     href = issue.link.href
     if evidence.corrupt is not None and evidence.corrupt.decide(href)[1]:
-        return dataclasses.replace(issue, rule="CL103", near_miss=None, message=(
+        return issue._replace(rule="CL103", near_miss=None, message=(
             f"link to {href}: every capture of this source fails verification, so it grounds nothing; "
             "restore the capture files from version control or capture the source again (`citelint ls` lists "
             "them); --fix leaves this link alone"))
     if evidence.untracked is not None and evidence.untracked.decide(href)[1]:
-        return dataclasses.replace(issue, rule="CL109", near_miss=None, message=(
+        return issue._replace(rule="CL109", near_miss=None, message=(
             f"link to {href}: its captures are neither committed nor staged in git, so this check passes here "
             "and fails in a clean clone; `git add` the captures directory"))
     for allowlist, rule, message in evidence.unsigned:
         if allowlist.decide(href)[1]:
-            return dataclasses.replace(issue, rule=rule, near_miss=None, message=f"link to {href}: {message}")
+            return issue._replace(rule=rule, near_miss=None, message=f"link to {href}: {message}")
     return issue
 
 

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 from urllib.parse import quote
 
 __all__ = [
@@ -177,8 +176,7 @@ def parse(url: str, base: str | None = None) -> str | None:
         return None
 
 
-@dataclass(frozen=True)
-class URLComponents:
+class URLComponents(NamedTuple):
     """The parts of a WHATWG-parsed URL that a request is built from.
 
     ``scheme`` has no colon (``"https"``); ``username`` and ``password`` are

@@ -7,11 +7,9 @@ cmark's output, only the blocks with a finding located.
 
 from __future__ import annotations
 
-import html
 import re
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from citelint import urls
 from citelint.links.allowlist import Allowlist
@@ -95,8 +93,7 @@ def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     return links, judge(links, allowlist, relative=relative)
 
 
-@dataclass(frozen=True)
-class LinkReport:
+class LinkReport(NamedTuple):
     """What :func:`check` found in one Markdown document.
 
     ``issues``: CL201/CL202/CL203 findings in document order, each with its
@@ -116,7 +113,12 @@ class LinkReport:
 _CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
 _CJK_MARKS = tuple(sorted(urls.CJK_TERMINATORS))  # ten substring searches beat one character class
 _HREF, _RAW_NAME = itemgetter(0), itemgetter(2)
-_unescape = html.unescape
+def _unescape(text: str) -> str:
+    """HTML character references decoded (``html.unescape``, which loads its
+    entity table: only for a page with an ``&`` in an href)."""
+    from html import unescape
+
+    return unescape(text)
 
 
 def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> list[str | None]:

@@ -9,15 +9,14 @@ code-point indices into the Markdown ``str``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from citelint import urls
 
 _CJK = frozenset(urls.CJK_TERMINATORS)
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
     """One followable link of a Markdown document, as cmark-gfm rendered it.
 
     ``kind`` is ``inline``, ``reference``, ``autolink``, ``bare``, ``html``,
@@ -58,27 +57,12 @@ class Link:
 def _new_link(kind: str, href: str, line: int, col: int, end_line: int, end_col: int, start: int,
               end: int, text: str, form: str, category: str, cited: str,
               text_span: tuple[int, int] | None, located: bool) -> Link:
-    """Build a Link without the frozen dataclass's per-field ``object.__setattr__``.
-
-    The generated ``__init__`` costs about 3 µs for 14 fields, a sizeable
-    part of the per-link budget on the README corpus; installing the instance
-    dict at once gives an identical value (equal, hashable, still frozen).
-    tests/test_links.py checks the result equals ``Link(...)``.
-    """
-    link = _object_new(Link)
-    _object_setattr(link, "__dict__", {
-        "kind": kind, "href": href, "line": line, "col": col, "end_line": end_line, "end_col": end_col,
-        "start": start, "end": end, "text": text, "form": form, "category": category, "cited": cited,
-        "text_span": text_span, "located": located})
-    return link
+    """A :class:`Link` from every field, positionally (the locator's constructor)."""
+    return Link(kind, href, line, col, end_line, end_col, start, end, text, form, category, cited, text_span,
+                located)
 
 
-_object_new = object.__new__
-_object_setattr = object.__setattr__
-
-
-@dataclass(frozen=True)
-class LinkIssue:
+class LinkIssue(NamedTuple):
     """A finding about one link: ``rule`` is ``CL201``, ``CL202`` or ``CL203``,
     or for a quotation (:mod:`citelint.links.quote`) ``CL204``, ``CL105`` or ``CL108``.
 

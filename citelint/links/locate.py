@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
-from dataclasses import replace
 from typing import Sequence
 
 from citelint import urls
@@ -239,7 +238,7 @@ def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images:
         if new_cursor is not None:
             cursor = new_cursor
         if t > footnote_from:
-            link = replace(link, kind="footnote")
+            link = link._replace(kind="footnote")
         append((index, link))
     return links
 

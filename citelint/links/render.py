@@ -54,7 +54,7 @@ def _load_freeing_renderer():
     """
     try:
         import ctypes
-        import threading
+        from _thread import allocate_lock  # threading's Lock itself, without importing threading
 
         from cmarkgfm import _cmark
 
@@ -80,7 +80,7 @@ def _load_freeing_renderer():
         finish, get_extensions, render = so.cmark_parser_finish, so.cmark_parser_get_syntax_extensions, \
             so.cmark_render_html_with_mem
         reset, find, string_at = so.cmark_arena_reset, so.cmark_find_syntax_extension, ctypes.string_at
-        lock = threading.Lock()
+        lock = allocate_lock()
         found: dict[str, int] = {}
     except Exception:  # pragma: no cover - depends on cmarkgfm's build
         return None
