@@ -13,7 +13,6 @@ import functools
 import gc
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, cast
 
@@ -97,7 +96,6 @@ class _Emitter:
         self.more.clear()
 
 
-@dataclass
 class _Report:
     """A fact report after the first phase, kept until its citations are verified.
 
@@ -108,14 +106,14 @@ class _Report:
     re-derive them on demand.
     """
 
-    order: int
-    display: str
-    kind: str
-    raw: bytes
-    spans: dict[str, tuple[int, int]]
-    facts_ptr: str
-    _doc: Document | LazyDocument | None = field(default=None, compare=False)
-    _text: str | None = field(default=None, compare=False)
+    __slots__ = ("order", "display", "kind", "raw", "spans", "facts_ptr", "_doc", "_text")
+
+    def __init__(self, order: int, display: str, kind: str, raw: bytes, spans: dict[str, tuple[int, int]],
+                 facts_ptr: str, doc: Document | LazyDocument | None = None, text: str | None = None):
+        self.order, self.display, self.kind, self.raw = order, display, kind, raw
+        self.spans, self.facts_ptr = spans, facts_ptr
+        self._doc: Document | LazyDocument | None = doc
+        self._text: str | None = text
 
     def release(self) -> None:
         """Drop the decoded text and the document until a position is next needed."""
@@ -251,16 +249,16 @@ def _fact_index(pointer: str, facts_ptr: str) -> int | None:
     return int(head) if head.isdigit() and head.isascii() else None
 
 
-@dataclass
 class _PhaseOne:
-    """What the first phase found in a run of targets; findings go to ``result``."""
+    """What the first phase found in a run of targets; findings go to ``result``;
+    ``accepted`` holds the accepted unavailable facts, by report order."""
 
-    result: CheckResult
-    reports: list[_Report]
-    citations: list[tuple[int, Citation]]
-    #: Accepted unavailable facts, by report order.
-    accepted: list[tuple[int, AcceptedEntry]]
-    allowlist_empty: bool = False
+    def __init__(self, result: CheckResult):
+        self.result = result
+        self.reports: list[_Report] = []
+        self.citations: list[tuple[int, Citation]] = []
+        self.accepted: list[tuple[int, AcceptedEntry]] = []
+        self.allowlist_empty = False
 
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
@@ -272,7 +270,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     ``targets`` are (order, target) pairs; order is the target's 1-based
     place in the run, which fixes the order of the output.
     """
-    one = _PhaseOne(result, [], [], [])
+    one = _PhaseOne(result)
     store = Store(config.captures_dir)
     allowlist: LinkEvidence | None = None
     for order, target in targets:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -89,29 +88,35 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-@dataclass
 class Config:
     """A validated configuration. Paths are absolute; globs are relative to
     ``root``. ``root``, ``captures_dir`` and the glob lists are read once, at
-    construction (make a new Config, e.g. with ``dataclasses.replace``, to
-    change them)."""
+    construction (make a new Config to change them)."""
 
-    path: Path
-    root: Path
-    captures_dir: Path
-    reports: list[str] = field(default_factory=lambda: list(DEFAULT_REPORTS))
-    markdown: list[str] = field(default_factory=lambda: list(DEFAULT_MARKDOWN))
-    exclude: list[str] = field(default_factory=list)
-    rules: dict[str, str] = field(default_factory=dict)
-    require_captures_on_base: bool = False
-    sources: list[str] = field(default_factory=list)
-    labels: ApprovedLabels = field(default_factory=ApprovedLabels)
-    capture: CaptureSettings = field(default_factory=CaptureSettings)
-    links: LinkSettings = field(default_factory=LinkSettings)
-    facts_pointer: str | None = None
-    evidence: EvidenceSettings = field(default_factory=EvidenceSettings)
+    def __init__(self, path: Path, root: Path, captures_dir: Path, reports: list[str] | None = None,
+                 markdown: list[str] | None = None, exclude: list[str] | None = None,
+                 rules: dict[str, str] | None = None, require_captures_on_base: bool = False,
+                 sources: list[str] | None = None, labels: ApprovedLabels | None = None,
+                 capture: CaptureSettings | None = None, links: LinkSettings | None = None,
+                 facts_pointer: str | None = None, evidence: EvidenceSettings | None = None):
+        self.path, self.root, self.captures_dir = path, root, captures_dir
+        self.reports = list(DEFAULT_REPORTS) if reports is None else reports
+        self.markdown = list(DEFAULT_MARKDOWN) if markdown is None else markdown
+        self.exclude = [] if exclude is None else exclude
+        self.rules: dict[str, str] = {} if rules is None else rules
+        self.require_captures_on_base = require_captures_on_base
+        self.sources = [] if sources is None else sources
+        self.labels = ApprovedLabels() if labels is None else labels
+        self.capture = CaptureSettings() if capture is None else capture
+        self.links = LinkSettings() if links is None else links
+        self.facts_pointer = facts_pointer
+        self.evidence = EvidenceSettings() if evidence is None else evidence
+        self._compile()
 
-    def __post_init__(self) -> None:
+    def __repr__(self) -> str:
+        return f"Config(path={self.path!r}, root={self.root!r}, captures_dir={self.captures_dir!r})"
+
+    def _compile(self) -> None:
         self._report_re = [glob_to_regex(g) for g in self.reports]
         self._markdown_re = [glob_to_regex(g) for g in self.markdown]
         self._exclude_re = [glob_to_regex(g) for g in self.exclude]

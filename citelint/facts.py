@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
@@ -316,16 +315,14 @@ class Citation(NamedTuple):
     rejected: bool = False
 
 
-@dataclass
 class LabelOutcome:
     """What :func:`check_labels` found in one report: issues, accepted
     unavailable facts, the cited facts left to verify, and the counts."""
 
-    issues: list[FactIssue]
-    accepted: list[AcceptedEntry]
-    citations: list[Citation]
-    cited: int = 0
-    unavailable: int = 0
+    def __init__(self, issues: list[FactIssue], accepted: list[AcceptedEntry], citations: list[Citation],
+                 cited: int = 0, unavailable: int = 0):
+        self.issues, self.accepted, self.citations = issues, accepted, citations
+        self.cited, self.unavailable = cited, unavailable
 
 
 def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> FactIssue | None:

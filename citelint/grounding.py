@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from citelint.captures import CaptureRecord, Store, sha256_hex
 from citelint.config import Config, relpath
@@ -124,8 +123,7 @@ def build_allowlist(config: Config, store: Store, tracking: GitTracking | None =
                         functools.partial(evidence.issues, store) if evidence is not None else None)
 
 
-@dataclass
-class LinkEvidence:
+class LinkEvidence(NamedTuple):
     """The allowlists of a run's Markdown checks (see :func:`build_allowlist`), and the
     store that quotation links are verified against (CL204)."""
 
@@ -134,6 +132,6 @@ class LinkEvidence:
     untracked: Allowlist | None = None
     store: Store | None = None
     # (one source's allowlist, rule, message) for CL401-CL403
-    unsigned: list[tuple[Allowlist, str, str]] = field(default_factory=list)
+    unsigned: Sequence[tuple[Allowlist, str, str]] = ()
     #: CL401-CL403 of the capture a quotation was verified in (None: no signatures configured).
     signed: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None

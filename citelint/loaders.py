@@ -23,9 +23,8 @@ import json.decoder
 import json.scanner
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from citelint import files
 from citelint.model import Position
@@ -42,8 +41,7 @@ _SURROGATE_MESSAGE = ("the string holds a lone surrogate (an escape such as \\ud
                       "Unicode text; remove it or write the character itself")
 
 
-@dataclass(frozen=True)
-class ParseFailure:
+class ParseFailure(NamedTuple):
     """Why a document could not be loaded, and where (1-based line, code-point column)."""
 
     line: int
@@ -69,7 +67,6 @@ class _LineIndex:
         return line + 1, index - self.starts[line] + 1
 
 
-@dataclass
 class Document:
     """A loaded document: ``data`` plus positions by JSON Pointer.
 
@@ -79,10 +76,12 @@ class Document:
     known ancestor, and finally to 1:1.
     """
 
-    data: Any
-    _values: dict[str, Any] = field(default_factory=dict)
-    _keys: dict[str, Any] = field(default_factory=dict)
-    _to_pos: Callable[[Any], Position] | None = None
+    def __init__(self, data: Any, values: dict[str, Any] | None = None, keys: dict[str, Any] | None = None,
+                 to_pos: Callable[[Any], Position] | None = None):
+        self.data = data
+        self._values: dict[str, Any] = {} if values is None else values
+        self._keys: dict[str, Any] = {} if keys is None else keys
+        self._to_pos = to_pos
 
     def _find(self, table: dict[str, Any], pointer: str) -> Position:
         probe = pointer
@@ -317,7 +316,6 @@ def _too_deep(value: Any, depth: int) -> bool:
     return depth + _depth(value) - 1 > MAX_DEPTH
 
 
-@dataclass
 class LazyDocument:
     """A JSON report parsed by the C ``json`` module, with positions on demand.
 
@@ -330,13 +328,13 @@ class LazyDocument:
     interface as :class:`Document`.
     """
 
-    data: Any
-    text: str
-    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
-    _full: Document | None = None
-    _lines: _LineIndex | None = None
-    _cursor: tuple[int, int] | None = None
-    _facts: dict[int, Document] = field(default_factory=dict)
+    def __init__(self, data: Any, text: str, spans: dict[str, tuple[int, int]] | None = None):
+        self.data, self.text = data, text
+        self.spans: dict[str, tuple[int, int]] = {} if spans is None else spans
+        self._full: Document | None = None
+        self._lines: _LineIndex | None = None
+        self._cursor: tuple[int, int] | None = None
+        self._facts: dict[int, Document] = {}
 
     def _position(self, start: int, end: int) -> Position:
         if self._lines is None:

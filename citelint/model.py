@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -77,11 +76,10 @@ def _load_catalog() -> dict[str, Rule]:
 RULES: dict[str, Rule] = _load_catalog()
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+class Finding(NamedTuple):
     """One problem at one place.
 
-    Ordered by (path, line, col, rule). ``line`` and ``col`` are 1-based;
+    Ordered, compared and hashed by (path, line, col, rule) alone. ``line`` and ``col`` are 1-based;
     ``col`` counts Unicode code points (SARIF ``unicodeCodePoints``). Findings
     about a whole file sit at 1:1. The canonical ``path:line:col: CLxxx
     message [name]`` line, with untrusted text escaped, is
@@ -92,17 +90,39 @@ class Finding:
     line: int
     col: int
     rule: str
-    severity: Severity = field(compare=False)
-    message: str = field(compare=False)
-    end_line: int | None = field(default=None, compare=False)
-    end_col: int | None = field(default=None, compare=False)
+    severity: Severity
+    message: str
+    end_line: int | None = None
+    end_col: int | None = None
     #: The capture revision (sha256) a quotation link was checked against (CL204, CL105), else None.
-    capture: str | None = field(default=None, compare=False)
+    capture: str | None = None
 
     @property
     def name(self) -> str:
         """The rule's name, e.g. ``snippet-not-found``."""
         return RULES[self.rule].name
+
+    # The place and the rule identify a finding; a tuple would also compare the message.
+    def __eq__(self, other: object) -> bool:
+        return self[:4] == other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+
+    def __ne__(self, other: object) -> bool:
+        return self[:4] != other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+
+    def __lt__(self, other: tuple) -> bool:  # type: ignore[override]
+        return self[:4] < other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+
+    def __le__(self, other: tuple) -> bool:  # type: ignore[override]
+        return self[:4] <= other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+
+    def __gt__(self, other: tuple) -> bool:  # type: ignore[override]
+        return self[:4] > other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+
+    def __ge__(self, other: tuple) -> bool:  # type: ignore[override]
+        return self[:4] >= other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+
+    def __hash__(self) -> int:
+        return hash(self[:4])
 
 
 class LabelInfo(NamedTuple):
@@ -216,26 +236,6 @@ class AcceptedFact(NamedTuple):
     context: tuple[str, str] = ("", "")
 
 
-class _Settled:
-    """A list field of :class:`CheckResult` that runs the result's deferred
-    work (:meth:`CheckResult.defer`) before it is first read, so that work is
-    paid for only by a formatter that reads the field. Assigning a value
-    stores a list copy of it."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.attr = "_" + name
-
-    def __get__(self, obj: CheckResult | None, owner: type | None = None) -> list:  # type: ignore[type-arg]
-        if obj is None:
-            return ()  # type: ignore[return-value]  # the dataclass default: immutable, copied by __set__
-        obj.settle()
-        return obj.__dict__[self.attr]  # type: ignore[no-any-return]
-
-    def __set__(self, obj: CheckResult, value: Iterator[object] | list[object] | tuple[object, ...]) -> None:
-        obj.__dict__[self.attr] = list(value)
-
-
-@dataclass
 class CheckResult:
     """Everything a formatter needs: findings, accepted facts, counts.
 
@@ -250,21 +250,46 @@ class CheckResult:
     for each file named on the command line that is not a report.
     """
 
-    findings: list[Finding] = field(default_factory=list)
-    notices: list[Finding] = _Settled()  # type: ignore[assignment]
-    accepted: list[AcceptedFact] = _Settled()  # type: ignore[assignment]
-    files: int = 0
-    facts_cited: int = 0
-    facts_unavailable: int = 0
-    facts_invalid: int = 0
-    links: int = 0
-    links_governed: int = 0
-    links_grounded: int = 0
-    fixed: list[Finding] = field(default_factory=list)
-    warnings_text: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    _pending: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
-    _pending_notices: int = field(default=0, repr=False, compare=False)
+    def __init__(self, findings: list[Finding] | None = None, notices: Iterable[Finding] = (),
+                 accepted: Iterable[AcceptedFact] = (), files: int = 0, facts_cited: int = 0,
+                 facts_unavailable: int = 0, facts_invalid: int = 0, links: int = 0, links_governed: int = 0,
+                 links_grounded: int = 0, fixed: list[Finding] | None = None, warnings_text: list[str] | None = None,
+                 skipped: list[tuple[str, str]] | None = None):
+        self.findings: list[Finding] = [] if findings is None else findings
+        self._notices: list[Finding] = list(notices)
+        self._accepted: list[AcceptedFact] = list(accepted)
+        self.files, self.facts_cited, self.facts_unavailable, self.facts_invalid = \
+            files, facts_cited, facts_unavailable, facts_invalid
+        self.links, self.links_governed, self.links_grounded = links, links_governed, links_grounded
+        self.fixed: list[Finding] = [] if fixed is None else fixed
+        self.warnings_text: list[str] = [] if warnings_text is None else warnings_text
+        self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
+        self._pending: list[Callable[[], None]] = []
+        self._pending_notices = 0
+
+    def __repr__(self) -> str:
+        return (f"CheckResult(files={self.files}, findings={len(self.findings)}, review={self.review_count}, "
+                f"facts_cited={self.facts_cited}, links={self.links})")
+
+    @property
+    def notices(self) -> list[Finding]:
+        """The CL901 notices (the deferred work runs first)."""
+        self.settle()
+        return self._notices
+
+    @notices.setter
+    def notices(self, value: Iterable[Finding]) -> None:
+        self._notices = list(value)
+
+    @property
+    def accepted(self) -> list[AcceptedFact]:
+        """The accepted facts in report order (the deferred work runs first)."""
+        self.settle()
+        return self._accepted
+
+    @accepted.setter
+    def accepted(self, value: Iterable[AcceptedFact]) -> None:
+        self._accepted = list(value)
 
     def defer(self, notices: int, work: Callable[[], None]) -> None:
         """Leave ``work`` (which adds ``notices`` notices, and accepted facts)
@@ -274,7 +299,7 @@ class CheckResult:
 
     def settle(self) -> None:
         """Run the deferred work now (once; a read of ``notices`` or ``accepted`` does this)."""
-        if not self.__dict__.get("_pending"):
+        if not self._pending:
             return
         pending, self._pending, self._pending_notices = self._pending, [], 0
         for work in pending:
@@ -283,7 +308,7 @@ class CheckResult:
     @property
     def review_count(self) -> int:
         """Number of semantic-review notices, without building deferred ones."""
-        return len(self.__dict__.get("_notices", ())) + self._pending_notices
+        return len(self._notices) + self._pending_notices
 
     def count(self, severity: str) -> int:
         """Number of findings at ``severity``."""

@@ -9,7 +9,6 @@ changed file).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple, Sequence
 
@@ -40,13 +39,13 @@ class Target(NamedTuple):
     syntax: str = ""
 
 
-@dataclass
 class Selection:
     """The files of a run: ``targets`` in a stable order, and ``skipped``:
     (path as given, why) for each named file that is not a report."""
 
-    targets: list[Target] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
+    def __init__(self, targets: list[Target] | None = None, skipped: list[tuple[str, str]] | None = None):
+        self.targets: list[Target] = [] if targets is None else targets
+        self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
 
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}

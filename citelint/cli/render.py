@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.check import UsageError, run_check
     from citelint.config import relpath
     from citelint.escape import terminal
-    from citelint.loaders import kind_of, read_source
+    from citelint.loaders import ParseFailure, kind_of, read_source
     from citelint.output import summary_line
     from citelint.output.render import render_html, render_markdown
     from citelint.reader import fact_view, markdown_view
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # project, a FIFO) is not opened here either; its view shows the finding.
     refused = any(f.rule == "CL001" and f.path == display for f in result.findings)
     source = None if refused else read_source(path)
-    text = source[1] if isinstance(source, tuple) else ""
+    text = source[1] if source is not None and not isinstance(source, ParseFailure) else ""
     counts = summary_line(result).removeprefix("citelint: ")
     kind = config.classify(path.resolve())[0]
     if kind == "markdown":
