@@ -10,8 +10,9 @@ allocates (:func:`_load_freeing_renderer`).
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 import cmarkgfm
 from cmarkgfm.cmark import Options
@@ -114,7 +115,31 @@ def _cmarkgfm_to_html(markdown: str, options: int, extensions: Sequence[str]) ->
     return cmarkgfm.markdown_to_html_with_extensions(markdown, options, list(extensions))
 
 
-_to_html = _load_freeing_renderer() or _cmarkgfm_to_html
+#: Characters of Markdown a process renders with cmarkgfm's own function
+#: before it loads the freeing renderer: below this the memory retained is a
+#: few MB, and a one-file check need not pay for loading ctypes and binding
+#: cmark's functions (about 3 ms of its start-up).
+FREEING_AFTER_CHARS = 256 * 1024
+_rendered = 0
+
+
+@functools.lru_cache(maxsize=1)
+def _freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
+    """:func:`_load_freeing_renderer`, loaded once."""
+    return _load_freeing_renderer()
+
+
+def _to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
+    """cmark-gfm's HTML for ``markdown``: through the freeing renderer once the
+    process has rendered FREEING_AFTER_CHARS characters, before that (or
+    without it) through cmarkgfm. Both give the same bytes
+    (tests/test_links.py). Raises ValueError for an unknown extension."""
+    global _rendered
+    if _rendered < FREEING_AFTER_CHARS:
+        _rendered += len(markdown)
+        if _rendered < FREEING_AFTER_CHARS:
+            return _cmarkgfm_to_html(markdown, options, extensions)
+    return (_freeing_renderer() or _cmarkgfm_to_html)(markdown, options, extensions)
 
 
 def _comment_spans(out: str) -> list[tuple[int, int]]:
