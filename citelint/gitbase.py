@@ -58,9 +58,8 @@ import re
 import stat
 import struct
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from citelint.captures import sha256_hex
 
@@ -77,8 +76,7 @@ class BaseNotFetched(GitBaseError):
     ``check --base-missing skip`` turns it into a note instead of a usage error."""
 
 
-@dataclass(frozen=True)
-class BaseEntry:
+class BaseEntry(NamedTuple):
     """A capture file on the base revision: ``rel`` is its path inside the
     captures directory (``<sha256(source)>/<sha256>.json``), ``oid`` its blob id."""
 
@@ -86,8 +84,7 @@ class BaseEntry:
     oid: str
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """A base capture that the working tree no longer has as it was.
 
     ``kind`` is ``modified``, ``deleted`` or ``replaced`` (now a symlink,
@@ -124,8 +121,7 @@ _INDEX_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.checkStat=default", "
                  "-c", "core.ignoreStat=false")
 
 
-@dataclass(frozen=True)
-class BaseCaptures:
+class BaseCaptures(NamedTuple):
     """The new-layout capture files of a base revision.
 
     ``ref`` is REF as given, ``commit`` the full id of the commit compared
@@ -501,9 +497,17 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
     # One rev-parse: the work tree's top, the index file (relative to
     # repo_dir; GIT_INDEX_FILE, a commit hook's temporary index, is taken
     # into account) and REF's commit, each on its own line.
-    parsed = _git(["rev-parse", "--show-toplevel", "--git-path", "index", "--verify", "--quiet",
-                   f"{ref}^{{commit}}"], repo_dir)
+    # The merge-base walk starts at once, beside rev-parse: a hook call waits for one git less.
+    merge = _spawn(["merge-base", f"{ref}^{{commit}}", "HEAD"], repo_dir)
+    try:
+        parsed = _git(["rev-parse", "--show-toplevel", "--git-path", "index", "--verify", "--quiet",
+                       f"{ref}^{{commit}}"], repo_dir)
+    except GitBaseError:
+        _finish(merge)
+        raise
     lines = parsed.stdout.rstrip(b"\n").split(b"\n") if parsed.stdout else []
+    if len(lines) < 2 or parsed.returncode != 0 or len(lines) != 3:
+        _finish(merge)
     if len(lines) < 2:
         raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
                            f"{_first_line(parsed.stderr)}")
@@ -515,7 +519,6 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
     toplevel = Path(os.fsdecode(lines[0]))
     index_file = Path(repo_dir, os.fsdecode(lines[1]))
     ref_commit = lines[2].decode("ascii").strip()
-    merge = _spawn(["merge-base", ref_commit, "HEAD"], toplevel)
 
     real_top = Path(os.path.realpath(toplevel))
     try:
