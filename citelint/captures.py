@@ -62,18 +62,25 @@ def source_dir(root: Path, source: str) -> Path:
     return root / sha256_hex(source)
 
 
-def capture_path(root: Path, source: str, sha256: str) -> Path:
-    """Path of the capture of (``source``, ``sha256``); ``sha256`` must be 64 lowercase hex."""
+def _file_name(sha256: str, suffix: str) -> str:
+    """``<sha256><suffix>``, a file name in a source directory.
+
+    Raises:
+        ValueError: ``sha256`` is not 64 lowercase hex digits.
+    """
     if not _HEX64.fullmatch(sha256):
         raise ValueError(f"not a lowercase hex SHA-256: {sha256!r}")
-    return source_dir(root, source) / f"{sha256}.json"
+    return sha256 + suffix
+
+
+def capture_path(root: Path, source: str, sha256: str) -> Path:
+    """Path of the capture of (``source``, ``sha256``); ``sha256`` must be 64 lowercase hex."""
+    return source_dir(root, source) / _file_name(sha256, ".json")
 
 
 def raw_path(root: Path, source: str, raw_sha256: str) -> Path:
     """Path of the raw body ``<raw_sha256>.raw`` kept beside an extracted capture of ``source``."""
-    if not _HEX64.fullmatch(raw_sha256):
-        raise ValueError(f"not a lowercase hex SHA-256: {raw_sha256!r}")
-    return source_dir(root, source) / f"{raw_sha256}.raw"
+    return source_dir(root, source) / _file_name(raw_sha256, ".raw")
 
 
 # --------------------------------------------------------------------------- read side
@@ -195,8 +202,7 @@ class Store:
         return os.path.join(self._root, sha256_hex(source))
 
     def _load(self, source: str, sha256: str) -> CaptureRecord | CaptureError:
-        if not _HEX64.fullmatch(sha256):
-            raise ValueError(f"not a lowercase hex SHA-256: {sha256!r}")
+        name = _file_name(sha256, ".json")
         directory = self._source_dir(source)
         inside = self._dir_inside(directory)
         if inside is None:
@@ -204,8 +210,7 @@ class Store:
         if not inside:
             return CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
         try:
-            return parse_record(_read_bounded(os.path.join(directory, f"{sha256}.json")), source=source,
-                                sha256=sha256)
+            return parse_record(_read_bounded(os.path.join(directory, name)), source=source, sha256=sha256)
         except CaptureError as exc:
             return exc
 

@@ -47,11 +47,6 @@ class Verdict(NamedTuple):
     retrieved_at: str | None = None
     context: tuple[str, str] = ("", "")
 
-    @property
-    def accepted(self) -> bool:
-        """True when no issue of a blocking rule (``Rule.blocking``) rejects the fact."""
-        return not any(RULES[i.rule].blocking for i in self.issues)
-
 
 #: Characters that render as nothing or as blank space although they are not
 #: whitespace or format controls (Hangul fillers, Braille blank, combining
@@ -236,11 +231,6 @@ def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bo
     budget = _Budget(record.text)
     return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer, budget, context_chars)
             for s, inv in zip(snippets, invisible)]
-
-
-def verify_cited(fact: Mapping[str, str], *, approved: bool, store: Store) -> Verdict:
-    """Verify one schema-valid cited fact: :func:`verify_group` for a group of one."""
-    return verify_group(fact["source"], fact["captureSha256"], [fact["snippet"]], approved=approved, store=store)[0]
 
 
 def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:

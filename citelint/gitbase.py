@@ -506,12 +506,11 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
         _finish(merge)
         raise
     lines = parsed.stdout.rstrip(b"\n").split(b"\n") if parsed.stdout else []
-    if len(lines) < 2 or parsed.returncode != 0 or len(lines) != 3:
-        _finish(merge)
-    if len(lines) < 2:
-        raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
-                           f"{_first_line(parsed.stderr)}")
     if parsed.returncode != 0 or len(lines) != 3:
+        _finish(merge)
+        if len(lines) < 2:
+            raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
+                               f"{_first_line(parsed.stderr)}")
         raise BaseNotFetched(
             f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
             f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
