@@ -31,7 +31,7 @@ from citelint.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:
     from citelint.evidence import EvidenceVerifier
-    from citelint.gitbase import BaseCaptures
+    from citelint.gitbase import BaseCaptures, PendingBase, Resolving
 
 T = TypeVar("T")
 
@@ -395,7 +395,8 @@ def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
-              stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS) -> CheckResult:
+              stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
+              resolving: Resolving | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -413,6 +414,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``context_chars`` is how much capture text (code points) each accepted
     citation keeps on either side of its snippet for review (the step
     summary shows it); 0 keeps none, which a large run's memory notices.
+    ``resolving`` is git's answer about ``base`` when the caller started
+    asking before it read the config (:class:`citelint.gitbase.Resolving`);
+    git compares the captures while the reports are loaded.
     Two phases: every report is loaded and label-checked first, in this
     process; then the cited facts are grouped by capture, so each capture is
     read, verified and searched once for all its snippets, in order of
@@ -428,38 +432,46 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped])
-    base_captures = _load_base(base, config, cwd, result, base_missing) if base is not None else None
-    store = Store(config.captures_dir)
-    legacy = legacy_unmigrated(store)
-    if legacy and config.severity("CL107") != "off":
-        emit = _Emitter(config, result, relpath(legacy[0], cwd))
-        emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
-    tracking = GitTracking(config, cwd)
-    evidence = None
-    if config.evidence.allowed_signers is not None:  # signature modules load only when configured
-        from citelint.evidence import verifier_for
+    base_note = len(result.warnings_text)
+    pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
+    try:
+        store = Store(config.captures_dir)
+        legacy = legacy_unmigrated(store)
+        if legacy and config.severity("CL107") != "off":
+            emit = _Emitter(config, result, relpath(legacy[0], cwd))
+            emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
+        tracking = GitTracking(config, cwd)
+        if pending is not None:
+            tracking.adopt(pending.indexed())
+        evidence = None
+        if config.evidence.allowed_signers is not None:  # signature modules load only when configured
+            from citelint.evidence import verifier_for
 
-        evidence = verifier_for(config, cwd)
-        for path, message in evidence.unsigned_captures(store, config.sources):
-            _Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
-    numbered = list(enumerate(targets, 1))
-    one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence)
-    reports = {r.order: r for r in one.reports}
-    accepted = one.accepted
-    grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
-    for item in one.citations:
-        fact = item[1].fact
-        grouped.setdefault((fact["source"], fact["captureSha256"]), []).append(item)
-    one.citations.clear()
-    groups = sorted(grouped.items(), key=lambda item: item[0])
-    del grouped
-    verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
-                       context_chars)
-    _emit_verified(config, result, reports, verified, accepted)
-    if one.allowlist_empty and result.links_governed:
-        result.warnings_text.append(
-            "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
-            "every governed link is ungrounded; capture the sources first")
+            evidence = verifier_for(config, cwd)
+            for path, message in evidence.unsigned_captures(store, config.sources):
+                _Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
+        numbered = list(enumerate(targets, 1))
+        one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence)
+        base_captures = _settle_base(pending, base_note, config, cwd, result) if pending is not None else None
+        reports = {r.order: r for r in one.reports}
+        accepted = one.accepted
+        grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
+        for item in one.citations:
+            fact = item[1].fact
+            grouped.setdefault((fact["source"], fact["captureSha256"]), []).append(item)
+        one.citations.clear()
+        groups = sorted(grouped.items(), key=lambda item: item[0])
+        del grouped
+        verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
+                           context_chars)
+        _emit_verified(config, result, reports, verified, accepted)
+        if one.allowlist_empty and result.links_governed:
+            result.warnings_text.append(
+                "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
+                "every governed link is ungrounded; capture the sources first")
+    finally:
+        if pending is not None:
+            pending.close()
     return result
 
 
@@ -554,29 +566,57 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     return verified
 
 
-def _load_base(ref: str, config: Config, cwd: Path, result: CheckResult,
-               base_missing: str = "error") -> BaseCaptures | None:
-    """Load the base captures for ``ref`` and emit CL301 for each changed one. With
-    ``base_missing="skip"`` a base this clone lacks is a note and None, unless the
-    config sets ``require_captures_on_base``."""
-    # git plumbing (subprocess) loads only with --base: the hook's start-up stays lean.
-    from citelint.gitbase import BaseNotFetched, GitBaseError, load_base
+def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str,
+                resolving: Resolving | None) -> PendingBase | None:
+    """Start loading the base captures for ``ref`` and wait for what decides
+    whether the run goes on (before anything is written). With
+    ``base_missing="skip"`` a base this clone lacks is a note and None, unless
+    the config sets ``require_captures_on_base``.
 
+    Raises:
+        UsageError: ``--base`` cannot be used (see :meth:`citelint.gitbase.PendingBase.resolve`).
+    """
+    # git plumbing loads only with --base: the hook's start-up stays lean.
+    from citelint.gitbase import BaseNotFetched, GitBaseError, PendingBase
+
+    pending = None
     try:
-        base = load_base(ref, config.captures_dir, config.root)
+        pending = PendingBase(ref, config.captures_dir, config.root, resolving)
+        pending.resolve()
+        return pending
     except BaseNotFetched as exc:
+        pending.close()
         if base_missing == "skip" and not config.require_captures_on_base:
             result.warnings_text.append(f"{exc}; until then the diff-aware rule CL301 is skipped "
                                         "(with require_captures_on_base set this is an error)")
             return None
         raise UsageError(str(exc)) from None
     except GitBaseError as exc:
+        if pending is not None:
+            pending.close()
+        raise UsageError(str(exc)) from None
+
+
+def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
+                 result: CheckResult) -> BaseCaptures:
+    """The base captures ``pending`` loaded; emits CL301 for each changed one,
+    and the note for a base compared by REF's own tree at ``note_at`` among
+    the notes (where it stood when the base was started).
+
+    Raises:
+        UsageError: git failed while comparing.
+    """
+    from citelint.gitbase import GitBaseError
+
+    try:
+        base = pending.result()
+    except GitBaseError as exc:
         raise UsageError(str(exc)) from None
     for change in base.changes():
         display = relpath(change.path, cwd)
         _Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
     if base.via == "ref":
-        result.warnings_text.append(
-            f"--base: compared captures with {ref}'s own tree, since this clone has no merge base of it "
-            "and HEAD (a shallow clone)")
+        result.warnings_text.insert(note_at, (
+            f"--base: compared captures with {base.ref}'s own tree, since this clone has no merge base of it "
+            "and HEAD (a shallow clone)"))
     return base

@@ -15,7 +15,8 @@ merge base can be computed (a shallow clone whose history stops short), the
 tree of REF itself, which is right for the pull-request merge commit that
 actions/checkout checks out by default (its first parent is the base).
 
-Only read-only plumbing runs: ``rev-parse``, ``merge-base``, ``diff-index
+Only read-only plumbing runs (:mod:`citelint.gitproc`): one ``rev-parse``
+(``merge-base`` beside a second one only when that fails), ``diff-index
 --cached`` and ``diff-files`` (``ls-tree`` where the index cannot be used),
 each with ``--no-optional-locks`` so the index is never refreshed or
 rewritten. Trees and the index are read, blobs never, so a partial clone has
@@ -23,16 +24,19 @@ nothing to fetch.
 
 A hook run costs what the change costs, not what the store holds:
 
-- The base's captures are the index's entries, corrected where ``diff-index
-  --cached`` says the base tree differs; git answers that from its cache of
-  tree ids without opening unchanged subtrees, which ``ls-tree -r`` of a
-  large store must.
+- The base's captures are the index's entries (read from the index file by
+  :mod:`citelint.gitindex`), corrected where ``diff-index --cached`` says
+  the base tree differs; git answers that from its cache of tree ids
+  without opening unchanged subtrees, which ``ls-tree -r`` of a large store
+  must.
 - A base capture whose index entry has the base's blob id, that git
   compares by stat data (not assume-unchanged, skip-worktree or
   intent-to-add), that is not racily clean (below) and that ``diff-files``
   finds stat-clean is the file git indexed, so its bytes are the base's and
   it is not read. Every other surviving regular file is hashed here as git
   would hash it (``blob <size>\\0<bytes>``, no filters).
+- The three overlap: ``diff-files`` starts as soon as the index file is
+  parsed, while ``rev-parse`` still runs, and ``diff-index`` once it ends.
 
 No configured command ever runs: the report author controls
 ``.gitattributes`` in a pull request, so git must never run a clean filter,
@@ -56,12 +60,13 @@ import hashlib
 import os
 import re
 import stat
-import struct
-import subprocess
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from citelint.captures import sha256_hex
+from citelint.gitindex import (ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, IndexEntry, IndexListing,
+                               find_worktree)
+from citelint.gitproc import Completed, Git, GitMissing
 
 _ZERO_OID = re.compile(r"0{40}|0{64}")
 
@@ -74,14 +79,6 @@ class GitBaseError(Exception):
 class BaseNotFetched(GitBaseError):
     """The base revision is not in this clone (a shallow clone, an unfetched branch).
     ``check --base-missing skip`` turns it into a note instead of a usage error."""
-
-
-class BaseEntry(NamedTuple):
-    """A capture file on the base revision: ``rel`` is its path inside the
-    captures directory (``<sha256(source)>/<sha256>.json``), ``oid`` its blob id."""
-
-    rel: str
-    oid: str
 
 
 class Change(NamedTuple):
@@ -110,7 +107,6 @@ class Change(NamedTuple):
 _REGULAR_MODES = frozenset({"100644", "100755"})
 #: Capture records, the raw bodies kept beside extracted ones, and signatures: all append-only.
 _CAPTURE_REL = re.compile(r"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw|[0-9a-f]{16}\.sig)")
-_CAPTURE_REL_BYTES = re.compile(rb"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw|[0-9a-f]{16}\.sig)")
 #: Longest total length (characters) of the pathspecs that leave racily clean
 #: files out of ``diff-files``: under the Windows command-line limit.
 _EXCLUDE_BUDGET = 24_000
@@ -126,17 +122,22 @@ class BaseCaptures(NamedTuple):
 
     ``ref`` is REF as given, ``commit`` the full id of the commit compared
     with (the merge base, or REF's own commit when ``via == "ref"``).
-    ``vouched`` holds the entries whose working file the index vouched for
+    ``entries`` maps each capture file on the base (its path inside the
+    captures directory: ``<sha256(source)>/<sha256>.json``, a ``.raw`` body
+    or a ``.sig`` signature) to its blob id. ``vouched`` holds the entries whose working file the index vouched for
     when the base was loaded (module docstring); :meth:`changes` does not
-    look at those again.
+    look at those again. ``indexed`` is what the index read on the way says
+    for CL109 (see :meth:`citelint.grounding.GitTracking.adopt`), None when
+    it was not used.
     """
 
     ref: str
     commit: str
     via: str
     captures_dir: Path
-    entries: dict[str, BaseEntry]
+    entries: dict[str, str]
     vouched: frozenset[str] = frozenset()
+    indexed: tuple[str, str, frozenset[str]] | None = None
 
     def has_capture(self, source: str, sha256: str) -> bool:
         """True when the capture of (``source``, ``sha256``) exists on the base."""
@@ -156,7 +157,7 @@ class BaseCaptures(NamedTuple):
         for rel in sorted(self.entries):
             if rel in self.vouched:
                 continue
-            entry = self.entries[rel]
+            oid = self.entries[rel]
             path = self.captures_dir / rel
             try:
                 st = os.lstat(path)
@@ -174,7 +175,7 @@ class BaseCaptures(NamedTuple):
                 # anything; the append-only promise is about this path's bytes.
                 yield Change(path, rel, "replaced")
                 continue
-            if blob_id(path, len(entry.oid)) != entry.oid:
+            if blob_id(path, len(oid)) != oid:
                 yield Change(path, rel, "modified")
 
 
@@ -201,38 +202,22 @@ def blob_id(path: Path, hex_len: int = 40) -> str:
     return h.hexdigest()
 
 
-def _spawn(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> subprocess.Popen[bytes]:
-    """Start ``git --no-optional-locks args`` in ``cwd`` (finish it with :func:`_finish`).
-
-    Pathspecs are literal paths, never globs (with ``pathspec_magic`` each
-    one says ``:(literal)`` itself); missing objects are never fetched from a
-    promisor remote (a partial clone): --base reads only local data.
+def _spawn(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> Git:
+    """Start ``git --no-optional-locks args`` in ``cwd`` (see :mod:`citelint.gitproc`:
+    literal pathspecs unless ``pathspec_magic``, no lazy fetch); ``.finish()`` waits for it.
 
     Raises:
         GitBaseError: no ``git`` on PATH.
     """
-    env = dict(os.environ)
-    env["GIT_LITERAL_PATHSPECS"] = "0" if pathspec_magic else "1"
-    for name in ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"):
-        env.pop(name, None)
-    env["GIT_NO_LAZY_FETCH"] = "1"
-    env["GIT_TERMINAL_PROMPT"] = "0"
     try:
-        return subprocess.Popen(["git", "--no-optional-locks", *args], cwd=cwd, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except FileNotFoundError:
+        return Git(args, cwd, pathspec_magic=pathspec_magic)
+    except GitMissing:
         raise GitBaseError("--base needs git, and no `git` executable is on PATH") from None
 
 
-def _finish(proc: subprocess.Popen[bytes]) -> subprocess.CompletedProcess[bytes]:
-    """Wait for ``proc`` and collect its output."""
-    out, err = proc.communicate()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def _git(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> subprocess.CompletedProcess[bytes]:
+def _git(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> Completed:
     """Run git to completion (see :func:`_spawn`)."""
-    return _finish(_spawn(args, cwd, pathspec_magic=pathspec_magic))
+    return _spawn(args, cwd, pathspec_magic=pathspec_magic).finish()
 
 
 def _first_line(stderr: bytes) -> str:
@@ -249,184 +234,106 @@ def _index_stamp(path: Path) -> tuple[int, int, int, int] | None:
     return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
 
 
-#: Index entry flags (gitformat-index(5)).
-_ASSUME_VALID, _EXTENDED, _STAGE_MASK, _NAME_MASK = 0x8000, 0x4000, 0x3000, 0x0FFF
-_SKIP_WORKTREE, _INTENT_TO_ADD = 0x4000, 0x2000
 _REGULAR_BITS = frozenset({0o100644, 0o100755})
-
-
-def _decode_varint(data: bytes, pos: int) -> tuple[int, int]:
-    """Git's offset varint (index v4 path compression): (value, next position)."""
-    c = data[pos]
-    pos += 1
-    value = c & 0x7F
-    while c & 0x80:
-        c = data[pos]
-        pos += 1
-        value = ((value + 1) << 7) | (c & 0x7F)
-    return value, pos
-
-
-class _IndexListing:
-    """The stage-0 entries under the captures directory of one index file.
-
-    ``oids`` maps each regular-file entry shaped like a capture (path
-    relative to the captures directory) to its blob id in hex;
-    ``candidates`` holds those whose file git compares by stat data (not
-    assume-unchanged, skip-worktree or intent-to-add) and that are not
-    racily clean; ``racy`` holds the paths relative to the work tree of
-    every racily clean entry (recorded mtime not older than the index file,
-    by whole seconds, since git may compare seconds only), shaped like a
-    capture or not.
-    """
-
-    __slots__ = ("oids", "candidates", "racy")
-
-    def __init__(self) -> None:
-        self.oids: dict[str, str] = {}
-        self.candidates: set[str] = set()
-        self.racy: list[str] = []
-
-
-def _read_index(data: bytes, prefix: str, hash_len: int, index_second: int) -> _IndexListing | None:
-    """Parse an index file's bytes (format versions 2 to 4, gitformat-index(5))
-    for the entries under ``prefix``; ``hash_len`` is the object id length in
-    bytes (20 or 32), ``index_second`` the index file's mtime in whole seconds.
-
-    None when ``data`` cannot be parsed or holds what cannot be compared
-    entry by entry: an unmerged entry under ``prefix`` (a conflict has no
-    single blob id), a split index (entries kept in another file) or a
-    sparse directory entry. The file is read directly because it records
-    each entry's mtime, which git's listings do not print, so racily clean
-    entries are known without an ``lstat`` per file.
-    """
-    if data[:4] != b"DIRC":
-        return None
-    version, count = struct.unpack_from(">II", data, 4)
-    if version not in (2, 3, 4):
-        return None
-    head = struct.Struct(f">8xI12xI12x{hash_len}sH")
-    fixed = head.size
-    want = os.fsencode(prefix)
-    skip = len(want)
-    out = _IndexListing()
-    pos, previous = 12, b""
-    for _ in range(count):
-        mtime, mode, oid, flags = head.unpack_from(data, pos)
-        at = pos + fixed
-        extended = 0
-        if flags & _EXTENDED:
-            if version < 3:
-                return None
-            extended = (data[at] << 8) | data[at + 1]
-            at += 2
-        if version == 4:
-            strip, at = _decode_varint(data, at)
-            if strip > len(previous):
-                return None
-            end = data.index(b"\0", at)
-            name = previous[:len(previous) - strip] + data[at:end]
-            pos = end + 1
-            previous = name
-        else:
-            end = data.index(b"\0", at)
-            name = data[at:end]
-            if (flags & _NAME_MASK) != min(end - at, _NAME_MASK):
-                return None
-            # Entries are NUL-padded to a multiple of eight bytes.
-            pos += (end - pos + 8) & ~7
-        if stat.S_ISDIR(mode):
-            return None  # a sparse index: a directory entry may hold base captures
-        if not name.startswith(want):
-            continue
-        if flags & _STAGE_MASK:
-            return None
-        if mtime >= index_second:
-            out.racy.append(os.fsdecode(name))
-            racy = True
-        else:
-            racy = False
-        if mode in _REGULAR_BITS and _CAPTURE_REL_BYTES.fullmatch(name, skip):
-            rel = name[skip:].decode("ascii")
-            out.oids[rel] = oid.hex()
-            if not racy and not (flags & _ASSUME_VALID or extended & (_SKIP_WORKTREE | _INTENT_TO_ADD)):
-                out.candidates.add(rel)
-    while pos + 8 <= len(data) - hash_len:
-        if data[pos:pos + 4] == b"link":
-            return None
-        pos += 8 + struct.unpack_from(">I", data, pos + 4)[0]
-    return out
+#: Entries git does not compare by stat data, so the index cannot vouch for their files.
+_NOT_STAT_CHECKED = ASSUME_VALID | SKIP_WORKTREE | INTENT_TO_ADD
 
 
 class _IndexProbe:
-    """The index's entries under the captures directory, and ``diff-files``
-    started on them, racily clean ones left out.
+    """One index file's entries under the captures directory, and ``diff-files``
+    started on them at once, racily clean ones left out.
 
     ``listing`` is None (and no ``diff-files`` runs) when the index cannot
-    be stat'ed, read or used (see :func:`_read_index`) or changes while read.
+    be stat'ed, read or used (see :class:`citelint.gitindex.IndexListing`)
+    or changes while read; ``entries`` its capture entries (empty then).
     """
 
-    def __init__(self, worktree: Path, prefix: str, index_file: Path, hash_len: int):
+    def __init__(self, worktree: Path, prefix: str, index_file: Path):
         self.worktree, self.prefix, self.index_file = worktree, prefix, index_file
-        self.listing: _IndexListing | None = None
-        self._dirty: subprocess.Popen[bytes] | None = None
+        self.listing: IndexListing | None = None
+        self.entries: dict[str, IndexEntry] = {}
+        self._racy: set[str] = set()
+        self._dirty: Git | None = None
+        self._indexed: tuple[str, str, frozenset[str]] | None = None
         self._stamp = _index_stamp(index_file)
         if self._stamp is None:
             return
         try:
             with open(index_file, "rb") as fh:
                 data = fh.read()
-            listing = _read_index(data, prefix, hash_len, self._stamp[0] // 1_000_000_000)
-        except (OSError, struct.error, ValueError, IndexError, UnicodeDecodeError):
+        except OSError:
             return
+        listing = IndexListing.read(data, prefix)
         if listing is None or not self.unchanged():
             return
         self.listing = listing
-        excludes = [":(exclude,literal)" + path for path in listing.racy]
-        if listing.candidates and sum(len(x) + 1 for x in excludes) <= _EXCLUDE_BUDGET:
+        racy = listing.racy(self._stamp[0] // 1_000_000_000)
+        excludes = [":(exclude,literal)" + path for path in racy]
+        if sum(len(x) + 1 for x in excludes) <= _EXCLUDE_BUDGET:
             self._dirty = _spawn([*_INDEX_CONFIG, "diff-files", "--name-only", "-z", "--ignore-submodules=all",
                                   "--", ":(literal)" + (prefix or "."), *excludes], worktree, pathspec_magic=True)
+        skip = len(prefix)
+        self._racy = {path[skip:] for path in racy}
+        # Checking and decoding every name overlaps diff-files.
+        self.entries = listing.captures()
 
     def unchanged(self) -> bool:
         """True when the index file is as it was when first stat'ed."""
         return self._stamp is not None and _index_stamp(self.index_file) == self._stamp
 
+    def same(self, worktree: Path, prefix: str, index_file: Path) -> bool:
+        """True when this probe read ``index_file`` for ``prefix`` of ``worktree``."""
+        return ((self.worktree, self.prefix) == (worktree, prefix)
+                and os.path.realpath(self.index_file) == os.path.realpath(index_file))
+
     def vouched(self, differing: set[str]) -> frozenset[str]:
         """The base captures whose working file the index vouches for.
 
         ``differing`` holds the paths (relative to the captures directory)
-        where the base tree and the index differ. Vouched: a candidate entry
-        (see :class:`_IndexListing`) not in ``differing``, so with the base's
-        blob id, that ``diff-files`` finds stat-clean (which also means
-        present, of the same type and not behind a symlink), the index
-        unchanged meanwhile. Empty when ``diff-files`` did not run or failed.
+        where the base tree and the index differ. Vouched: an entry of a
+        regular file that git compares by stat data (not assume-unchanged,
+        skip-worktree or intent-to-add), not racily clean, not in
+        ``differing`` (so with the base's blob id), that ``diff-files``
+        finds stat-clean (which also means present, of the same type and
+        not behind a symlink), the index unchanged meanwhile. Empty when
+        ``diff-files`` did not run or failed.
         """
-        if self._dirty is None or self.listing is None:
+        if self._dirty is None:
             return frozenset()
-        dirty = _finish(self._dirty)
+        dirty = self._dirty.finish()
         if dirty.returncode != 0 or not self.unchanged():
             return frozenset()
         skip = len(self.prefix)
         stale = {os.fsdecode(p)[skip:] for p in dirty.stdout.split(b"\0") if p}
-        return frozenset(self.listing.candidates - differing - stale)
+        stale |= differing | self._racy
+        return frozenset(rel for rel, e in self.entries.items()
+                         if e.mode in _REGULAR_BITS and not e.flags & _NOT_STAT_CHECKED and rel not in stale)
+
+    def indexed(self) -> tuple[str, str, frozenset[str]] | None:
+        """(index file's real path, prefix, capture records at stage 0) for CL109
+        (:meth:`citelint.grounding.GitTracking.adopt`), or None when unread."""
+        if self.listing is None:
+            return None
+        if self._indexed is None:
+            self._indexed = (os.path.realpath(self.index_file), self.prefix,
+                             frozenset(rel for rel in self.entries if rel.endswith(".json")))
+        return self._indexed
 
     def close(self) -> None:
         """Wait for a ``diff-files`` whose answer is not needed."""
-        if self._dirty is not None and self._dirty.returncode is None:
-            _finish(self._dirty)
+        if self._dirty is not None:
+            self._dirty.finish()
 
 
-def _entries_from_index(commit: str, probe: _IndexProbe) -> tuple[dict[str, BaseEntry], set[str]] | None:
+def _base_entries(running: Git, probe: _IndexProbe) -> tuple[dict[str, str], set[str]] | None:
     """The base's captures: the index's entries, corrected where ``diff-index
-    --cached`` says the base tree differs (its ``src`` side is the base),
-    and the paths (relative to the captures directory) where it differs.
-    None when git fails or the index changed since it was read."""
+    --cached`` (``running``) says the base tree differs (its ``src`` side is
+    the base), and the paths (relative to the captures directory) where it
+    differs. None when git fails or the index changed since it was read."""
     assert probe.listing is not None
     prefix = probe.prefix
-    running = _spawn([*_INDEX_CONFIG, "diff-index", "--cached", "--no-renames", "-z", commit, "--", prefix or "."],
-                     probe.worktree)
-    entries = {rel: BaseEntry(rel, oid) for rel, oid in probe.listing.oids.items()}
-    diff = _finish(running)
+    entries = {rel: e.oid.hex() for rel, e in probe.entries.items() if e.mode in _REGULAR_BITS}
+    diff = running.finish()
     if diff.returncode != 0:
         return None
     fields = diff.stdout.split(b"\0")
@@ -444,11 +351,11 @@ def _entries_from_index(commit: str, probe: _IndexProbe) -> tuple[dict[str, Base
         differing.add(rel)
         entries.pop(rel, None)
         if parts[0][1:] in _REGULAR_MODES and _CAPTURE_REL.fullmatch(rel):
-            entries[rel] = BaseEntry(rel, parts[2])
+            entries[rel] = parts[2]
     return (entries, differing) if probe.unchanged() else None
 
 
-def _entries_from_tree(commit: str, real_top: Path, prefix: str) -> dict[str, BaseEntry]:
+def _entries_from_tree(commit: str, real_top: Path, prefix: str) -> dict[str, str]:
     """The base's captures by listing its tree (``ls-tree -r``).
 
     Raises:
@@ -458,7 +365,7 @@ def _entries_from_tree(commit: str, real_top: Path, prefix: str) -> dict[str, Ba
     listing = _git(args, real_top)
     if listing.returncode != 0:
         raise GitBaseError(f"git ls-tree failed on base {commit[:12]}: {_first_line(listing.stderr)}")
-    entries: dict[str, BaseEntry] = {}
+    entries: dict[str, str] = {}
     for record in listing.stdout.split(b"\0"):
         if not record:
             continue
@@ -469,12 +376,262 @@ def _entries_from_tree(commit: str, real_top: Path, prefix: str) -> dict[str, Ba
             continue
         rel = path[len(prefix):]
         if _CAPTURE_REL.fullmatch(rel):
-            entries[rel] = BaseEntry(rel, oid)
+            entries[rel] = oid
     return entries
 
 
+class _Resolved(NamedTuple):
+    """What ``rev-parse`` says of REF: the work tree's top, the index file, REF's
+    commit, and the merge base of REF and HEAD (None when there is none)."""
+
+    toplevel: Path
+    index_file: Path
+    ref_commit: str
+    merge_base: str | None
+
+
+_HEX_LINE = re.compile(rb"\^?(?:[0-9a-f]{40}|[0-9a-f]{64})")
+#: The work tree's top and the index file (relative to the directory git runs
+#: in; GIT_INDEX_FILE, a commit hook's temporary index, is taken into account).
+_REV_PARSE = ("rev-parse", "--show-toplevel", "--git-path", "index")
+
+
+def _prefix(captures_dir: Path, real_top: Path) -> str | None:
+    """The captures directory relative to the work tree's (real) top, as a
+    pathspec prefix: ``""`` at the top, else ending in ``/``; None outside it.
+
+    Lexical: if captures/ (or a folder above it) is now a symlink, the base's
+    captures/ entries are still the ones compared, and
+    :meth:`BaseCaptures.changes` reports each of them as replaced.
+    """
+    try:
+        rel = Path(os.path.normpath(captures_dir)).relative_to(real_top).as_posix()
+    except ValueError:
+        return None
+    return "" if rel == "." else rel + "/"
+
+
+def _start_resolving(ref: str, repo_dir: Path) -> Git | None:
+    """Start the one ``rev-parse`` that answers :func:`_resolve` in the common
+    case: ``REF^{commit}...HEAD`` prints both commits and their merge bases.
+    None for a REF whose spelling holds ``..`` (that syntax is git's own)."""
+    if ".." in ref:
+        return None
+    return _spawn([*_REV_PARSE, f"{ref}^{{commit}}...HEAD"], repo_dir)
+
+
+def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
+    """What ``rev-parse`` says of REF in ``repo_dir``, from ``running`` (see
+    :func:`_start_resolving`); when that fails or is None, from the two
+    processes it replaces (``rev-parse --verify`` and ``merge-base``), which
+    tell an unborn HEAD (no merge base) from a REF this clone lacks.
+
+    Raises:
+        GitBaseError: git is missing, or ``repo_dir`` is not in a work tree.
+        BaseNotFetched: REF is not a commit in this clone.
+    """
+    if running is not None:
+        parsed = running.finish()
+        lines = parsed.stdout.rstrip(b"\n").split(b"\n")
+        # top, index, HEAD, REF, then ^<merge base> for each merge base, in the
+        # order merge-base ranks them (both ask git's get_merge_bases).
+        if parsed.returncode == 0 and len(lines) >= 4 and all(_HEX_LINE.fullmatch(x) for x in lines[2:]):
+            bases = [x[1:].decode("ascii") for x in lines[4:] if x.startswith(b"^")]
+            return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])),
+                             lines[3].decode("ascii"), bases[0] if bases else None)
+    merge = _spawn(["merge-base", f"{ref}^{{commit}}", "HEAD"], repo_dir)
+    try:
+        parsed = _git([*_REV_PARSE, "--verify", "--quiet", f"{ref}^{{commit}}"], repo_dir)
+    finally:
+        merged = merge.finish()
+    lines = parsed.stdout.rstrip(b"\n").split(b"\n") if parsed.stdout else []
+    if parsed.returncode != 0 or len(lines) != 3:
+        if len(lines) < 2:
+            raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
+                               f"{_first_line(parsed.stderr)}")
+        raise BaseNotFetched(
+            f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
+            f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
+            "`fetch-depth: 0` so the clone has it")
+    base = merged.stdout.split()[0].decode("ascii") if merged.returncode == 0 and merged.stdout.strip() else None
+    return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])),
+                     lines[2].decode("ascii").strip(), base)
+
+
+def _check_ref(ref: str) -> None:
+    """Refuse what cannot be a base revision before git sees it.
+
+    Raises:
+        GitBaseError: REF is empty, would read as an option, or is the null id.
+    """
+    if not ref or ref.startswith("-"):
+        # A ref starting with "-" would be read by git as an option.
+        raise GitBaseError(f"--base {ref!r} is not a revision; give a commit, branch or tag")
+    if _ZERO_OID.fullmatch(ref):
+        raise GitBaseError(f"--base {ref} is git's null revision (a push that created the branch has no "
+                           "previous commit); run without --base, or give the branch's base commit")
+
+
+class Resolving:
+    """``rev-parse`` of REF, started in ``directory`` as soon as the command
+    line is read: the CLI starts it before it reads the config, which names
+    the captures directory, so git answers while the config is parsed.
+
+    Raises:
+        GitBaseError: REF cannot be a revision (:func:`_check_ref`), or no git.
+    """
+
+    def __init__(self, ref: str, directory: Path):
+        _check_ref(ref)
+        self.ref, self.directory = ref, Path(directory)
+        self.worktree = find_worktree(self.directory)
+        self._running = _start_resolving(ref, self.directory)
+        self._resolved: _Resolved | None = None
+
+    def serves(self, ref: str, repo_dir: Path) -> bool:
+        """True when this answers for ``ref`` in ``repo_dir``: the same REF, and
+        ``repo_dir`` in the same work tree with the same index file."""
+        return ref == self.ref and self.worktree is not None and find_worktree(repo_dir) == self.worktree
+
+    def result(self) -> _Resolved:
+        """What ``rev-parse`` says (see :func:`_resolve`); waits for it once.
+
+        Raises:
+            GitBaseError, BaseNotFetched: as :func:`_resolve`.
+        """
+        if self._resolved is None:
+            running, self._running = self._running, None
+            self._resolved = _resolve(self.ref, self.directory, running)
+        return self._resolved
+
+    def close(self) -> None:
+        """Wait for a ``rev-parse`` whose answer is not needed."""
+        if self._running is not None:
+            self._running.close()
+
+
+class PendingBase:
+    """The captures of the base revision for ``ref`` (see :func:`load_base`),
+    loading while the check goes on.
+
+    The constructor starts git: ``rev-parse`` (unless ``resolving`` already
+    runs it for this work tree), and ``diff-files`` on the index file that
+    :func:`citelint.gitindex.find_worktree` names. :meth:`resolve`, called
+    before the check writes anything, waits for ``rev-parse``, raises its
+    errors and starts ``diff-index``; :meth:`result` collects the rest.
+    What was started on a guess is kept only if ``rev-parse`` names the same
+    work tree and index file. :meth:`close` waits for every process left.
+
+    Raises:
+        GitBaseError: as :func:`_check_ref`, or no git.
+    """
+
+    def __init__(self, ref: str, captures_dir: Path, repo_dir: Path, resolving: Resolving | None = None):
+        self.ref, self._captures_dir, self._repo_dir = ref, captures_dir, repo_dir
+        self._probe: _IndexProbe | None = None
+        self._diff: Git | None = None
+        self._result: BaseCaptures | None = None
+        self._settled: tuple[Path, str, str, str] | None = None
+        if resolving is not None and not resolving.serves(ref, repo_dir):
+            resolving.close()
+            resolving = None
+        self._early = resolving is not None
+        self._resolving = resolving or Resolving(ref, repo_dir)
+        try:
+            guess = self._resolving.worktree
+            if guess is not None:
+                guess_top = Path(os.path.realpath(guess[0]))
+                guess_prefix = _prefix(captures_dir, guess_top)
+                if guess_prefix is not None:
+                    self._probe = _IndexProbe(guess_top, guess_prefix, guess[1])
+        except BaseException:
+            self.close()
+            raise
+
+    def resolve(self) -> None:
+        """Wait for ``rev-parse`` and start ``diff-index``; idempotent.
+
+        Raises:
+            GitBaseError: ``repo_dir`` is not in a work tree; the captures
+                directory is outside the repository; no git.
+            BaseNotFetched: REF is not a commit in this clone.
+        """
+        if self._settled is not None:
+            return
+        try:
+            resolved = self._resolving.result()
+        except GitBaseError:
+            if not self._early:
+                raise
+            # Asked from where the command started: ask again from the config's directory.
+            self._resolving, self._early = Resolving(self.ref, self._repo_dir), False
+            resolved = self._resolving.result()
+        toplevel, index_file = resolved.toplevel, resolved.index_file
+        real_top = Path(os.path.realpath(toplevel))
+        prefix = _prefix(self._captures_dir, real_top)
+        if prefix is None:
+            raise GitBaseError(f"the captures directory {self._captures_dir} is outside the git repository "
+                               f"{toplevel}; --base can only compare captures that git tracks")
+        if resolved.merge_base is not None:
+            commit, via = resolved.merge_base, "merge-base"
+        else:
+            # No merge base (a shallow clone, or unrelated histories): compare with
+            # REF's own tree, as DESIGN §6 prescribes.
+            commit, via = resolved.ref_commit, "ref"
+        self._diff = _spawn([*_INDEX_CONFIG, "diff-index", "--cached", "--no-renames", "-z", commit, "--",
+                             prefix or "."], real_top)
+        probe = self._probe
+        if probe is None or not probe.same(real_top, prefix, index_file):
+            if probe is not None:
+                probe.close()
+            self._probe = _IndexProbe(real_top, prefix, index_file)
+        self._settled = (real_top, prefix, commit, via)
+
+    def indexed(self) -> tuple[str, str, frozenset[str]] | None:
+        """What the index file read says for CL109 (see
+        :meth:`citelint.grounding.GitTracking.adopt`), after :meth:`resolve`;
+        None when it could not be used."""
+        assert self._settled is not None and self._probe is not None
+        listing = self._probe.listing
+        if listing is None or listing.hash_len * 2 != len(self._settled[2]):
+            return None
+        return self._probe.indexed()
+
+    def result(self) -> BaseCaptures:
+        """The base's captures; waits for git. Idempotent.
+
+        Raises:
+            GitBaseError, BaseNotFetched: as :meth:`resolve`; git fails.
+        """
+        if self._result is not None:
+            return self._result
+        self.resolve()
+        assert self._settled is not None and self._probe is not None and self._diff is not None
+        real_top, prefix, commit, via = self._settled
+        probe, indexed = self._probe, self.indexed()
+        from_index = _base_entries(self._diff, probe) if indexed is not None else None
+        vouched: frozenset[str] = frozenset()
+        if from_index is None:
+            entries, indexed = _entries_from_tree(commit, real_top, prefix), None
+        else:
+            entries, differing = from_index
+            vouched = probe.vouched(differing)
+        self._result = BaseCaptures(
+            ref=self.ref, commit=commit, via=via, captures_dir=real_top / prefix[:-1] if prefix else real_top,
+            entries=entries, vouched=vouched, indexed=indexed)
+        self.close()
+        return self._result
+
+    def close(self) -> None:
+        """Wait for every git process still running (their answers unused)."""
+        for process in (self._resolving, self._diff, self._probe):
+            if process is not None:
+                process.close()
+
+
 def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
-    """The new-layout captures of the base revision for ``ref``.
+    """The new-layout captures of the base revision for ``ref``, at once
+    (:class:`PendingBase` loads them while other work goes on).
 
     ``captures_dir`` is the config's (absolute) captures directory;
     ``repo_dir`` is a directory inside the git work tree that holds it (the
@@ -488,69 +645,11 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
             is not a commit in this clone (the message says to fetch it); the
             captures directory is outside the repository; git fails otherwise.
     """
-    if not ref or ref.startswith("-"):
-        # A ref starting with "-" would be read by git as an option.
-        raise GitBaseError(f"--base {ref!r} is not a revision; give a commit, branch or tag")
-    if _ZERO_OID.fullmatch(ref):
-        raise GitBaseError(f"--base {ref} is git's null revision (a push that created the branch has no "
-                           "previous commit); run without --base, or give the branch's base commit")
-    # One rev-parse: the work tree's top, the index file (relative to
-    # repo_dir; GIT_INDEX_FILE, a commit hook's temporary index, is taken
-    # into account) and REF's commit, each on its own line.
-    # The merge-base walk starts at once, beside rev-parse: a hook call waits for one git less.
-    merge = _spawn(["merge-base", f"{ref}^{{commit}}", "HEAD"], repo_dir)
+    pending = PendingBase(ref, captures_dir, repo_dir)
     try:
-        parsed = _git(["rev-parse", "--show-toplevel", "--git-path", "index", "--verify", "--quiet",
-                       f"{ref}^{{commit}}"], repo_dir)
-    except GitBaseError:
-        _finish(merge)
-        raise
-    lines = parsed.stdout.rstrip(b"\n").split(b"\n") if parsed.stdout else []
-    if parsed.returncode != 0 or len(lines) != 3:
-        _finish(merge)
-        if len(lines) < 2:
-            raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
-                               f"{_first_line(parsed.stderr)}")
-        raise BaseNotFetched(
-            f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
-            f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
-            "`fetch-depth: 0` so the clone has it")
-    toplevel = Path(os.fsdecode(lines[0]))
-    index_file = Path(repo_dir, os.fsdecode(lines[1]))
-    ref_commit = lines[2].decode("ascii").strip()
-
-    real_top = Path(os.path.realpath(toplevel))
-    try:
-        # Lexical: if captures/ (or a folder above it) is now a symlink, the
-        # base's captures/ entries are still the ones compared, and changes()
-        # reports each of them as replaced.
-        rel_dir = Path(os.path.normpath(captures_dir)).relative_to(real_top).as_posix()
-    except ValueError:
-        _finish(merge)
-        raise GitBaseError(f"the captures directory {captures_dir} is outside the git repository "
-                           f"{toplevel}; --base can only compare captures that git tracks") from None
-    prefix = "" if rel_dir == "." else rel_dir + "/"
-    # Reading the index (and starting diff-files) overlaps the merge-base walk.
-    probe = _IndexProbe(real_top, prefix, index_file, len(ref_commit) // 2)
-    try:
-        merged = _finish(merge)
-        if merged.returncode == 0 and merged.stdout.strip():
-            commit, via = merged.stdout.decode("ascii").split()[0], "merge-base"
-        else:
-            # No merge base (a shallow clone, or unrelated histories): compare with
-            # REF's own tree, as DESIGN §6 prescribes.
-            commit, via = ref_commit, "ref"
-        from_index = _entries_from_index(commit, probe) if probe.listing is not None else None
-        vouched: frozenset[str] = frozenset()
-        if from_index is None:
-            entries = _entries_from_tree(commit, real_top, prefix)
-        else:
-            entries, differing = from_index
-            vouched = probe.vouched(differing)
+        return pending.result()
     finally:
-        probe.close()
-    return BaseCaptures(ref=ref, commit=commit, via=via, captures_dir=real_top / rel_dir if rel_dir != "."
-                        else real_top, entries=entries, vouched=vouched)
+        pending.close()
 
 
 def tracked_files(directory: Path) -> frozenset[str] | None:

@@ -33,6 +33,14 @@ class GitTracking:
         self.enabled = config.severity("CL109") != "off"
         self._files: frozenset[str] | None = None
         self._asked = False
+        self._adopted: tuple[str, str, frozenset[str]] | None = None
+
+    def adopt(self, indexed: tuple[str, str, frozenset[str]] | None) -> None:
+        """Take the answer from an index file already read this run (``--base``
+        reads it): (the index file's real path, the captures directory's
+        prefix in it, the capture records it holds at stage 0). Used only if
+        it is the index file and prefix this object would read itself."""
+        self._adopted = indexed
 
     def _load(self) -> frozenset[str] | None:
         if not self._asked:
@@ -48,7 +56,10 @@ class GitTracking:
             rel = Path(os.path.abspath(self.captures_dir)).relative_to(top).as_posix()
         except ValueError:
             return None
-        files = indexed_captures(index, "" if rel == "." else rel + "/")
+        prefix = "" if rel == "." else rel + "/"
+        if self._adopted is not None and self._adopted[:2] == (os.path.realpath(index), prefix):
+            return self._adopted[2]
+        files = indexed_captures(index, prefix)
         if files is None:
             # An index this reader does not vouch for: ask git (slower: a process).
             from citelint.gitbase import tracked_files

@@ -20,6 +20,7 @@ import pytest
 
 from citelint import gitbase
 from citelint.captures import capture_path, make_record, write_capture
+from citelint.gitindex import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, capture_entries
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from gitrepo import commit_all, git, git_env, init_repo
 
@@ -199,6 +200,68 @@ def test_shallow_clone_compares_with_ref_tree(branched: Repo, tmp_path_factory: 
     assert f"--base: compared captures with {base}'s own tree" in run.out
 
 
+def test_unborn_head_compares_with_ref_tree(branched: Repo) -> None:
+    """On an orphan branch HEAD names no commit: rev-parse cannot answer for
+    REF...HEAD, and the base is REF's own tree, with the note saying so."""
+    git(branched.root, "switch", "--quiet", "--orphan", "fresh")  # the orphan starts with no files
+    (branched.root / "citelint.yaml").write_text(git(branched.root, "show", "main:citelint.yaml") + "\n")
+    run = branched.check("--base", "main")
+    assert [ln.split(": ")[1][:24] for ln in run.findings()] == ["CL301 capture was delete"] * 2, run.out + run.err
+    assert "--base: compared captures with main's own tree" in run.out
+
+
+def test_spelling_with_two_dots_is_asked_the_long_way(branched: Repo) -> None:
+    """`a..b` is git's own range syntax: never glued into REF...HEAD."""
+    run = branched.check("--base", "main..feature")
+    assert run.code == 2 and "base revision 'main..feature' is not in this clone" in run.err, run.err
+    run = branched.check("--base", "main^{commit}")
+    assert (run.code, run.findings()) == (0, []), run.out + run.err
+
+
+def test_criss_cross_history_uses_the_merge_base_git_picks(branched: Repo) -> None:
+    """Two best merge bases: the one `git merge-base` prints is compared with."""
+    root = branched.root
+    git(root, "switch", "--quiet", "main")
+    for branch, name in (("main", "m"), ("feature", "f")):
+        git(root, "switch", "--quiet", branch)
+        (root / f"{name}.txt").write_text(name)
+        commit_all(root, f"{name} 1")
+    git(root, "switch", "--quiet", "main")
+    git(root, "merge", "--quiet", "--no-ff", "-m", "m merges f", "feature~0")
+    git(root, "switch", "--quiet", "feature")
+    git(root, "merge", "--quiet", "--no-ff", "-m", "f merges m", "main~1")
+    bases = git(root, "merge-base", "--all", "main", "HEAD").split()
+    assert len(bases) == 2
+    from citelint import gitbase
+
+    loaded = gitbase.load_base("main", root / "captures", root)
+    assert (loaded.commit, loaded.via) == (git(root, "merge-base", "main", "HEAD"), "merge-base")
+    rel = capture_rel(branched, SOURCE_A)
+    (root / rel).write_text("{}\n")
+    assert [ln.split(": ")[1][:5] for ln in branched.check("--base", "main").findings()] == ["CL301"]
+
+
+@pytest.mark.parametrize("elsewhere", ["another repository", "no repository"])
+def test_started_from_outside_the_configs_repository(branched: Repo, tmp_path_factory: pytest.TempPathFactory,
+                                                     elsewhere: str) -> None:
+    """The CLI asks git about REF from where it starts, before it reads the
+    config; from another work tree (or none) the answer is asked again from
+    the config's directory, and the findings are the ones given inside."""
+    rel = capture_rel(branched, SOURCE_A)
+    (branched.root / rel).write_text("{}\n")
+    inside = branched.check("--base", "main")
+    outside = tmp_path_factory.mktemp("outside")
+    if elsewhere == "another repository":
+        init_repo(outside)
+        (outside / "x.txt").write_text("x")
+        commit_all(outside, "unrelated")
+    run = run_cli("check", "--config", str(branched.root / "citelint.yaml"), "--base", "main",
+                  str(branched.root / "captures"), cwd=outside)
+    assert run.code == inside.code == 1, run.out + run.err
+    assert [ln.split(": ", 1)[1].split(";")[0] for ln in run.findings()] == \
+        [ln.split(": ", 1)[1].split(";")[0] for ln in inside.findings()]
+
+
 def test_index_is_never_written(branched: Repo) -> None:
     """Only read-only plumbing with --no-optional-locks: the index keeps its bytes
     and its timestamp even when the working tree is stat-dirty."""
@@ -327,18 +390,20 @@ def test_index_file_versions_and_flags_parse_like_git(store_repo: tuple[Repo, li
             git(r.root, "rm", "--quiet", "--cached", "-r", str(capture_path(r.root / "captures", extra.source,
                                                                            extra.sha256).relative_to(r.root)))
         git(r.root, "update-index", f"--index-version={version}")
-        listing = gitbase._read_index(index.read_bytes(), "captures/", 20, 2**40)
-        assert listing is not None, version
+        found = capture_entries(index.read_bytes(), "captures/")
+        assert found is not None and found[1] == 20, version
+        listing = found[0]
         want = {}
         for line in git(r.root, "ls-files", "--stage", "--", "captures/").splitlines():
             meta, _, path = line.partition("\t")
             mode, oid, _stage = meta.split()
             want[path.removeprefix("captures/")] = oid
-        assert listing.oids == want, version
+        assert {rel: e.oid.hex() for rel, e in listing.items()} == want, version
+        assert all(e.mode == 0o100644 for e in listing.values())
         skipped = {files[2]} | ({files[1]} if version != 2 else set())
-        assert {(r.root / "captures" / rel) for rel in set(listing.oids) - listing.candidates} == \
+        not_stat_checked = ASSUME_VALID | SKIP_WORKTREE | INTENT_TO_ADD
+        assert {(r.root / "captures" / rel) for rel, e in listing.items() if e.flags & not_stat_checked} == \
             skipped | ({capture_path(r.root / "captures", extra.source, extra.sha256)} if version != 2 else set())
-        assert not listing.racy
 
 
 def test_capture_modified_without_git_add_is_hashed_and_cl301(store_repo: tuple[Repo, list[Path]],

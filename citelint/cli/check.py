@@ -11,7 +11,7 @@ import argparse
 import io
 import os
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from citelint import __version__
 from citelint.check import AUTO_JOBS_MIN_CAPTURES, UsageError, run_check
@@ -20,6 +20,9 @@ from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_o
 from citelint.config import Config, ConfigError, load_config
 from citelint.escape import terminal
 from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
+
+if TYPE_CHECKING:
+    from citelint.gitbase import Resolving
 
 NAME = "check"
 
@@ -87,6 +90,20 @@ def add_options(check: argparse.ArgumentParser) -> None:
                             "(its globs, its format, its place in messages)")
 
 
+def _start_resolving(ref: str | None) -> Resolving | None:
+    """With ``--base``, ask git about REF from here while the config is read
+    (:class:`citelint.gitbase.Resolving`); None without ``--base``, or when
+    REF or git is unusable (the check then says why)."""
+    if ref is None:
+        return None
+    from citelint.gitbase import GitBaseError, Resolving
+
+    try:
+        return Resolving(ref, Path.cwd())
+    except GitBaseError:
+        return None
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run the check, render it in the chosen format, write the side files.
 
@@ -101,9 +118,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem:
             return _did_not_run(problem, fmt, args, out, err)
         stdin = (args.stdin_filename, _read_stdin())
+    resolving = _start_resolving(args.base)
     try:
         config = load_config(args.config, Path.cwd())
     except ConfigError as exc:
+        if resolving is not None:
+            resolving.close()
         return _did_not_run(f"config error: {exc}", fmt, args, out, err)
     final_out, out = out, (io.StringIO() if args.output_file else out)
     color = args.color == "always" or (args.color == "auto" and fmt == "text" and not args.output_file
@@ -111,12 +131,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     progress = _progress(err) if isatty(err) else None
     try:
         result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
-                           base=args.base, jobs=args.jobs, base_missing=args.base_missing, stdin=stdin,
+                           base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
+                           stdin=stdin,
                            # Only the step summary shows the capture text around each snippet.
                            context_chars=CONTEXT_CHARS if args.summary_file or fmt == "summary" else 0)
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:
+        if resolving is not None:
+            resolving.close()
         if progress:
             err.write("\r\x1b[K")
     options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
