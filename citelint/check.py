@@ -14,7 +14,7 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from citelint.evidence import EvidenceVerifier
     from citelint.gitbase import BaseCaptures, PendingBase, Resolving
 
-T = TypeVar("T")
 
 __all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
 
@@ -263,13 +262,82 @@ class _PhaseOne:
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
-               evidence: EvidenceVerifier | None = None) -> _PhaseOne:
+               evidence: EvidenceVerifier | None = None, n: int = 1) -> _PhaseOne:
     """Load and label-check fact reports, and check Markdown reports whole,
     adding their findings to ``result``.
 
     ``targets`` are (order, target) pairs; order is the target's 1-based
-    place in the run, which fixes the order of the output.
+    place in the run, which fixes the order of the output. With ``n`` > 1
+    the fact reports are cut into ``n`` contiguous slices and ``n - 1``
+    forked workers load all but the first (:func:`_load_in_workers`).
     """
+    def loadable(item: tuple[int, Target]) -> bool:
+        return item[1].kind == "report" and not item[1].refusal
+
+    reports = [item for item in targets if loadable(item)]
+    n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
+    parts = _load_in_workers(reports, n, config, cwd, tracking) if n > 1 else None
+    if parts is None:
+        return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence)
+    # Markdown reports and refused files here; their findings do not depend on order.
+    one = _phase_one_here([item for item in targets if not loadable(item)], config, cwd, fix, tracking, result,
+                          None, evidence)
+    for part in parts:
+        result.files += part.result.files
+        result.facts_cited += part.result.facts_cited
+        result.facts_unavailable += part.result.facts_unavailable
+        result.facts_invalid += part.result.facts_invalid
+        result.findings.extend(part.result.findings)
+        one.reports.extend(part.reports)
+        one.citations.extend(part.citations)
+        one.accepted.extend(part.accepted)
+    if progress:
+        progress(len(targets), len(targets))
+    return one
+
+
+#: Fewest fact reports worth a process of their own in the first phase: a
+#: worker costs a fork and the hand-back of what it loaded.
+MIN_REPORTS_PER_PROCESS = 100
+
+
+def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Config, cwd: Path,
+                     tracking: GitTracking) -> list[_PhaseOne] | None:
+    """The first phase of the fact reports ``reports`` in ``n`` processes
+    (:func:`citelint.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
+    in order, each with its own result (counts and findings). A worker
+    hands back plain values: the counts, the findings (their positions
+    already found), each report's bytes and the spans found so far, and the
+    citations and accepted unavailable facts as (order, index, fact, ...)
+    tuples. None where the platform cannot fork."""
+    from citelint.parallel import chunk_size, run_chunks
+
+    def work(start: int, stop: int) -> _PhaseOne:
+        return _phase_one_here(reports[start:stop], config, cwd, False, tracking, CheckResult())
+
+    def pack(one: _PhaseOne) -> tuple[Any, ...]:
+        r = one.result
+        return ((r.files, r.facts_cited, r.facts_unavailable, r.facts_invalid), [tuple(f) for f in r.findings],
+                [(x.order, x.display, x.kind, x.raw, x.spans, x.facts_ptr) for x in one.reports],
+                [(order, c.index, c.fact, c.rejected) for order, c in one.citations],
+                [(order, e.index, e.fact) for order, e in one.accepted])
+
+    def unpack(start: int, stop: int, packed: tuple[Any, ...]) -> _PhaseOne:
+        counts, findings, loaded, citations, accepted = packed
+        one = _PhaseOne(CheckResult(findings=[Finding(*f) for f in findings], files=counts[0], facts_cited=counts[1],
+                                    facts_unavailable=counts[2], facts_invalid=counts[3]))
+        one.reports = [_Report(*x) for x in loaded]
+        one.citations = [(order, Citation(index, fact, rejected)) for order, index, fact, rejected in citations]
+        one.accepted = [(order, AcceptedEntry(index, fact)) for order, index, fact in accepted]
+        return one
+
+    return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)
+
+
+def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
+                    tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
+                    evidence: EvidenceVerifier | None = None) -> _PhaseOne:
+    """:func:`_phase_one` in this process, in the order of ``targets``."""
     one = _PhaseOne(result)
     store = Store(config.captures_dir)
     allowlist: LinkEvidence | None = None
@@ -367,29 +435,23 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     emit.close()
 
 
-#: Below this many cited captures, citations are verified in one process:
-#: starting a worker (importing multiprocessing, forking) costs about what a
-#: second core saves on a few hundred small captures, and the pre-commit
-#: hook's start-up must not grow. Reports are always loaded in this process.
+#: Below this many cited captures (or files to check), citations are
+#: verified (or reports loaded) in one process: starting a worker (importing
+#: multiprocessing, forking) costs about what a second core saves on a few
+#: hundred small captures, and the pre-commit hook's start-up must not grow.
 AUTO_JOBS_MIN_CAPTURES = 1000
 
 
-def job_count(requested: int | None, captures: int) -> int:
-    """Processes to verify citations with: ``requested`` when given (at least 1),
-    else all available cores (at most 8) when at least AUTO_JOBS_MIN_CAPTURES
-    distinct captures are cited, else 1."""
+def job_count(requested: int | None, size: int) -> int:
+    """Processes for a phase of ``size`` work items (distinct cited captures
+    to verify, or files to load): ``requested`` when given (at least 1), else
+    all available cores (at most 8) from AUTO_JOBS_MIN_CAPTURES items, else 1."""
     if requested is not None:
         return max(1, requested)
-    if captures < AUTO_JOBS_MIN_CAPTURES:
+    if size < AUTO_JOBS_MIN_CAPTURES:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 8))
-
-
-def _slices(items: Sequence[T], n: int) -> list[Sequence[T]]:
-    """``items`` cut into at most ``n`` contiguous slices of near-equal length."""
-    size = -(-len(items) // n) if items else 1
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
@@ -409,20 +471,20 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
     as if it were the file ``name`` (``paths`` is then ignored).
-    ``jobs`` is the number of processes verifying citations (None:
-    :func:`job_count` decides).
+    ``jobs`` is the number of processes loading reports and verifying
+    citations (None: :func:`job_count` decides for each phase).
     ``context_chars`` is how much capture text (code points) each accepted
     citation keeps on either side of its snippet for review (the step
     summary shows it); 0 keeps none, which a large run's memory notices.
     ``resolving`` is git's answer about ``base`` when the caller started
     asking before it read the config (:class:`citelint.gitbase.Resolving`);
     git compares the captures while the reports are loaded.
-    Two phases: every report is loaded and label-checked first, in this
-    process; then the cited facts are grouped by capture, so each capture is
-    read, verified and searched once for all its snippets, in order of
-    (source, digest). With several processes the groups are cut into
-    contiguous slices in that order and the results joined in the same order,
-    so the result is the same for any number of processes.
+    Two phases: every report is loaded and label-checked first; then the
+    cited facts are grouped by capture, so each capture is read, verified
+    and searched once for all its snippets, in order of (source, digest).
+    With several processes each phase cuts its work (the fact reports in run
+    order, then the groups) into contiguous slices and joins the results in
+    the same order, so the result is the same for any number of processes.
 
     Raises:
         UsageError: a named path does not exist, or ``base`` cannot be used
@@ -434,6 +496,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                                   for p, why in selection.skipped])
     base_note = len(result.warnings_text)
     pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
+    # The cyclic collector would scan every report, fact and result the run
+    # holds, again each time they grow by a quarter, and find nothing: they
+    # hold no reference cycles (about a tenth of a large run's time).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         store = Store(config.captures_dir)
         legacy = legacy_unmigrated(store)
@@ -451,7 +518,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             for path, message in evidence.unsigned_captures(store, config.sources):
                 _Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
-        one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence)
+        one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
+                         n=job_count(jobs, len(numbered)))
         base_captures = _settle_base(pending, base_note, config, cwd, result) if pending is not None else None
         reports = {r.order: r for r in one.reports}
         accepted = one.accepted
@@ -470,6 +538,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
                 "every governed link is ungrounded; capture the sources first")
     finally:
+        if collecting:
+            gc.enable()
         if pending is not None:
             pending.close()
     return result
@@ -499,7 +569,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
     for emit in emitters.values():
         emit.close()
 
-    def settle() -> None:
+    def settle(result: CheckResult) -> None:
         if review:
             for order, entry in accepted:
                 if entry.fact["state"] == "cited":
@@ -512,58 +582,37 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
     result.defer(reviewed if review else 0, settle)
 
 
-#: What forked verification workers read (groups and settings): set just
-#: before they are forked, so the cited facts reach them in fork's copy of
-#: this process instead of being pickled to each.
-_FORKED: tuple[Any, ...] | None = None
-
-#: A verified citation as a worker hands it back: its issues and, when
-#: accepted, the fields of its entry but the fact (which the parent has).
-_Compact = tuple[Sequence[FactIssue], "tuple[int | None, tuple[str, ...], str | None, tuple[str, str]] | None"]
-
-
-def _verify_part(start: int, stop: int) -> list[_Compact]:
-    """Verify groups ``start:stop`` of :data:`_FORKED` (in a forked worker)."""
-    assert _FORKED is not None
-    groups, *settings = _FORKED
-    return [(issues, None if entry is None else (entry.offset, entry.review, entry.retrieved_at, entry.context))
-            for _, _, issues, entry in _phase_two(groups[start:stop], *settings)]
-
-
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
             evidence: EvidenceVerifier | None, context_chars: int) -> list[_Verified]:
-    """Phase two over ``groups`` with ``n`` processes: this one verifies the
-    first contiguous slice while ``n - 1`` forked workers verify the others;
-    the results are joined in slice order, so they are the same for any
-    ``n``. One process where the platform cannot fork."""
+    """Phase two over ``groups`` with ``n`` processes
+    (:func:`citelint.parallel.run_chunks`), the results joined in group
+    order, so they are the same for any ``n``. A worker hands back, per
+    citation, its issues and, when accepted, the fields of its entry but
+    the fact (which this process has). One process where the platform
+    cannot fork."""
     settings = (config, base, tracking, evidence, context_chars)
     if n <= 1 or len(groups) < 2:
         return _phase_two(groups, *settings)
-    import multiprocessing  # only for several processes: the hook's start-up stays lean
-    from concurrent.futures import ProcessPoolExecutor
+    from citelint.parallel import chunk_size, run_chunks
 
-    if "fork" not in multiprocessing.get_all_start_methods():
+    def work(start: int, stop: int) -> list[_Verified]:
+        return _phase_two(groups[start:stop], *settings)
+
+    def pack(verified: list[_Verified]) -> list[tuple[Any, ...]]:
+        return [([tuple(issue) for issue in issues],
+                 None if entry is None else (entry.offset, entry.review, entry.retrieved_at, entry.context))
+                for _, _, issues, entry in verified]
+
+    def unpack(start: int, stop: int, packed: list[tuple[Any, ...]]) -> list[_Verified]:
+        cited = [item for _, group in groups[start:stop] for item in group]
+        return [(order, citation, [FactIssue(*issue) for issue in issues],
+                 None if entry is None else AcceptedEntry(citation.index, citation.fact, *entry))
+                for (order, citation), (issues, entry) in zip(cited, packed)]
+
+    parts = run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack)
+    if parts is None:
         return _phase_two(groups, *settings)
-
-    global _FORKED
-    bounds = [(part.start, part.stop) for part in _slices(range(len(groups)), n)]  # type: ignore[attr-defined]
-    _FORKED = (groups, *settings)
-    # Objects that exist at the fork stay out of the workers' collections, so a
-    # worker's garbage collector does not copy every page it inherited.
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(max_workers=len(bounds) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = [pool.submit(_verify_part, start, stop) for start, stop in bounds[1:]]
-            verified = _phase_two(groups[bounds[0][0]:bounds[0][1]], *settings)
-            for (start, stop), future in zip(bounds[1:], futures):
-                cited = [item for _, group in groups[start:stop] for item in group]
-                for (order, citation), (issues, entry) in zip(cited, future.result()):
-                    verified.append((order, citation, issues, None if entry is None else
-                                     AcceptedEntry(citation.index, citation.fact, *entry)))
-    finally:
-        _FORKED = None
-        gc.unfreeze()
-    return verified
+    return [verified for part in parts for verified in part]
 
 
 def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str,
@@ -584,17 +633,17 @@ def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str
         pending = PendingBase(ref, config.captures_dir, config.root, resolving)
         pending.resolve()
         return pending
-    except BaseNotFetched as exc:
-        pending.close()
-        if base_missing == "skip" and not config.require_captures_on_base:
+    except BaseException as exc:
+        # Whatever stopped it, no git process is left behind.
+        if pending is not None:
+            pending.close()
+        if isinstance(exc, BaseNotFetched) and base_missing == "skip" and not config.require_captures_on_base:
             result.warnings_text.append(f"{exc}; until then the diff-aware rule CL301 is skipped "
                                         "(with require_captures_on_base set this is an error)")
             return None
-        raise UsageError(str(exc)) from None
-    except GitBaseError as exc:
-        if pending is not None:
-            pending.close()
-        raise UsageError(str(exc)) from None
+        if isinstance(exc, GitBaseError):
+            raise UsageError(str(exc)) from None
+        raise
 
 
 def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,

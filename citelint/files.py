@@ -76,13 +76,19 @@ def read_regular(path: Path | str, limit: int, *, follow_symlinks: bool = True) 
         if st.st_size > limit:
             raise FileTooLarge(path, st.st_size, limit)
         chunks = []
-        remaining = limit + 1
+        remaining, got = limit + 1, 0
         while remaining > 0:
-            chunk = os.read(fd, min(remaining, _READ_CHUNK))
+            want = min(remaining, _READ_CHUNK)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+            got += len(chunk)
+            if len(chunk) < want and got == st.st_size:
+                # A regular file reads short only at its end (POSIX read()), and
+                # this is the size fstat gave: no read just to see the end.
+                break
         data = b"".join(chunks)
         if len(data) > limit:
             raise FileTooLarge(path, None, limit)

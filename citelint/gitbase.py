@@ -56,6 +56,7 @@ git's strict defaults for these commands, and submodules are never inspected.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -84,20 +85,23 @@ class BaseNotFetched(GitBaseError):
 class Change(NamedTuple):
     """A base capture that the working tree no longer has as it was.
 
-    ``kind`` is ``modified``, ``deleted`` or ``replaced`` (now a symlink,
-    directory or other non-regular file); ``path`` is the absolute working
-    tree path.
+    ``kind`` is ``modified``, ``deleted``, ``replaced`` (now a symlink,
+    directory or other non-regular file, or behind a symlink loop) or
+    ``unreadable`` (``reason`` says why: it cannot be shown to be unchanged);
+    ``path`` is the absolute working tree path.
     """
 
     path: Path
     rel: str
     kind: str
+    reason: str = ""
 
     def message(self, base_commit: str, display: str) -> str:
         """The CL301 message for this change; ``display`` is the path as shown to the user."""
         short = base_commit[:12]
         what = {"modified": "was modified", "deleted": "was deleted",
-                "replaced": "was replaced by a symlink or another kind of file"}[self.kind]
+                "replaced": "was replaced by a symlink or another kind of file",
+                "unreadable": f"cannot be read ({self.reason}), so it cannot be shown unchanged"}[self.kind]
         noun = "signature file" if self.rel.endswith(".sig") else "capture"
         return (f"{noun} {what} since the base revision {short}; captures are append-only: restore it with "
                 f"`git checkout {short} -- {display}` and add new evidence as a new capture")
@@ -165,6 +169,11 @@ class BaseCaptures(NamedTuple):
                 # NotADirectoryError: the source directory became a file.
                 yield Change(path, rel, "deleted")
                 continue
+            except OSError as exc:
+                # ELOOP: the source directory is now a symlink loop.
+                yield Change(path, rel, "replaced") if exc.errno == errno.ELOOP else \
+                    Change(path, rel, "unreadable", exc.strerror or type(exc).__name__)
+                continue
             sdir = rel.partition("/")[0]
             if sdir not in real_dirs:
                 if captures_real is None:
@@ -175,7 +184,12 @@ class BaseCaptures(NamedTuple):
                 # anything; the append-only promise is about this path's bytes.
                 yield Change(path, rel, "replaced")
                 continue
-            if blob_id(path, len(oid)) != oid:
+            try:
+                modified = blob_id(path, len(oid)) != oid
+            except OSError as exc:
+                yield Change(path, rel, "unreadable", exc.strerror or type(exc).__name__)
+                continue
+            if modified:
                 yield Change(path, rel, "modified")
 
 
@@ -301,7 +315,10 @@ class _IndexProbe:
         if self._dirty is None:
             return frozenset()
         dirty = self._dirty.finish()
-        if dirty.returncode != 0 or not self.unchanged():
+        # git skips, with a message and exit code 0, an entry it cannot lstat
+        # for any reason but ENOENT or ENOTDIR (a symlink loop, EACCES): then
+        # its silence vouches for nothing.
+        if dirty.returncode != 0 or dirty.stderr or not self.unchanged():
             return frozenset()
         skip = len(self.prefix)
         stale = {os.fsdecode(p)[skip:] for p in dirty.stdout.split(b"\0") if p}
@@ -391,6 +408,8 @@ class _Resolved(NamedTuple):
 
 
 _HEX_LINE = re.compile(rb"\^?(?:[0-9a-f]{40}|[0-9a-f]{64})")
+#: Environment that tells git where the repository is, whatever the directory.
+_REPO_ENV = frozenset({"GIT_DIR", "GIT_WORK_TREE"})
 #: The work tree's top and the index file (relative to the directory git runs
 #: in; GIT_INDEX_FILE, a commit hook's temporary index, is taken into account).
 _REV_PARSE = ("rev-parse", "--show-toplevel", "--git-path", "index")
@@ -445,7 +464,7 @@ def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
     finally:
         merged = merge.finish()
     lines = parsed.stdout.rstrip(b"\n").split(b"\n") if parsed.stdout else []
-    if parsed.returncode != 0 or len(lines) != 3:
+    if parsed.returncode != 0 or len(lines) != 3 or not _HEX_LINE.fullmatch(lines[2]) or lines[2][:1] == b"^":
         if len(lines) < 2:
             raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
                                f"{_first_line(parsed.stderr)}")
@@ -464,8 +483,9 @@ def _check_ref(ref: str) -> None:
     Raises:
         GitBaseError: REF is empty, would read as an option, or is the null id.
     """
-    if not ref or ref.startswith("-"):
-        # A ref starting with "-" would be read by git as an option.
+    if not ref or ref.startswith(("-", "^")):
+        # A ref starting with "-" would be read by git as an option; "^REF"
+        # means every commit but REF's history, which is no base.
         raise GitBaseError(f"--base {ref!r} is not a revision; give a commit, branch or tag")
     if _ZERO_OID.fullmatch(ref):
         raise GitBaseError(f"--base {ref} is git's null revision (a push that created the branch has no "
@@ -490,8 +510,15 @@ class Resolving:
 
     def serves(self, ref: str, repo_dir: Path) -> bool:
         """True when this answers for ``ref`` in ``repo_dir``: the same REF, and
-        ``repo_dir`` in the same work tree with the same index file."""
-        return ref == self.ref and self.worktree is not None and find_worktree(repo_dir) == self.worktree
+        ``repo_dir`` in the same work tree with the same index file. When
+        ``GIT_DIR`` or ``GIT_WORK_TREE`` is set, git answers from where it
+        runs (without ``GIT_WORK_TREE``, that directory is the work tree's
+        top), so only the same directory will do."""
+        if ref != self.ref:
+            return False
+        if _REPO_ENV & os.environ.keys():
+            return os.path.realpath(self.directory) == os.path.realpath(repo_dir)
+        return self.worktree is not None and find_worktree(repo_dir) == self.worktree
 
     def result(self) -> _Resolved:
         """What ``rev-parse`` says (see :func:`_resolve`); waits for it once.
@@ -572,6 +599,14 @@ class PendingBase:
         if prefix is None:
             raise GitBaseError(f"the captures directory {self._captures_dir} is outside the git repository "
                                f"{toplevel}; --base can only compare captures that git tracks")
+        inner = find_worktree(self._captures_dir) if not _REPO_ENV & os.environ.keys() else None
+        if inner is not None and os.path.realpath(inner[0]) != str(real_top):
+            # A submodule (or a repository nested inside this one): its files are
+            # not in this repository's index or trees, so none would be compared.
+            raise GitBaseError(f"the captures directory {self._captures_dir} belongs to the git work tree "
+                               f"{inner[0]} (a submodule?), not to {toplevel}, the config's; --base can only "
+                               "compare captures that the config's repository tracks: put them there, or the "
+                               "config in the work tree that holds them")
         if resolved.merge_base is not None:
             commit, via = resolved.merge_base, "merge-base"
         else:

@@ -71,7 +71,7 @@ def find_worktree(directory: Path) -> tuple[Path, Path] | None:
     """(work tree top, index file) of the git work tree holding ``directory``,
     from the nearest ``.git`` above it (a directory, or a ``gitdir:`` file as
     in linked worktrees); ``GIT_INDEX_FILE`` names the index when set, as in
-    a commit hook. None outside a work tree."""
+    a commit hook (a relative one from the top). None outside a work tree."""
     here = Path(os.path.abspath(directory))
     for top in (here, *here.parents):
         dotgit = top / ".git"
@@ -88,7 +88,8 @@ def find_worktree(directory: Path) -> tuple[Path, Path] | None:
         else:
             continue
         index = os.environ.get("GIT_INDEX_FILE")
-        return top, Path(index) if index else gitdir / "index"
+        # git reads a relative GIT_INDEX_FILE from the work tree's top, where it runs.
+        return top, (top / index if not os.path.isabs(index) else Path(index)) if index else gitdir / "index"
     return None
 
 

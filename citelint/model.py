@@ -264,7 +264,7 @@ class CheckResult:
         self.fixed: list[Finding] = [] if fixed is None else fixed
         self.warnings_text: list[str] = [] if warnings_text is None else warnings_text
         self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
-        self._pending: list[Callable[[], None]] = []
+        self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
 
     def __repr__(self) -> str:
@@ -291,9 +291,11 @@ class CheckResult:
     def accepted(self, value: Iterable[AcceptedFact]) -> None:
         self._accepted = list(value)
 
-    def defer(self, notices: int, work: Callable[[], None]) -> None:
-        """Leave ``work`` (which adds ``notices`` notices, and accepted facts)
-        to run when ``notices`` or ``accepted`` is first read."""
+    def defer(self, notices: int, work: Callable[[CheckResult], None]) -> None:
+        """Leave ``work(result)`` (which adds ``notices`` notices, and accepted
+        facts, to the result it is given) to run when ``notices`` or
+        ``accepted`` is first read. It is given the result rather than
+        holding it, so an unread result is freed as soon as it is dropped."""
         self._pending.append(work)
         self._pending_notices += notices
 
@@ -303,7 +305,7 @@ class CheckResult:
             return
         pending, self._pending, self._pending_notices = self._pending, [], 0
         for work in pending:
-            work()
+            work(self)
 
     @property
     def review_count(self) -> int:

@@ -514,3 +514,70 @@ def test_commit_hook_index_is_the_one_read(store_repo: tuple[Repo, list[Path]], 
     run = r.check("--base", "main")
     assert [ln.split(": ")[1][:26] for ln in run.findings()] == ["CL301 capture was modified"], run.out
     assert hashed == [_short_rel(files[30])]
+
+
+# ------------------------------------------------------------------ what a hostile change or an odd setup tries
+
+def test_source_directory_made_a_symlink_loop_is_cl301(store_repo: tuple[Repo, list[Path]]) -> None:
+    """git's diff-files skips a file it cannot lstat (ELOOP) with only a
+    message: that vouches for nothing, and the capture is reported."""
+    r, files = store_repo
+    sdir = files[40].parent
+    for f in sdir.iterdir():
+        f.unlink()
+    sdir.rmdir()
+    sdir.symlink_to(sdir.name)  # points at itself
+    run = r.check("--base", "main")
+    assert run.code == 1, run.out + run.err
+    assert [ln.split(": ")[1][:62] for ln in run.findings()] == [
+        "CL301 capture was replaced by a symlink or another kind of file"[:62]], run.out
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_capture_is_cl301(store_repo: tuple[Repo, list[Path]]) -> None:
+    r, files = store_repo
+    files[41].chmod(0)
+    try:
+        run = r.check("--base", "main")
+    finally:
+        files[41].chmod(0o644)
+    assert "CL301 capture cannot be read (Permission denied)" in run.out, run.out + run.err
+
+
+def test_a_revision_that_excludes_is_no_base(branched: Repo) -> None:
+    run = branched.check("--base", "^main")
+    assert run.code == 2 and "--base '^main' is not a revision" in run.err, run.err
+
+
+def test_captures_in_a_submodule_are_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The superproject's index and trees hold only the submodule's commit, so
+    no capture inside it could be compared: say so instead of passing."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    inner = tmp_path / "inner"
+    init_repo(inner)
+    write_capture(inner / "captures", make_record(SOURCE_A, "Synthetic source: 42 items."))
+    commit_all(inner, "captures")
+    outer = tmp_path / "outer"
+    init_repo(outer)
+    git(outer, "-c", "protocol.file.allow=always", "submodule", "--quiet", "add", f"file://{inner}", "sub")
+    r = Repo(outer)
+    r.config(captures="sub/captures")
+    commit_all(outer, "base")
+    run = r.check("--base", "main")
+    assert run.code == 2 and "(a submodule?)" in run.err, run.out + run.err
+
+
+def test_linked_worktree_hook_run_from_a_subdirectory(branched: Repo, tmp_path_factory: pytest.TempPathFactory,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook of a linked worktree gets GIT_DIR (and no GIT_WORK_TREE): git then
+    answers from where it runs, so the answer asked from a subdirectory is
+    not the config's, and it is asked again from the config's directory."""
+    linked = tmp_path_factory.mktemp("linked") / "wt"
+    git(branched.root, "worktree", "add", "--quiet", "-b", "other", str(linked), "main")
+    rel = capture_rel(branched, SOURCE_A)
+    (linked / rel).write_text("{}\n")
+    (linked / "reports").mkdir(exist_ok=True)
+    monkeypatch.setenv("GIT_DIR", str(branched.root / ".git" / "worktrees" / "wt"))
+    run = run_cli("check", "--config", str(linked / "citelint.yaml"), "--base", "main", cwd=linked / "reports")
+    assert run.code == 1, run.out + run.err
+    assert [ln.split(": ")[1][:26] for ln in run.findings()] == ["CL301 capture was modified"]

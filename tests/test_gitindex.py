@@ -112,3 +112,14 @@ def test_an_index_this_reader_cannot_vouch_for_is_left_to_git(tmp_path: Path, la
 
 def test_no_work_tree_no_answer(tmp_path: Path) -> None:
     assert find_worktree(tmp_path) is None or find_worktree(tmp_path)[0] != tmp_path
+
+
+def test_a_relative_index_file_is_read_from_the_top(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git reads a relative GIT_INDEX_FILE from the work tree's top, wherever it was started."""
+    init_repo(tmp_path)
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/index")
+    monkeypatch.chdir(tmp_path / "deep")
+    assert find_worktree(tmp_path / "deep" / "er") == (tmp_path, tmp_path / ".git" / "index")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "elsewhere"))
+    assert find_worktree(tmp_path / "deep") == (tmp_path, tmp_path / "elsewhere")

@@ -71,9 +71,9 @@ def add_options(check: argparse.ArgumentParser) -> None:
                             "diff-aware rules with a note, unless require_captures_on_base is set (the "
                             "GitHub Action uses skip after trying to fetch it)")
     check.add_argument("--jobs", "-j", type=_jobs, metavar="N",
-                       help="processes to verify citations with (default: every core when "
-                            f"{AUTO_JOBS_MIN_CAPTURES} or more captures are cited, else 1); the output is the "
-                            "same for any N")
+                       help="processes to load reports and verify citations with (default: every core for "
+                            f"a phase of {AUTO_JOBS_MIN_CAPTURES} or more files or cited captures, else 1); the "
+                            "output is the same for any N")
     check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                        help="colour text output (auto: on a terminal, or with FORCE_COLOR; never with NO_COLOR)")
     check.add_argument("--review", action="store_true",

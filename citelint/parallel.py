@@ -1,0 +1,116 @@
+"""Work cut into chunks and shared out between this process and forked workers.
+
+``check --jobs N`` runs each phase of a large check this way. The chunks are
+not dealt out in advance: each process claims the next one when it is done
+with the last (one shared counter), so a process that started late or drew
+slow chunks does not hold the others up, and this process, which must join
+the results afterwards, does its share of the work as well. Whoever
+computed a chunk, the results come back in chunk order, so the caller sees
+the same sequence for any N.
+
+Workers are forked, so they see the work (and everything it reads) in
+fork's copy of this process instead of having it pickled to them; only
+their results travel back, packed by the caller into plain values that
+:mod:`marshal` serialises (several times faster than pickle on these shapes,
+and these bytes never leave the run). Where the platform cannot fork,
+:func:`run_chunks` returns None and the caller does the work itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+R = TypeVar("R")
+
+#: What a forked worker runs, set just before the workers are forked:
+#: (number of items, chunk size, claim counter, work, pack).
+_WORK: tuple[Any, ...] | None = None
+
+
+def _claim(counter: Any) -> int:
+    """The next chunk's index (the counter is shared with the workers)."""
+    with counter.get_lock():
+        index = counter.value
+        counter.value = index + 1
+    return index
+
+
+def _bounds(index: int, count: int, size: int) -> tuple[int, int]:
+    return index * size, min(count, (index + 1) * size)
+
+
+def _worker_chunk() -> bytes | None:
+    """Claim and work one chunk (in a forked worker): its index and packed
+    result as :mod:`marshal` bytes, or None when no chunk was left."""
+    import marshal
+
+    assert _WORK is not None
+    count, size, counter, work, pack = _WORK
+    index = _claim(counter)
+    if index * size >= count:
+        return None
+    return marshal.dumps((index, pack(work(*_bounds(index, count, size)))))
+
+
+def run_chunks(n: int, count: int, size: int, work: Callable[[int, int], R],
+               pack: Callable[[R], Any], unpack: Callable[[int, int, Any], R]) -> list[R] | None:
+    """``work(start, stop)`` for every chunk ``[start, stop)`` of
+    ``range(count)`` (``size`` items each, the last one shorter), in this
+    process and ``n - 1`` forked workers, each claiming the next chunk when
+    done with one.
+
+    Returns the chunks' results in chunk order: this process's as ``work``
+    returned them, a worker's as ``unpack(start, stop, pack(result))``
+    (``pack`` must give values :mod:`marshal` accepts: None, bool, int,
+    float, str, bytes, and tuples, lists and dicts of them). A worker's
+    chunk travels back as soon as it is done, and is unpacked here between
+    this process's own chunks, so little is left to unpack at the end. None
+    when the platform cannot fork, before any work is done.
+
+    Raises:
+        whatever ``work`` raises (in a worker: re-raised here).
+    """
+    import multiprocessing  # only for several processes: the hook's start-up stays lean
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    import marshal
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    global _WORK
+    context = multiprocessing.get_context("fork")
+    counter = context.Value("q", 0)
+    chunks = -(-count // size)
+    results: dict[int, R] = {}
+
+    def collect(futures: list[Future[bytes | None]], wait: bool) -> list[Future[bytes | None]]:
+        left = []
+        for future in futures:
+            if not (wait or future.done()):
+                left.append(future)
+                continue
+            blob = future.result()
+            if blob is not None:
+                index, packed = marshal.loads(blob)
+                results[index] = unpack(*_bounds(index, count, size), packed)
+        return left
+
+    _WORK = (count, size, counter, work, pack)
+    try:
+        with ProcessPoolExecutor(max_workers=n - 1, mp_context=context) as pool:
+            # One task per chunk at most: each claims whatever chunk is next when it runs.
+            futures = [pool.submit(_worker_chunk) for _ in range(chunks)]
+            while (index := _claim(counter)) * size < count:
+                results[index] = work(*_bounds(index, count, size))
+                futures = collect(futures, wait=False)
+            collect(futures, wait=True)
+    finally:
+        _WORK = None
+    return [results[index] for index in range(chunks)]
+
+
+def chunk_size(count: int, n: int, least: int = 1, most: int = 1000) -> int:
+    """A chunk size for ``count`` items over ``n`` processes: about sixteen
+    chunks per process (so the last ones even out), within ``least`` and
+    ``most`` items."""
+    return max(least, min(most, -(-count // (16 * n))))
