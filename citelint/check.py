@@ -268,8 +268,10 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 
     ``targets`` are (order, target) pairs; order is the target's 1-based
     place in the run, which fixes the order of the output. With ``n`` > 1
-    the fact reports are cut into ``n`` contiguous slices and ``n - 1``
-    forked workers load all but the first (:func:`_load_in_workers`).
+    and enough fact reports, ``n`` processes share them out
+    (:func:`_load_in_workers`) while this one also checks every other
+    target; the loaded reports, citations and accepted facts are joined in
+    run order, as one process gives them.
     """
     def loadable(item: tuple[int, Target]) -> bool:
         return item[1].kind == "report" and not item[1].refusal
@@ -288,6 +290,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
         result.facts_unavailable += part.result.facts_unavailable
         result.facts_invalid += part.result.facts_invalid
         result.findings.extend(part.result.findings)
+        result.notices.extend(part.result.notices)
         one.reports.extend(part.reports)
         one.citations.extend(part.citations)
         one.accepted.extend(part.accepted)
@@ -318,17 +321,19 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     def pack(one: _PhaseOne) -> tuple[Any, ...]:
         r = one.result
         return ((r.files, r.facts_cited, r.facts_unavailable, r.facts_invalid), [tuple(f) for f in r.findings],
+                [tuple(f) for f in r.notices],
                 [(x.order, x.display, x.kind, x.raw, x.spans, x.facts_ptr) for x in one.reports],
                 [(order, c.index, c.fact, c.rejected) for order, c in one.citations],
-                [(order, e.index, e.fact) for order, e in one.accepted])
+                [(order, tuple(e)) for order, e in one.accepted])
 
     def unpack(start: int, stop: int, packed: tuple[Any, ...]) -> _PhaseOne:
-        counts, findings, loaded, citations, accepted = packed
-        one = _PhaseOne(CheckResult(findings=[Finding(*f) for f in findings], files=counts[0], facts_cited=counts[1],
-                                    facts_unavailable=counts[2], facts_invalid=counts[3]))
+        counts, findings, notices, loaded, citations, accepted = packed
+        one = _PhaseOne(CheckResult(findings=[Finding(*f) for f in findings], notices=[Finding(*f) for f in notices],
+                                    files=counts[0], facts_cited=counts[1], facts_unavailable=counts[2],
+                                    facts_invalid=counts[3]))
         one.reports = [_Report(*x) for x in loaded]
         one.citations = [(order, Citation(index, fact, rejected)) for order, index, fact, rejected in citations]
-        one.accepted = [(order, AcceptedEntry(index, fact)) for order, index, fact in accepted]
+        one.accepted = [(order, AcceptedEntry(*entry)) for order, entry in accepted]
         return one
 
     return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)

@@ -501,12 +501,29 @@ class Resolving:
         GitBaseError: REF cannot be a revision (:func:`_check_ref`), or no git.
     """
 
-    def __init__(self, ref: str, directory: Path):
+    def __init__(self, ref: str, directory: Path, captures_guess: Path | None = None):
         _check_ref(ref)
         self.ref, self.directory = ref, Path(directory)
         self.worktree = find_worktree(self.directory)
         self._running = _start_resolving(ref, self.directory)
         self._resolved: _Resolved | None = None
+        self._probe: _IndexProbe | None = None
+        if captures_guess is not None and self.worktree is not None and not _REPO_ENV & os.environ.keys():
+            # The captures directory the config is likely to name (its default):
+            # diff-files starts on it now, and is kept if the config agrees.
+            top = Path(os.path.realpath(self.worktree[0]))
+            prefix = _prefix(captures_guess, top)
+            if prefix is not None:
+                self._probe = _IndexProbe(top, prefix, self.worktree[1])
+
+    def take_probe(self, worktree: Path, prefix: str, index_file: Path) -> _IndexProbe | None:
+        """The index read and ``diff-files`` started on the guessed captures
+        directory, when it is this one; None (and that one waited for) when not."""
+        probe, self._probe = self._probe, None
+        if probe is not None and not probe.same(worktree, prefix, index_file):
+            probe.close()
+            return None
+        return probe
 
     def serves(self, ref: str, repo_dir: Path) -> bool:
         """True when this answers for ``ref`` in ``repo_dir``: the same REF, and
@@ -532,9 +549,11 @@ class Resolving:
         return self._resolved
 
     def close(self) -> None:
-        """Wait for a ``rev-parse`` whose answer is not needed."""
+        """Wait for a ``rev-parse`` (and a ``diff-files``) whose answer is not needed."""
         if self._running is not None:
             self._running.close()
+        if self._probe is not None:
+            self._probe.close()
 
 
 class PendingBase:
@@ -570,7 +589,8 @@ class PendingBase:
                 guess_top = Path(os.path.realpath(guess[0]))
                 guess_prefix = _prefix(captures_dir, guess_top)
                 if guess_prefix is not None:
-                    self._probe = _IndexProbe(guess_top, guess_prefix, guess[1])
+                    self._probe = (self._resolving.take_probe(guess_top, guess_prefix, guess[1])
+                                   or _IndexProbe(guess_top, guess_prefix, guess[1]))
         except BaseException:
             self.close()
             raise

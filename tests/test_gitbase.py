@@ -581,3 +581,21 @@ def test_linked_worktree_hook_run_from_a_subdirectory(branched: Repo, tmp_path_f
     run = run_cli("check", "--config", str(linked / "citelint.yaml"), "--base", "main", cwd=linked / "reports")
     assert run.code == 1, run.out + run.err
     assert [ln.split(": ")[1][:26] for ln in run.findings()] == ["CL301 capture was modified"]
+
+
+def test_a_captures_directory_other_than_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI starts comparing `captures/` before it reads the config; a
+    config naming another directory gets that one compared instead."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    init_repo(tmp_path)
+    r = Repo(tmp_path)
+    r.config(captures="evidence")
+    decoy = write_capture(tmp_path / "captures", make_record(SOURCE_B, "Not the store: 7 items.")).path
+    real = write_capture(tmp_path / "evidence", make_record(SOURCE_A, "The store: 42 items.")).path
+    commit_all(tmp_path, "base")
+    git(tmp_path, "switch", "--quiet", "--create", "feature")
+    decoy.write_text("{}\n")
+    assert (r.check("--base", "main").code, r.check("--base", "main").findings()) == (0, [])
+    real.write_text("{}\n")
+    run = r.check("--base", "main")
+    assert [ln.split(":")[0] for ln in run.findings()] == [real.relative_to(tmp_path).as_posix()], run.out

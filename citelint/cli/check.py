@@ -17,7 +17,7 @@ from citelint import __version__
 from citelint.check import AUTO_JOBS_MIN_CAPTURES, UsageError, run_check
 from citelint.facts import CONTEXT_CHARS
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
-from citelint.config import Config, ConfigError, load_config
+from citelint.config import Config, ConfigError, discover, load_config
 from citelint.escape import terminal
 from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
 
@@ -90,16 +90,23 @@ def add_options(check: argparse.ArgumentParser) -> None:
                             "(its globs, its format, its place in messages)")
 
 
-def _start_resolving(ref: str | None) -> Resolving | None:
+def _start_resolving(ref: str | None, config: Path | None) -> Resolving | None:
     """With ``--base``, ask git about REF from here while the config is read
-    (:class:`citelint.gitbase.Resolving`); None without ``--base``, or when
-    REF or git is unusable (the check then says why)."""
+    (:class:`citelint.gitbase.Resolving`), and start comparing the captures
+    directory the config names unless it says otherwise; None without
+    ``--base``, or when REF or git is unusable (the check then says why)."""
     if ref is None:
         return None
     from citelint.gitbase import GitBaseError, Resolving
 
+    cwd = Path.cwd()
     try:
-        return Resolving(ref, Path.cwd())
+        path = (config if config.is_absolute() else cwd / config) if config else discover(cwd)
+        guess = Path(os.path.normpath(path.parent.resolve() / "captures"))
+    except (ConfigError, OSError):
+        guess = None
+    try:
+        return Resolving(ref, cwd, guess)
     except GitBaseError:
         return None
 
@@ -118,7 +125,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem:
             return _did_not_run(problem, fmt, args, out, err)
         stdin = (args.stdin_filename, _read_stdin())
-    resolving = _start_resolving(args.base)
+    resolving = _start_resolving(args.base, args.config)
     try:
         config = load_config(args.config, Path.cwd())
     except ConfigError as exc:
