@@ -488,8 +488,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
     With several processes each phase cuts its work (the fact reports in run
-    order, then the groups) into contiguous slices and joins the results in
-    the same order, so the result is the same for any number of processes.
+    order, then the groups) into chunks that the processes claim as they
+    go (:mod:`citelint.parallel`) and joins the results in chunk order, so
+    the result is the same for any number of processes.
 
     Raises:
         UsageError: a named path does not exist, or ``base`` cannot be used
