@@ -1,7 +1,8 @@
 """The ``check`` driver: find the files, run every rule, stamp the findings.
 
-Rules yield a place and a message; this module adds the rule id and the
-configured severity (dropping rules set to ``off``) and gathers everything
+Rules yield a place and a message; :class:`citelint.loaded.Emitter` adds the
+rule id and the configured severity (dropping rules set to ``off``), and
+this module runs the two phases and gathers everything
 into one :class:`~citelint.model.CheckResult` for the formatters. It reads
 only; it never writes a file (``--fix`` aside, done by the CLI) and never
 opens a socket.
@@ -14,18 +15,18 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from citelint import pointers
 from citelint.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
                             verify_citations)
-from citelint.files import decode_utf8, replace_atomically, unsafe_to_replace
+from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
-from citelint.columns import char_position
-from citelint.loaders import Document, LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
-from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
+from citelint.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
+from citelint.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
+from citelint.model import RULES, CheckResult, Finding, Position
 from citelint.schema import check_document
 from citelint.targets import Target, UsageError, select_targets, stdin_target
 
@@ -37,152 +38,17 @@ if TYPE_CHECKING:
 __all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
 
 
-#: Findings of one rule shown per file; past it, one finding says how many more
-#: there are, so a report of a million junk facts costs seconds, not hours.
-FINDINGS_PER_RULE = 100
-
-
-class _Emitter:
-    """Stamps rule id and configured severity onto findings of one file, and
-    caps them at FINDINGS_PER_RULE per rule (notices are not capped: each is
-    an accepted citation). ``where`` may be a Position or a function giving
-    one, so a finding past the cap is never located."""
-
-    def __init__(self, config: Config, result: CheckResult, path: str):
-        self.config, self.result, self.path = config, result, path
-        self.shown: dict[str, int] = {}
-        self.more: dict[str, tuple[int, Position]] = {}
-
-    def full(self, rule: str) -> bool:
-        """True when ``rule`` has reached its cap in this file."""
-        return self.shown.get(rule, 0) >= FINDINGS_PER_RULE
-
-    def __call__(self, rule: str, where: Position | Callable[[], Position], message: str,
-                 capture: str | None = None) -> None:
-        severity = self.config.severity(rule)
-        if severity == "off":
-            return
-        if severity != "notice":
-            if self.full(rule):
-                count, first = self.more.get(rule, (0, Position(1, 1)))
-                if not count:
-                    first = where if isinstance(where, Position) else where()
-                self.more[rule] = (count + 1, first)
-                return
-            self.shown[rule] = self.shown.get(rule, 0) + 1
-        pos = where if isinstance(where, Position) else where()
-        finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
-                          pos.end_line, pos.end_col, capture)
-        (self.result.notices if severity == "notice" else self.result.findings).append(finding)
-
-    def stop(self, rule: str, where: Callable[[], Position], message: str) -> None:
-        """End ``rule``'s findings in this file with one finding saying why
-        (replacing the count of those not shown)."""
-        self.more.pop(rule, None)
-        self.shown[rule] = 0
-        self(rule, where, message)
-        self.shown[rule] = FINDINGS_PER_RULE
-
-    def close(self) -> None:
-        """Add one finding per capped rule saying how many more it found,
-        at the first one not shown."""
-        for rule, (count, pos) in sorted(self.more.items()):
-            severity = cast(Severity, self.config.severity(rule))
-            self.result.findings.append(Finding(
-                self.path, pos.line, pos.col, rule, severity,
-                f"{count} more {rule} ({RULES[rule].name}) finding{'s' * (count != 1)} in this file not shown "
-                f"(at most {FINDINGS_PER_RULE} per rule); fix these first", pos.end_line, pos.end_col))
-        self.more.clear()
-
-
-class _Report:
-    """A fact report after the first phase, kept until its citations are verified.
-
-    Positions are found only when a finding or a formatter needs them, so
-    between the phases a report keeps only its bytes as read (``raw``: UTF-8,
-    often half the size of the decoded text) and the facts' spans found so
-    far; ``release`` drops the text and document, and ``text`` and ``doc``
-    re-derive them on demand.
-    """
-
-    __slots__ = ("order", "display", "kind", "raw", "spans", "facts_ptr", "_doc", "_text")
-
-    def __init__(self, order: int, display: str, kind: str, raw: bytes, spans: dict[str, tuple[int, int]],
-                 facts_ptr: str, doc: Document | LazyDocument | None = None, text: str | None = None):
-        self.order, self.display, self.kind, self.raw = order, display, kind, raw
-        self.spans, self.facts_ptr = spans, facts_ptr
-        self._doc: Document | LazyDocument | None = doc
-        self._text: str | None = text
-
-    def release(self) -> None:
-        """Drop the decoded text and the document until a position is next needed."""
-        self._doc = self._text = None
-
-    @property
-    def text(self) -> str:
-        """The report's text (decoded again from ``raw`` after :meth:`release`)."""
-        if self._text is None:
-            self._text = decode_utf8(self.raw)  # it decoded in the first phase
-        return self._text
-
-    def doc(self) -> Document | LazyDocument:
-        """The loaded document (loaded again from the text after :meth:`release`)."""
-        if self._doc is None:
-            if self.kind == "json":
-                self._doc = LazyDocument(None, self.text, self.spans)
-            else:
-                doc = load_text(self.text, self.kind)
-                assert not isinstance(doc, ParseFailure)  # it loaded in the first phase
-                self._doc = doc
-        return self._doc
-
-    def pointer(self, index: int, field: str = "") -> str:
-        """The JSON Pointer of fact ``index`` (or of its key ``field``)."""
-        where = pointers.join(self.facts_ptr, index)
-        return pointers.join(where, field) if field else where
-
-    def emit_issues(self, emit: _Emitter, issues: Iterable[FactIssue]) -> None:
-        """Emit each issue at the fact, or the key, it names."""
-        for issue in issues:
-            where = functools.partial(self.locate, self.pointer(issue.index, issue.field))
-            if issue.at:
-                # CL104 points at the snippet's first character that differs from the capture.
-                where = functools.partial(self._at_char, where, issue.at)
-            emit(issue.rule, where, issue.message)
-
-    def _at_char(self, where: Callable[[], Position], at: int) -> Position:
-        return char_position(self.text, where(), at)
-
-    def locate(self, pointer: str) -> Position:
-        """Position of the value at ``pointer``."""
-        return self.doc().locate(pointer)
-
-    def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
-        """The accepted fact as the result lists it, with its sort key (report, fact index)."""
-        pos = self.locate(self.pointer(entry.index))
-        fact = entry.fact
-        if fact["state"] == "unavailable":
-            accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],
-                                    reason=fact["reason"])
-        else:
-            accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
-                                    capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
-                                    offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
-                                    context=entry.context)
-        return (self.order, entry.index), accepted
-
-
 def _read(target: Target) -> tuple[bytes, str] | ParseFailure:
     """The target's bytes and text: from standard input when it came from there."""
     return read_source(target.path) if target.content is None else decode_source(target.content)
 
 
 def _load_report(target: Target, order: int, display: str, config: Config,
-                 result: CheckResult) -> tuple[_Report, list[Citation], list[AcceptedEntry]] | None:
+                 result: CheckResult) -> tuple[LoadedReport, list[Citation], list[AcceptedEntry]] | None:
     """First phase of a fact report: load, schema (CL001, CL002) and labels
     (CL003, CL004). Returns the report with its citations left to verify and
     its accepted unavailable facts, or None when nothing is left to check."""
-    emit = _Emitter(config, result, display)
+    emit = Emitter(config, result, display)
     source = _read(target)
     syntax = target.syntax or kind_of(target.path) or "json"
     doc = source if isinstance(source, ParseFailure) else load_text(source[1], syntax)
@@ -214,7 +80,7 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     if not isinstance(facts, list):
         emit.close()
         return None
-    report = _Report(order, display, syntax, source[0],
+    report = LoadedReport(order, display, syntax, source[0],
                      doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, source[1])
     # A fact that fails the schema has its label judged too: every independent problem at once.
     report.emit_issues(emit, [issue for i in sorted(bad_facts) if i < checked and isinstance(facts[i], dict)
@@ -254,7 +120,7 @@ class _PhaseOne:
 
     def __init__(self, result: CheckResult):
         self.result = result
-        self.reports: list[_Report] = []
+        self.reports: list[LoadedReport] = []
         self.citations: list[tuple[int, Citation]] = []
         self.accepted: list[tuple[int, AcceptedEntry]] = []
         self.allowlist_empty = False
@@ -331,7 +197,7 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
         one = _PhaseOne(CheckResult(findings=[Finding(*f) for f in findings], notices=[Finding(*f) for f in notices],
                                     files=counts[0], facts_cited=counts[1], facts_unavailable=counts[2],
                                     facts_invalid=counts[3]))
-        one.reports = [_Report(*x) for x in loaded]
+        one.reports = [LoadedReport(*x) for x in loaded]
         one.citations = [(order, Citation(index, fact, rejected)) for order, index, fact, rejected in citations]
         one.accepted = [(order, AcceptedEntry(*entry)) for order, entry in accepted]
         return one
@@ -350,7 +216,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
         display = target.display or relpath(target.path, cwd)
         one.result.files += 1
         if target.refusal:
-            _Emitter(config, one.result, display)("CL001", Position(1, 1), target.refusal)
+            Emitter(config, one.result, display)("CL001", Position(1, 1), target.refusal)
         elif target.kind == "report":
             loaded = _load_report(target, order, display, config, one.result)
             if loaded is not None:
@@ -404,7 +270,7 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
-    emit = _Emitter(config, result, display)
+    emit = Emitter(config, result, display)
     # The same bound as fact reports, and a FIFO or device is refused, never waited on.
     source = _read(target)
     if isinstance(source, ParseFailure):
@@ -511,7 +377,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         store = Store(config.captures_dir)
         legacy = legacy_unmigrated(store)
         if legacy and config.severity("CL107") != "off":
-            emit = _Emitter(config, result, relpath(legacy[0], cwd))
+            emit = Emitter(config, result, relpath(legacy[0], cwd))
             emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
         tracking = GitTracking(config, cwd)
         if pending is not None:
@@ -522,7 +388,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
 
             evidence = verifier_for(config, cwd)
             for path, message in evidence.unsigned_captures(store, config.sources):
-                _Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
+                Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
                          n=job_count(jobs, len(numbered)))
@@ -551,7 +417,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     return result
 
 
-def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Report], verified: list[_Verified],
+def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
                    accepted: list[tuple[int, AcceptedEntry]]) -> None:
     """Emit the verified citations' findings now; the semantic-review notices
     (CL901, one per accepted citation) and the accepted facts are built when a
@@ -560,7 +426,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
     not pay for that. CL901 raised above a notice in the config is a finding,
     emitted now."""
     review = config.severity("CL901") == "notice"
-    emitters: dict[int, _Emitter] = {}
+    emitters: dict[int, Emitter] = {}
     reviewed = 0
     for order, _, issues, entry in verified:
         if entry is not None:
@@ -570,7 +436,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
                 issues = [*issues, review_notice(entry)]
         if issues:
             report = reports[order]
-            emit = emitters.get(order) or emitters.setdefault(order, _Emitter(config, result, report.display))
+            emit = emitters.get(order) or emitters.setdefault(order, Emitter(config, result, report.display))
             report.emit_issues(emit, issues)
     for emit in emitters.values():
         emit.close()
@@ -580,7 +446,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, _Repo
             for order, entry in accepted:
                 if entry.fact["state"] == "cited":
                     report = reports[order]
-                    report.emit_issues(_Emitter(config, result, report.display), [review_notice(entry)])
+                    report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
         built = [reports[order].accepted(entry) for order, entry in accepted]
         built.sort(key=lambda item: item[0])
         result.accepted = [fact for _, fact in built]
@@ -669,7 +535,7 @@ def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
         raise UsageError(str(exc)) from None
     for change in base.changes():
         display = relpath(change.path, cwd)
-        _Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
+        Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
     if base.via == "ref":
         result.warnings_text.insert(note_at, (
             f"--base: compared captures with {base.ref}'s own tree, since this clone has no merge base of it "

@@ -65,21 +65,15 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from citelint.captures import sha256_hex
-from citelint.gitindex import (ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, IndexEntry, IndexListing,
-                               find_worktree)
-from citelint.gitproc import Completed, Git, GitMissing
+from citelint.gitindex import find_worktree
+from citelint.gitprobe import (INDEX_CONFIG, BaseNotFetched, GitBaseError, IndexProbe, base_entries,
+                               entries_from_tree, first_line, run_git, spawn, tracked_files)
+from citelint.gitproc import Git
+
+__all__ = ["BaseCaptures", "BaseNotFetched", "Change", "GitBaseError", "PendingBase", "Resolving", "blob_id",
+           "load_base", "tracked_files"]
 
 _ZERO_OID = re.compile(r"0{40}|0{64}")
-
-
-class GitBaseError(Exception):
-    """``--base`` cannot be used (exit 2): no git, not a repository, REF not
-    in this clone, captures outside the repository. ``str()`` says what to do."""
-
-
-class BaseNotFetched(GitBaseError):
-    """The base revision is not in this clone (a shallow clone, an unfetched branch).
-    ``check --base-missing skip`` turns it into a note instead of a usage error."""
 
 
 class Change(NamedTuple):
@@ -105,20 +99,6 @@ class Change(NamedTuple):
         noun = "signature file" if self.rel.endswith(".sig") else "capture"
         return (f"{noun} {what} since the base revision {short}; captures are append-only: restore it with "
                 f"`git checkout {short} -- {display}` and add new evidence as a new capture")
-
-
-#: Index-entry modes of a regular file.
-_REGULAR_MODES = frozenset({"100644", "100755"})
-#: Capture records, the raw bodies kept beside extracted ones, and signatures: all append-only.
-_CAPTURE_REL = re.compile(r"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw|[0-9a-f]{16}\.sig)")
-#: Longest total length (characters) of the pathspecs that leave racily clean
-#: files out of ``diff-files``: under the Windows command-line limit.
-_EXCLUDE_BUDGET = 24_000
-#: For every command that reads the index: never ask an fsmonitor (a
-#: configured command, and git does not look at the files it vouches for),
-#: and compare every stat field whatever the user's config relaxes.
-_INDEX_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.checkStat=default", "-c", "core.trustctime=true",
-                 "-c", "core.ignoreStat=false")
 
 
 class BaseCaptures(NamedTuple):
@@ -216,187 +196,6 @@ def blob_id(path: Path, hex_len: int = 40) -> str:
     return h.hexdigest()
 
 
-def _spawn(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> Git:
-    """Start ``git --no-optional-locks args`` in ``cwd`` (see :mod:`citelint.gitproc`:
-    literal pathspecs unless ``pathspec_magic``, no lazy fetch); ``.finish()`` waits for it.
-
-    Raises:
-        GitBaseError: no ``git`` on PATH.
-    """
-    try:
-        return Git(args, cwd, pathspec_magic=pathspec_magic)
-    except GitMissing:
-        raise GitBaseError("--base needs git, and no `git` executable is on PATH") from None
-
-
-def _git(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> Completed:
-    """Run git to completion (see :func:`_spawn`)."""
-    return _spawn(args, cwd, pathspec_magic=pathspec_magic).finish()
-
-
-def _first_line(stderr: bytes) -> str:
-    text = stderr.decode("utf-8", "replace").strip()
-    return text.splitlines()[0] if text else "no message"
-
-
-def _index_stamp(path: Path) -> tuple[int, int, int, int] | None:
-    """(mtime ns, ctime ns, size, inode) of the index file, or None when it cannot be stat'ed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
-
-
-_REGULAR_BITS = frozenset({0o100644, 0o100755})
-#: Entries git does not compare by stat data, so the index cannot vouch for their files.
-_NOT_STAT_CHECKED = ASSUME_VALID | SKIP_WORKTREE | INTENT_TO_ADD
-
-
-class _IndexProbe:
-    """One index file's entries under the captures directory, and ``diff-files``
-    started on them at once, racily clean ones left out.
-
-    ``listing`` is None (and no ``diff-files`` runs) when the index cannot
-    be stat'ed, read or used (see :class:`citelint.gitindex.IndexListing`)
-    or changes while read; ``entries`` its capture entries (empty then).
-    """
-
-    def __init__(self, worktree: Path, prefix: str, index_file: Path):
-        self.worktree, self.prefix, self.index_file = worktree, prefix, index_file
-        self.listing: IndexListing | None = None
-        self.entries: dict[str, IndexEntry] = {}
-        self._racy: set[str] = set()
-        self._dirty: Git | None = None
-        self._indexed: tuple[str, str, frozenset[str]] | None = None
-        self._stamp = _index_stamp(index_file)
-        if self._stamp is None:
-            return
-        try:
-            with open(index_file, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            return
-        listing = IndexListing.read(data, prefix)
-        if listing is None or not self.unchanged():
-            return
-        self.listing = listing
-        racy = listing.racy(self._stamp[0] // 1_000_000_000)
-        excludes = [":(exclude,literal)" + path for path in racy]
-        if sum(len(x) + 1 for x in excludes) <= _EXCLUDE_BUDGET:
-            self._dirty = _spawn([*_INDEX_CONFIG, "diff-files", "--name-only", "-z", "--ignore-submodules=all",
-                                  "--", ":(literal)" + (prefix or "."), *excludes], worktree, pathspec_magic=True)
-        skip = len(prefix)
-        self._racy = {path[skip:] for path in racy}
-        # Checking and decoding every name overlaps diff-files.
-        self.entries = listing.captures()
-
-    def unchanged(self) -> bool:
-        """True when the index file is as it was when first stat'ed."""
-        return self._stamp is not None and _index_stamp(self.index_file) == self._stamp
-
-    def same(self, worktree: Path, prefix: str, index_file: Path) -> bool:
-        """True when this probe read ``index_file`` for ``prefix`` of ``worktree``."""
-        return ((self.worktree, self.prefix) == (worktree, prefix)
-                and os.path.realpath(self.index_file) == os.path.realpath(index_file))
-
-    def vouched(self, differing: set[str]) -> frozenset[str]:
-        """The base captures whose working file the index vouches for.
-
-        ``differing`` holds the paths (relative to the captures directory)
-        where the base tree and the index differ. Vouched: an entry of a
-        regular file that git compares by stat data (not assume-unchanged,
-        skip-worktree or intent-to-add), not racily clean, not in
-        ``differing`` (so with the base's blob id), that ``diff-files``
-        finds stat-clean (which also means present, of the same type and
-        not behind a symlink), the index unchanged meanwhile. Empty when
-        ``diff-files`` did not run or failed.
-        """
-        if self._dirty is None:
-            return frozenset()
-        dirty = self._dirty.finish()
-        # git skips, with a message and exit code 0, an entry it cannot lstat
-        # for any reason but ENOENT or ENOTDIR (a symlink loop, EACCES): then
-        # its silence vouches for nothing.
-        if dirty.returncode != 0 or dirty.stderr or not self.unchanged():
-            return frozenset()
-        skip = len(self.prefix)
-        stale = {os.fsdecode(p)[skip:] for p in dirty.stdout.split(b"\0") if p}
-        stale |= differing | self._racy
-        return frozenset(rel for rel, e in self.entries.items()
-                         if e.mode in _REGULAR_BITS and not e.flags & _NOT_STAT_CHECKED and rel not in stale)
-
-    def indexed(self) -> tuple[str, str, frozenset[str]] | None:
-        """(index file's real path, prefix, capture records at stage 0) for CL109
-        (:meth:`citelint.grounding.GitTracking.adopt`), or None when unread."""
-        if self.listing is None:
-            return None
-        if self._indexed is None:
-            self._indexed = (os.path.realpath(self.index_file), self.prefix,
-                             frozenset(rel for rel in self.entries if rel.endswith(".json")))
-        return self._indexed
-
-    def close(self) -> None:
-        """Wait for a ``diff-files`` whose answer is not needed."""
-        if self._dirty is not None:
-            self._dirty.finish()
-
-
-def _base_entries(running: Git, probe: _IndexProbe) -> tuple[dict[str, str], set[str]] | None:
-    """The base's captures: the index's entries, corrected where ``diff-index
-    --cached`` (``running``) says the base tree differs (its ``src`` side is
-    the base), and the paths (relative to the captures directory) where it
-    differs. None when git fails or the index changed since it was read."""
-    assert probe.listing is not None
-    prefix = probe.prefix
-    entries = {rel: e.oid.hex() for rel, e in probe.entries.items() if e.mode in _REGULAR_BITS}
-    diff = running.finish()
-    if diff.returncode != 0:
-        return None
-    fields = diff.stdout.split(b"\0")
-    if fields and not fields[-1]:
-        fields.pop()
-    if len(fields) % 2:
-        return None
-    differing = set()
-    for meta, raw_path in zip(fields[::2], fields[1::2]):
-        parts = meta.decode("ascii", "replace").split(" ")
-        path = os.fsdecode(raw_path)
-        if len(parts) != 5 or not parts[0].startswith(":") or not path.startswith(prefix):
-            return None
-        rel = path[len(prefix):]
-        differing.add(rel)
-        entries.pop(rel, None)
-        if parts[0][1:] in _REGULAR_MODES and _CAPTURE_REL.fullmatch(rel):
-            entries[rel] = parts[2]
-    return (entries, differing) if probe.unchanged() else None
-
-
-def _entries_from_tree(commit: str, real_top: Path, prefix: str) -> dict[str, str]:
-    """The base's captures by listing its tree (``ls-tree -r``).
-
-    Raises:
-        GitBaseError: git fails.
-    """
-    args = ["ls-tree", "-r", "-z", "--full-tree", commit] + (["--", prefix] if prefix else [])
-    listing = _git(args, real_top)
-    if listing.returncode != 0:
-        raise GitBaseError(f"git ls-tree failed on base {commit[:12]}: {_first_line(listing.stderr)}")
-    entries: dict[str, str] = {}
-    for record in listing.stdout.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        mode, kind, oid = meta.decode("ascii").split()
-        path = os.fsdecode(raw_path)
-        if kind != "blob" or mode not in _REGULAR_MODES or not path.startswith(prefix):
-            continue
-        rel = path[len(prefix):]
-        if _CAPTURE_REL.fullmatch(rel):
-            entries[rel] = oid
-    return entries
-
-
 class _Resolved(NamedTuple):
     """What ``rev-parse`` says of REF: the work tree's top, the index file, REF's
     commit, and the merge base of REF and HEAD (None when there is none)."""
@@ -436,7 +235,7 @@ def _start_resolving(ref: str, repo_dir: Path) -> Git | None:
     None for a REF whose spelling holds ``..`` (that syntax is git's own)."""
     if ".." in ref:
         return None
-    return _spawn([*_REV_PARSE, f"{ref}^{{commit}}...HEAD"], repo_dir)
+    return spawn([*_REV_PARSE, f"{ref}^{{commit}}...HEAD"], repo_dir)
 
 
 def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
@@ -458,16 +257,16 @@ def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
             bases = [x[1:].decode("ascii") for x in lines[4:] if x.startswith(b"^")]
             return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])),
                              lines[3].decode("ascii"), bases[0] if bases else None)
-    merge = _spawn(["merge-base", f"{ref}^{{commit}}", "HEAD"], repo_dir)
+    merge = spawn(["merge-base", f"{ref}^{{commit}}", "HEAD"], repo_dir)
     try:
-        parsed = _git([*_REV_PARSE, "--verify", "--quiet", f"{ref}^{{commit}}"], repo_dir)
+        parsed = run_git([*_REV_PARSE, "--verify", "--quiet", f"{ref}^{{commit}}"], repo_dir)
     finally:
         merged = merge.finish()
     lines = parsed.stdout.rstrip(b"\n").split(b"\n") if parsed.stdout else []
     if parsed.returncode != 0 or len(lines) != 3 or not _HEX_LINE.fullmatch(lines[2]) or lines[2][:1] == b"^":
         if len(lines) < 2:
             raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
-                               f"{_first_line(parsed.stderr)}")
+                               f"{first_line(parsed.stderr)}")
         raise BaseNotFetched(
             f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
             f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
@@ -507,16 +306,16 @@ class Resolving:
         self.worktree = find_worktree(self.directory)
         self._running = _start_resolving(ref, self.directory)
         self._resolved: _Resolved | None = None
-        self._probe: _IndexProbe | None = None
+        self._probe: IndexProbe | None = None
         if captures_guess is not None and self.worktree is not None and not _REPO_ENV & os.environ.keys():
             # The captures directory the config is likely to name (its default):
             # diff-files starts on it now, and is kept if the config agrees.
             top = Path(os.path.realpath(self.worktree[0]))
             prefix = _prefix(captures_guess, top)
             if prefix is not None:
-                self._probe = _IndexProbe(top, prefix, self.worktree[1])
+                self._probe = IndexProbe(top, prefix, self.worktree[1])
 
-    def take_probe(self, worktree: Path, prefix: str, index_file: Path) -> _IndexProbe | None:
+    def take_probe(self, worktree: Path, prefix: str, index_file: Path) -> IndexProbe | None:
         """The index read and ``diff-files`` started on the guessed captures
         directory, when it is this one; None (and that one waited for) when not."""
         probe, self._probe = self._probe, None
@@ -574,7 +373,7 @@ class PendingBase:
 
     def __init__(self, ref: str, captures_dir: Path, repo_dir: Path, resolving: Resolving | None = None):
         self.ref, self._captures_dir, self._repo_dir = ref, captures_dir, repo_dir
-        self._probe: _IndexProbe | None = None
+        self._probe: IndexProbe | None = None
         self._diff: Git | None = None
         self._result: BaseCaptures | None = None
         self._settled: tuple[Path, str, str, str] | None = None
@@ -590,7 +389,7 @@ class PendingBase:
                 guess_prefix = _prefix(captures_dir, guess_top)
                 if guess_prefix is not None:
                     self._probe = (self._resolving.take_probe(guess_top, guess_prefix, guess[1])
-                                   or _IndexProbe(guess_top, guess_prefix, guess[1]))
+                                   or IndexProbe(guess_top, guess_prefix, guess[1]))
         except BaseException:
             self.close()
             raise
@@ -633,13 +432,13 @@ class PendingBase:
             # No merge base (a shallow clone, or unrelated histories): compare with
             # REF's own tree, as DESIGN §6 prescribes.
             commit, via = resolved.ref_commit, "ref"
-        self._diff = _spawn([*_INDEX_CONFIG, "diff-index", "--cached", "--no-renames", "-z", commit, "--",
+        self._diff = spawn([*INDEX_CONFIG, "diff-index", "--cached", "--no-renames", "-z", commit, "--",
                              prefix or "."], real_top)
         probe = self._probe
         if probe is None or not probe.same(real_top, prefix, index_file):
             if probe is not None:
                 probe.close()
-            self._probe = _IndexProbe(real_top, prefix, index_file)
+            self._probe = IndexProbe(real_top, prefix, index_file)
         self._settled = (real_top, prefix, commit, via)
 
     def indexed(self) -> tuple[str, str, frozenset[str]] | None:
@@ -664,10 +463,10 @@ class PendingBase:
         assert self._settled is not None and self._probe is not None and self._diff is not None
         real_top, prefix, commit, via = self._settled
         probe, indexed = self._probe, self.indexed()
-        from_index = _base_entries(self._diff, probe) if indexed is not None else None
+        from_index = base_entries(self._diff, probe) if indexed is not None else None
         vouched: frozenset[str] = frozenset()
         if from_index is None:
-            entries, indexed = _entries_from_tree(commit, real_top, prefix), None
+            entries, indexed = entries_from_tree(commit, real_top, prefix), None
         else:
             entries, differing = from_index
             vouched = probe.vouched(differing)
@@ -705,24 +504,3 @@ def load_base(ref: str, captures_dir: Path, repo_dir: Path) -> BaseCaptures:
         return pending.result()
     finally:
         pending.close()
-
-
-def tracked_files(directory: Path) -> frozenset[str] | None:
-    """Paths, relative to ``directory`` and in POSIX form, of the files under
-    it that git tracks or has staged (everything in the index), for CL109.
-
-    Returns None when ``directory`` is not inside a git work tree or git is
-    not installed: the rule then stays silent. One ``git ls-files`` run,
-    read-only (``--no-optional-locks``); nothing runs when no ``.git`` is
-    found above ``directory``.
-    """
-    here = Path(os.path.abspath(directory))
-    if not any((d / ".git").exists() for d in (here, *here.parents)) or not here.is_dir():
-        return None
-    try:
-        listing = _git(["ls-files", "-z", "--cached", "--", "."], here)
-    except GitBaseError:
-        return None
-    if listing.returncode != 0:
-        return None
-    return frozenset(os.fsdecode(p) for p in listing.stdout.split(b"\0") if p)

@@ -62,7 +62,7 @@ class GitTracking:
         files = indexed_captures(index, prefix)
         if files is None:
             # An index this reader does not vouch for: ask git (slower: a process).
-            from citelint.gitbase import tracked_files
+            from citelint.gitprobe import tracked_files
 
             files = tracked_files(self.captures_dir)
         return files

@@ -90,7 +90,7 @@ def add_options(check: argparse.ArgumentParser) -> None:
                             "(its globs, its format, its place in messages)")
 
 
-def _start_resolving(ref: str | None, config: Path | None) -> Resolving | None:
+def _ask_git_early(ref: str | None, config: Path | None) -> Resolving | None:
     """With ``--base``, ask git about REF from here while the config is read
     (:class:`citelint.gitbase.Resolving`), and start comparing the captures
     directory the config names unless it says otherwise; None without
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem:
             return _did_not_run(problem, fmt, args, out, err)
         stdin = (args.stdin_filename, _read_stdin())
-    resolving = _start_resolving(args.base, args.config)
+    resolving = _ask_git_early(args.base, args.config)
     try:
         config = load_config(args.config, Path.cwd())
     except ConfigError as exc:

@@ -1,0 +1,156 @@
+"""A fact report between the check's two phases, and the emitter of one file's findings.
+
+:class:`Emitter` stamps rule id and configured severity onto the findings
+of one file and caps them per rule; :class:`LoadedReport` keeps what the
+second phase and the formatters need of a loaded report (its bytes, the
+spans found so far) and finds positions only when asked. Both serve
+:mod:`citelint.check`, which runs the rules.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Iterable, cast
+
+from citelint import pointers
+from citelint.columns import char_position
+from citelint.config import Config
+from citelint.facts import AcceptedEntry, FactIssue
+from citelint.files import decode_utf8
+from citelint.loaders import Document, LazyDocument, ParseFailure, load_text
+from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
+
+
+#: Findings of one rule shown per file; past it, one finding says how many more
+#: there are, so a report of a million junk facts costs seconds, not hours.
+FINDINGS_PER_RULE = 100
+
+
+class Emitter:
+    """Stamps rule id and configured severity onto findings of one file, and
+    caps them at FINDINGS_PER_RULE per rule (notices are not capped: each is
+    an accepted citation). ``where`` may be a Position or a function giving
+    one, so a finding past the cap is never located."""
+
+    def __init__(self, config: Config, result: CheckResult, path: str):
+        self.config, self.result, self.path = config, result, path
+        self.shown: dict[str, int] = {}
+        self.more: dict[str, tuple[int, Position]] = {}
+
+    def full(self, rule: str) -> bool:
+        """True when ``rule`` has reached its cap in this file."""
+        return self.shown.get(rule, 0) >= FINDINGS_PER_RULE
+
+    def __call__(self, rule: str, where: Position | Callable[[], Position], message: str,
+                 capture: str | None = None) -> None:
+        severity = self.config.severity(rule)
+        if severity == "off":
+            return
+        if severity != "notice":
+            if self.full(rule):
+                count, first = self.more.get(rule, (0, Position(1, 1)))
+                if not count:
+                    first = where if isinstance(where, Position) else where()
+                self.more[rule] = (count + 1, first)
+                return
+            self.shown[rule] = self.shown.get(rule, 0) + 1
+        pos = where if isinstance(where, Position) else where()
+        finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
+                          pos.end_line, pos.end_col, capture)
+        (self.result.notices if severity == "notice" else self.result.findings).append(finding)
+
+    def stop(self, rule: str, where: Callable[[], Position], message: str) -> None:
+        """End ``rule``'s findings in this file with one finding saying why
+        (replacing the count of those not shown)."""
+        self.more.pop(rule, None)
+        self.shown[rule] = 0
+        self(rule, where, message)
+        self.shown[rule] = FINDINGS_PER_RULE
+
+    def close(self) -> None:
+        """Add one finding per capped rule saying how many more it found,
+        at the first one not shown."""
+        for rule, (count, pos) in sorted(self.more.items()):
+            severity = cast(Severity, self.config.severity(rule))
+            self.result.findings.append(Finding(
+                self.path, pos.line, pos.col, rule, severity,
+                f"{count} more {rule} ({RULES[rule].name}) finding{'s' * (count != 1)} in this file not shown "
+                f"(at most {FINDINGS_PER_RULE} per rule); fix these first", pos.end_line, pos.end_col))
+        self.more.clear()
+
+
+class LoadedReport:
+    """A fact report after the first phase, kept until its citations are verified.
+
+    Positions are found only when a finding or a formatter needs them, so
+    between the phases a report keeps only its bytes as read (``raw``: UTF-8,
+    often half the size of the decoded text) and the facts' spans found so
+    far; ``release`` drops the text and document, and ``text`` and ``doc``
+    re-derive them on demand.
+    """
+
+    __slots__ = ("order", "display", "kind", "raw", "spans", "facts_ptr", "_doc", "_text")
+
+    def __init__(self, order: int, display: str, kind: str, raw: bytes, spans: dict[str, tuple[int, int]],
+                 facts_ptr: str, doc: Document | LazyDocument | None = None, text: str | None = None):
+        self.order, self.display, self.kind, self.raw = order, display, kind, raw
+        self.spans, self.facts_ptr = spans, facts_ptr
+        self._doc: Document | LazyDocument | None = doc
+        self._text: str | None = text
+
+    def release(self) -> None:
+        """Drop the decoded text and the document until a position is next needed."""
+        self._doc = self._text = None
+
+    @property
+    def text(self) -> str:
+        """The report's text (decoded again from ``raw`` after :meth:`release`)."""
+        if self._text is None:
+            self._text = decode_utf8(self.raw)  # it decoded in the first phase
+        return self._text
+
+    def doc(self) -> Document | LazyDocument:
+        """The loaded document (loaded again from the text after :meth:`release`)."""
+        if self._doc is None:
+            if self.kind == "json":
+                self._doc = LazyDocument(None, self.text, self.spans)
+            else:
+                doc = load_text(self.text, self.kind)
+                assert not isinstance(doc, ParseFailure)  # it loaded in the first phase
+                self._doc = doc
+        return self._doc
+
+    def pointer(self, index: int, field: str = "") -> str:
+        """The JSON Pointer of fact ``index`` (or of its key ``field``)."""
+        where = pointers.join(self.facts_ptr, index)
+        return pointers.join(where, field) if field else where
+
+    def emit_issues(self, emit: Emitter, issues: Iterable[FactIssue]) -> None:
+        """Emit each issue at the fact, or the key, it names."""
+        for issue in issues:
+            where = functools.partial(self.locate, self.pointer(issue.index, issue.field))
+            if issue.at:
+                # CL104 points at the snippet's first character that differs from the capture.
+                where = functools.partial(self._at_char, where, issue.at)
+            emit(issue.rule, where, issue.message)
+
+    def _at_char(self, where: Callable[[], Position], at: int) -> Position:
+        return char_position(self.text, where(), at)
+
+    def locate(self, pointer: str) -> Position:
+        """Position of the value at ``pointer``."""
+        return self.doc().locate(pointer)
+
+    def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
+        """The accepted fact as the result lists it, with its sort key (report, fact index)."""
+        pos = self.locate(self.pointer(entry.index))
+        fact = entry.fact
+        if fact["state"] == "unavailable":
+            accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],
+                                    reason=fact["reason"])
+        else:
+            accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
+                                    capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
+                                    offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
+                                    context=entry.context)
+        return (self.order, entry.index), accepted
