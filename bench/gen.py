@@ -62,7 +62,7 @@ def source_url(i: int) -> str:
 
 def write_record(captures: Path, source: str, text: str, retrieved_at: str) -> tuple[str, Path]:
     """Write one capture file in the store layout; return (sha256, path)."""
-    from citelint.captures import capture_path, make_record
+    from citelint.store.captures import capture_path, make_record
 
     record = make_record(source, text, retrieved_at=retrieved_at)
     path = capture_path(captures, source, record.sha256)

@@ -231,7 +231,7 @@ def load(path: Path, origin: str) -> list[Entry]:
 
 def time_after(a: str, b: str) -> bool:
     """True when the RFC 3339 UTC stamp ``a`` is strictly later than ``b``."""
-    from citelint.records import time_key
+    from citelint.store.record import time_key
 
     return time_key(a) > time_key(b)
 

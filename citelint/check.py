@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from citelint import pointers
-from citelint.captures import Store, legacy_message, legacy_unmigrated
+from citelint.store.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
                             verify_citations)

@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from citelint.allowed_signers import Entry, SignersError, judge, load, time_after
-from citelint.captures import MAX_CAPTURE_FILE_BYTES
+from citelint.store.captures import MAX_CAPTURE_FILE_BYTES
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
-from citelint.records import CaptureRecord, is_rfc3339_utc, sha256_hex, strict_json
+from citelint.store.record import CaptureRecord, is_rfc3339_utc, sha256_hex, strict_json
 from citelint.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, verify
 
 if TYPE_CHECKING:
-    from citelint.captures import Store
+    from citelint.store.captures import Store
     from citelint.config import Config
 
 __all__ = ["EvidenceVerifier", "SignatureInvalid", "SignersError", "verifier_for", "make_envelope",
@@ -360,7 +360,7 @@ class EvidenceVerifier:
         order, and stops at the first one with an allowed signature, whose
         own failing signature files still count (someone wrote them);
         corrupt captures are skipped (CL103 is the store's business)."""
-        from citelint.records import CaptureError
+        from citelint.store.record import CaptureError
 
         problem = None
         for rev in store.revisions(source):

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
-from citelint.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
 from citelint.nearmiss import explain_miss_at, is_variation_selector
 

@@ -64,7 +64,7 @@ import stat
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from citelint.captures import sha256_hex
+from citelint.store.captures import sha256_hex
 from citelint.gitindex import find_worktree
 from citelint.gitprobe import (INDEX_CONFIG, BaseNotFetched, GitBaseError, IndexProbe, base_entries,
                                entries_from_tree, first_line, run_git, spawn, tracked_files)

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
-from citelint.captures import CaptureRecord, Store, sha256_hex
+from citelint.store.captures import CaptureRecord, Store, sha256_hex
 from citelint.config import Config, relpath
 from citelint.gitindex import find_worktree, indexed_captures
 

@@ -20,7 +20,7 @@ from bisect import bisect_right
 from typing import Any, Sequence
 
 from citelint import pointers
-from citelint.captures import Store
+from citelint.store.captures import Store
 from citelint.config import Config
 from citelint.loaders import ParseFailure, load_text
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding

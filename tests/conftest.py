@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from citelint.captures import CaptureRecord, make_record, write_capture
+from citelint.store.captures import CaptureRecord, make_record, write_capture
 from citelint.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

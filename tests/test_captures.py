@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citelint.captures import (
+from citelint.store.captures import (
     MAX_CAPTURE_FILE_BYTES, CaptureCorrupt, CaptureMissing, Store, TextRejected, capture_path, decode_text,
     make_record, parse_record, sha256_hex, time_key, write_capture,
 )
@@ -161,7 +161,7 @@ def test_fallback_writer_leaves_no_partial_capture(tmp_path: Path, monkeypatch: 
 
 
 def test_legacy_time_out_of_range_is_corrupt_not_a_crash(tmp_path: Path) -> None:
-    from citelint.captures import parse_legacy
+    from citelint.store.captures import parse_legacy
 
     path = tmp_path / f"{sha256_hex(SRC)}.json"
     path.write_text(json.dumps({"source": SRC, "text": "t", "sha256": sha256_hex("t"),
@@ -192,7 +192,7 @@ def _revision(root: Path, text: str, when: str, *, layout: str = "writer", corru
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Capture files read whole (their sha256 prefixes), in order."""
-    from citelint import captures
+    from citelint.store import captures
 
     seen: list[str] = []
     real = captures._read_bounded
@@ -329,7 +329,7 @@ def test_ls_shows_the_symlinked_source_directory_as_corrupt(tmp_path: Path, monk
 
 
 def _batched(source: str, text: str, when: str, batch: str | None):
-    from citelint.records import Extractor, sha256_hex
+    from citelint.store.record import Extractor, sha256_hex
 
     return make_record(source, text, retrieved_at=when, content_type="text/plain",
                        extractor=Extractor("anthropic-request", "0", {"document": 0}),
@@ -337,7 +337,7 @@ def _batched(source: str, text: str, when: str, batch: str | None):
 
 
 def test_batch_round_trips_and_is_checked(tmp_path: Path) -> None:
-    from citelint.records import CaptureCorrupt, TextRejected, parse_record
+    from citelint.store.record import CaptureCorrupt, TextRejected, parse_record
 
     batch = "b" * 64
     rec = _batched(SRC, "chunk one", "2026-07-01T00:00:00Z", batch)

@@ -78,7 +78,7 @@ def test_clean_example_passes_with_semantic_review(monkeypatch: pytest.MonkeyPat
 
 
 def test_clean_example_captures_are_real_passages_with_two_revisions() -> None:
-    from citelint.captures import Store
+    from citelint.store.captures import Store
 
     records = [rec for _, rec in Store(CLEAN / "captures").iter_records()]
     assert all(not isinstance(r, Exception) for r in records)

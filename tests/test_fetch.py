@@ -38,7 +38,7 @@ import trustme
 from conftest import run_cli
 
 from citelint import __version__
-from citelint.captures import Store, capture_path, make_record, write_capture
+from citelint.store.captures import Store, capture_path, make_record, write_capture
 from citelint.cli import main
 from citelint.capture import (
     ALREADY_CAPTURED,

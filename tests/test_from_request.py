@@ -14,7 +14,7 @@ import pytest
 
 from conftest import corpus_path, run_cli
 from citelint import __version__
-from citelint.captures import Store, capture_path, raw_path, sha256_hex
+from citelint.store.captures import Store, capture_path, raw_path, sha256_hex
 from citelint.imports import anthropic
 from test_import_anthropic import cli, links, project
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from citelint import gitbase
-from citelint.captures import capture_path, make_record, write_capture
+from citelint.store.captures import capture_path, make_record, write_capture
 from citelint.gitindex import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, capture_entries
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from gitrepo import commit_all, git, git_env, init_repo

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from actions_runner import workflow_commands
-from citelint.captures import make_record
+from citelint.store.captures import make_record
 from conftest import SOURCE_A, TEXT_A, Repo
 
 SHA_A = make_record(SOURCE_A, TEXT_A).sha256

@@ -196,7 +196,7 @@ def test_a_short_capture_explains_every_miss(repo: Repo) -> None:
 # ---------------------------------------------------------------- evidence that cannot be read
 
 def test_a_corrupt_capture_is_cl103_at_the_link_and_fix_keeps_the_link(repo: Repo) -> None:
-    from citelint.captures import capture_path
+    from citelint.store.captures import capture_path
 
     path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
     path.write_text(path.read_text().replace("42 items", "43 items"))
@@ -213,7 +213,7 @@ def test_a_corrupt_capture_is_cl103_at_the_link_and_fix_keeps_the_link(repo: Rep
 # ---------------------------------------------------------------- nothing untrusted reaches a terminal raw
 
 def test_control_characters_in_names_and_fields_are_escaped_everywhere(repo: Repo) -> None:
-    from citelint.captures import make_record, write_capture
+    from citelint.store.captures import make_record, write_capture
 
     hostile_source = "https://example.org/\x1b[31mred\x07"
     repo.config(sources=[SOURCE_A, hostile_source], labels=["inventory"])
@@ -232,7 +232,7 @@ def test_control_characters_in_names_and_fields_are_escaped_everywhere(repo: Rep
 def test_a_capture_whose_retrieved_at_is_not_rfc3339_utc_is_corrupt(repo: Repo, stamp: str) -> None:
     import json
 
-    from citelint.captures import capture_path
+    from citelint.store.captures import capture_path
 
     record = repo.records[SOURCE_A]
     path = capture_path(repo.root / "captures", SOURCE_A, record.sha256)

@@ -16,7 +16,7 @@ import pytest
 
 from citelint.capture import CaptureSettings, capture_one, record_text
 from citelint.capture.extract import extract_here, missing_install, run_extractor, ExtractionFailed
-from citelint.captures import Store, raw_path, sha256_hex, source_dir
+from citelint.store.captures import Store, raw_path, sha256_hex, source_dir
 from conftest import SOURCE_A, Repo, corpus_path, run_cli
 from gitrepo import commit_all, git, init_repo
 from servers import response
@@ -243,7 +243,7 @@ def test_verify_extraction_reproduces_and_catches_tampering(repo: Repo) -> None:
 
 def test_verify_extraction_reports_a_text_the_extractor_does_not_make(repo: Repo) -> None:
     """A record whose text was edited and re-hashed (so CL103 passes) no longer matches its raw body."""
-    from citelint.captures import make_record, write_capture
+    from citelint.store.captures import make_record, write_capture
 
     html_project(repo)
     code, sha = capture_page(repo, PAGE)
@@ -257,9 +257,9 @@ def test_verify_extraction_reports_a_text_the_extractor_does_not_make(repo: Repo
 
 
 def test_record_over_the_capture_file_limit_is_refused(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    import citelint.captures
+    import citelint.store.captures
 
-    monkeypatch.setattr(citelint.captures, "MAX_CAPTURE_FILE_BYTES", 2000)
+    monkeypatch.setattr(citelint.store.captures, "MAX_CAPTURE_FILE_BYTES", 2000)
     html_project(repo)
     code, out = capture_page(repo, "<p>" + "long sentence of words " * 200 + "</p>")
     assert code == 1 and "over the 2000 byte limit" in out, out

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 import pytest
 
 from conftest import REPO_ROOT, corpus_path
-from citelint.captures import capture_path, sha256_hex
+from citelint.store.captures import capture_path, sha256_hex
 from citelint.imports import anthropic
 from citelint.imports.model import Citation
 from citelint.imports.write import markdown_report, quotation, resolve

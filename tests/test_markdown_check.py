@@ -54,7 +54,7 @@ def test_entities_are_decoded_once(repo: Repo) -> None:
 
 def test_a_corrupt_capture_does_not_ground_a_link(repo: Repo) -> None:
     """Regression: an empty file named like a capture made its source count as captured."""
-    from citelint.captures import source_dir
+    from citelint.store.captures import source_dir
 
     src = "https://uncaptured.example/x"
     repo.config(sources=[SOURCE_A, src], labels=["inventory"])

@@ -31,7 +31,7 @@ import pytest
 
 from conftest import Run, run_cli
 from citelint.capture.extract import EXTRACT_MEMORY_BYTES, extract_here, missing_install
-from citelint.captures import Store, raw_path, sha256_hex, source_dir
+from citelint.store.captures import Store, raw_path, sha256_hex, source_dir
 
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 SOURCE = "https://example.org/annual-report.pdf"

@@ -34,7 +34,7 @@ def busy_repo(repo: Repo) -> Repo:
     repo.write("reports/y.yaml", "facts:\n  - state: unavailable\n    label: inventory\n    reason: none\n")
     repo.write("reports/broken.json", b'{"facts": [NaN]}')
     repo.write("reports/note.md", f"See [the source]({SOURCE_A}) and <https://example.org/invented>.\n")
-    from citelint.captures import sha256_hex
+    from citelint.store.captures import sha256_hex
     import json
 
     legacy_src = "https://example.org/legacy.txt"

@@ -113,7 +113,7 @@ def test_cl002_facts_pointer_embeds_facts_in_a_larger_document(repo: Repo) -> No
 # ---------------------------------------------------------------- CL103
 
 def test_cl103_symlink_leaving_the_store(repo: Repo, tmp_path_factory) -> None:
-    from citelint.captures import source_dir
+    from citelint.store.captures import source_dir
 
     outside = tmp_path_factory.mktemp("outside")
     real = source_dir(repo.root / "captures", SOURCE_A)
@@ -144,7 +144,7 @@ def test_cl104_near_miss_hints(repo: Repo, snippet: str, kind: str, code_point: 
 # ---------------------------------------------------------------- CL107
 
 def test_cl107_legacy_layout_then_migrate(repo: Repo) -> None:
-    from citelint.captures import sha256_hex
+    from citelint.store.captures import sha256_hex
 
     legacy_text = "Legacy source text: 5 items in stock."
     src = "https://example.org/legacy.txt"
@@ -166,7 +166,7 @@ def test_cl107_legacy_layout_then_migrate(repo: Repo) -> None:
 
 
 def test_migrate_refuses_corrupt_legacy_record(repo: Repo) -> None:
-    from citelint.captures import sha256_hex
+    from citelint.store.captures import sha256_hex
     from conftest import run_cli
 
     src = "https://example.org/legacy.txt"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import SOURCE_A, SOURCE_B, TEXT_A, Repo
-from citelint.captures import capture_path, sha256_hex
+from citelint.store.captures import capture_path, sha256_hex
 
 
 def test_exact_excerpt_and_clean_unavailable_are_accepted(repo: Repo) -> None:

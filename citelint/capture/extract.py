@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from citelint.model import EXTRACTOR_TYPES
-from citelint.records import Extractor
+from citelint.store.record import Extractor
 
 #: Address space a child extractor may use, in bytes (RLIMIT_AS).
 EXTRACT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024

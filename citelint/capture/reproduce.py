@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from citelint.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, CaptureRecord, Store, raw_path, sha256_hex
+from citelint.store.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, CaptureRecord, Store, raw_path, sha256_hex
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.capture.stage import REQUEST_EXTRACTOR
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from citelint.allowed_signers import Entry
-from citelint.captures import (MAX_CAPTURE_FILE_BYTES, TMP_PREFIX, CaptureError, Store, capture_path, parse_record,
+from citelint.store.captures import (MAX_CAPTURE_FILE_BYTES, TMP_PREFIX, CaptureError, Store, capture_path, parse_record,
                                time_key, utc_now)
 from citelint.evidence import (
     NAMESPACE,

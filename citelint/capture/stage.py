@@ -2,7 +2,7 @@
 a fetched or held text becomes a capture (DESIGN §5).
 
 Everything here either ends in a capture written through the store's
-exclusive writer (:func:`citelint.captures.write_capture`) or in a
+exclusive writer (:func:`citelint.store.captures.write_capture`) or in a
 :class:`~citelint.capture.policy.CaptureRefused` whose message says why.
 Nothing prints; the command line turns outcomes into lines.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Sequence
 
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
-from citelint.captures import (
+from citelint.store.captures import (
     CaptureError,
     CaptureRecord,
     Store,
@@ -32,7 +32,7 @@ from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIM
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetcher
     from citelint.imports.documents import RequestDocument
-    from citelint.records import Extractor
+    from citelint.store.record import Extractor
 
 #: Outcome statuses, as printed by the command line.
 CAPTURED = "captured"
@@ -407,7 +407,7 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     from citelint.imports.documents import load_json, request_documents
     from citelint.imports.model import ResponseError
     from citelint.imports.sourcemap import how_to_map, lookup, map_keys
-    from citelint.records import Extractor, utc_now
+    from citelint.store.record import Extractor, utc_now
 
     request = load_json(request_bytes, name)  # its errors already start with name
     try:

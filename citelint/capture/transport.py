@@ -44,7 +44,7 @@ from citelint.capture.policy import (
     check_addresses,
     check_content_type,
 )
-from citelint.captures import utc_now
+from citelint.store.captures import utc_now
 from citelint.escape import quoted
 from citelint.model import CaptureSettings
 

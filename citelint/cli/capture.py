@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from citelint.captures import TextRejected, make_record
+from citelint.store.captures import TextRejected, make_record
 from citelint.cli.attest import add_sign_key_option, sign_line
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
 from citelint.escape import terminal
@@ -262,7 +262,7 @@ def _sign(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome, out: 
 def _signed_by(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome) -> bool:
     """Whether a signature file of ``signer``'s key already sits beside the capture."""
     from citelint.capture.sign import signature_name
-    from citelint.captures import capture_path
+    from citelint.store.captures import capture_path
 
     assert outcome.sha256 is not None
     directory = capture_path(captures_dir, outcome.source, outcome.sha256).parent

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 from typing import TextIO
 
-from citelint.captures import CaptureError, CaptureRecord, Store, raw_path
+from citelint.store.captures import CaptureError, CaptureRecord, Store, raw_path
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, add_config_option, load_config
 from citelint.config import relpath
 from citelint.escape import terminal

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from citelint.captures import CaptureError, Store
+from citelint.store.captures import CaptureError, Store
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, load_config
 from citelint.escape import terminal
 

@@ -43,7 +43,7 @@ from citelint.imports.documents import (
 )
 from citelint.imports import shape
 from citelint.imports.model import Answer, Citation, ResponseError
-from citelint.records import sha256_hex
+from citelint.store.record import sha256_hex
 
 #: What Anthropic appends to a web-search excerpt it cut.
 ELLIPSIS = "..."

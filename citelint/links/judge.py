@@ -20,7 +20,7 @@ from citelint.model import RULES
 if TYPE_CHECKING:
     from typing import Callable
 
-    from citelint.captures import CaptureRecord, Store
+    from citelint.store.captures import CaptureRecord, Store
 
 
 def _show(value: str, limit: int = 200) -> str:

@@ -7,7 +7,7 @@ quoted text against the capture:
 
 - the revision is the one the link title names as ``capture:<64 hex>``, else
   the newest revision and its batch siblings
-  (:meth:`citelint.captures.Store.newest_revisions`), any of which may hold
+  (:meth:`citelint.store.captures.Store.newest_revisions`), any of which may hold
   the passage; a named revision that is missing or corrupt is a CL204, never
   replaced by another;
 - each ``text=`` directive must match **verbatim** (percent-decoded, no case
@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.captures import CaptureCorrupt, CaptureMissing
+from citelint.store.captures import CaptureCorrupt, CaptureMissing
 from citelint.escape import quoted
 from citelint.facts import MIN_SNIPPET_CHARS, _Budget, distinct_prefixes, is_invisible
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
@@ -45,7 +45,7 @@ from citelint.nearmiss import explain_miss
 if TYPE_CHECKING:
     from typing import Callable
 
-    from citelint.captures import CaptureRecord, Store
+    from citelint.store.captures import CaptureRecord, Store
     from citelint.links.allowlist import Allowlist
 
 #: The link title naming the revision a quotation quotes: ``capture:<64 lowercase hex>``.

@@ -4,7 +4,7 @@ exclusive writer, and migration of the legacy layout (DESIGN §2.2).
 Layout: ``<root>/<sha256(source)>/<sha256(text)>.json``. The identity of a
 captured revision is the pair (source, sha256); the path is derived from it,
 so a lookup is one ``open`` and there is nothing to fall back to. The record
-inside each file is :mod:`citelint.records`' (its names are re-exported
+inside each file is :mod:`citelint.store.record`' (its names are re-exported
 here, so users of the store need one import).
 
 Only this module touches the on-disk store. Readers never write; the writer
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
-from citelint.records import (
+from citelint.store.record import (
     CAPTURE_FORMAT,
     CAPTURE_FORMAT_V2,
     RECORD_KEYS,

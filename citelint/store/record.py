@@ -5,7 +5,7 @@ text (:func:`make_record`), writes its exact JSON form
 (:meth:`CaptureRecord.to_json`) and verifies one read back
 (:func:`parse_record`): exact keys, types, format, the digest of the text,
 and an RFC 3339 UTC ``retrievedAt``. Where records live on disk is
-:mod:`citelint.captures`' business.
+:mod:`citelint.store.captures`' business.
 """
 
 from __future__ import annotations
