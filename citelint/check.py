@@ -32,7 +32,7 @@ from citelint.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:
     from citelint.evidence import EvidenceVerifier
-    from citelint.gitbase import BaseCaptures, PendingBase, Resolving
+    from citelint.git.base import BaseCaptures, PendingBase, Resolving
 
 
 __all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
@@ -348,7 +348,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     citation keeps on either side of its snippet for review (the step
     summary shows it); 0 keeps none, which a large run's memory notices.
     ``resolving`` is git's answer about ``base`` when the caller started
-    asking before it read the config (:class:`citelint.gitbase.Resolving`);
+    asking before it read the config (:class:`citelint.git.base.Resolving`);
     git compares the captures while the reports are loaded.
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
@@ -360,7 +360,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
 
     Raises:
         UsageError: a named path does not exist, or ``base`` cannot be used
-            (no git, REF not fetched; see :func:`citelint.gitbase.load_base`).
+            (no git, REF not fetched; see :func:`citelint.git.base.load_base`).
     """
     selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
@@ -495,10 +495,10 @@ def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str
     the config sets ``require_captures_on_base``.
 
     Raises:
-        UsageError: ``--base`` cannot be used (see :meth:`citelint.gitbase.PendingBase.resolve`).
+        UsageError: ``--base`` cannot be used (see :meth:`citelint.git.base.PendingBase.resolve`).
     """
     # git plumbing loads only with --base: the hook's start-up stays lean.
-    from citelint.gitbase import BaseNotFetched, GitBaseError, PendingBase
+    from citelint.git.base import BaseNotFetched, GitBaseError, PendingBase
 
     pending = None
     try:
@@ -527,7 +527,7 @@ def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
     Raises:
         UsageError: git failed while comparing.
     """
-    from citelint.gitbase import GitBaseError
+    from citelint.git.base import GitBaseError
 
     try:
         base = pending.result()

@@ -259,7 +259,7 @@ def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, i
 # --------------------------------------------------------------------------- a report's facts
 
 class BaseLookup(Protocol):
-    """What CL302 needs of the base revision (``citelint.gitbase.BaseCaptures``)."""
+    """What CL302 needs of the base revision (``citelint.git.base.BaseCaptures``)."""
 
     commit: str
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from citelint.store.captures import CaptureRecord, Store, sha256_hex
 from citelint.config import Config, relpath
-from citelint.gitindex import find_worktree, indexed_captures
+from citelint.git.index import find_worktree, indexed_captures
 
 if TYPE_CHECKING:
     from citelint.evidence import EvidenceVerifier
@@ -62,7 +62,7 @@ class GitTracking:
         files = indexed_captures(index, prefix)
         if files is None:
             # An index this reader does not vouch for: ask git (slower: a process).
-            from citelint.gitprobe import tracked_files
+            from citelint.git.probe import tracked_files
 
             files = tracked_files(self.captures_dir)
         return files

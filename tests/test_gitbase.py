@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from citelint import gitbase
+from citelint.git import base as gitbase
 from citelint.store.captures import capture_path, make_record, write_capture
-from citelint.gitindex import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, capture_entries
+from citelint.git.index import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, capture_entries
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from gitrepo import commit_all, git, git_env, init_repo
 
@@ -232,7 +232,7 @@ def test_criss_cross_history_uses_the_merge_base_git_picks(branched: Repo) -> No
     git(root, "merge", "--quiet", "--no-ff", "-m", "f merges m", "main~1")
     bases = git(root, "merge-base", "--all", "main", "HEAD").split()
     assert len(bases) == 2
-    from citelint import gitbase
+    from citelint.git import base as gitbase
 
     loaded = gitbase.load_base("main", root / "captures", root)
     assert (loaded.commit, loaded.via) == (git(root, "merge-base", "main", "HEAD"), "merge-base")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from citelint.store.captures import make_record, write_capture
-from citelint.gitindex import INTENT_TO_ADD, capture_entries, find_worktree, indexed_captures
+from citelint.git.index import INTENT_TO_ADD, capture_entries, find_worktree, indexed_captures
 from gitrepo import git, init_repo
 
 

@@ -1,4 +1,4 @@
-"""The git process runner (citelint.gitproc): real processes, both ways of starting them.
+"""The git process runner (citelint.git.proc): real processes, both ways of starting them.
 
 A stand-in ``git`` on PATH shows what the runner must survive: both pipes
 filled far past a pipe buffer at once, a non-zero exit, a signal.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from citelint.gitproc import Git, GitMissing
+from citelint.git.proc import Git, GitMissing
 
 SCRIPT = """#!{python}
 import os, signal, sys

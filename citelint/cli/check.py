@@ -22,7 +22,7 @@ from citelint.escape import terminal
 from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
 
 if TYPE_CHECKING:
-    from citelint.gitbase import Resolving
+    from citelint.git.base import Resolving
 
 NAME = "check"
 
@@ -92,12 +92,12 @@ def add_options(check: argparse.ArgumentParser) -> None:
 
 def _ask_git_early(ref: str | None, config: Path | None) -> Resolving | None:
     """With ``--base``, ask git about REF from here while the config is read
-    (:class:`citelint.gitbase.Resolving`), and start comparing the captures
+    (:class:`citelint.git.base.Resolving`), and start comparing the captures
     directory the config names unless it says otherwise; None without
     ``--base``, or when REF or git is unusable (the check then says why)."""
     if ref is None:
         return None
-    from citelint.gitbase import GitBaseError, Resolving
+    from citelint.git.base import GitBaseError, Resolving
 
     cwd = Path.cwd()
     try:
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _blob_url() -> str:
     """Where the summary's locations link to: the commit GitHub Actions checks, or ""."""
-    from citelint.gitindex import find_worktree
+    from citelint.git.index import find_worktree
     from citelint.output.summary import blob_url
 
     if not os.environ.get("GITHUB_SHA"):

@@ -2,7 +2,7 @@
 
 Two callers need the index's entries under the captures directory: CL109
 asks on every hook call whether the cited captures are tracked or staged,
-and ``--base`` (:mod:`citelint.gitbase`) needs every capture entry's blob id
+and ``--base`` (:mod:`citelint.git.base`) needs every capture entry's blob id
 and recorded stat data. Starting git for either would cost more than the
 rest of a small check, so the file is parsed here (gitformat-index(5),
 versions 2 to 4) in one pass that looks no further than the header and name
@@ -112,7 +112,7 @@ class IndexListing:
     header and name.
 
     ``hash_len`` is the object id length in bytes (20 for SHA-1, 32 for
-    SHA-256). The work is split so that :mod:`citelint.gitbase` can start
+    SHA-256). The work is split so that :mod:`citelint.git.base` can start
     ``diff-files`` on the :meth:`racy` list before :meth:`captures` checks
     and decodes every name.
     """

@@ -15,7 +15,7 @@ merge base can be computed (a shallow clone whose history stops short), the
 tree of REF itself, which is right for the pull-request merge commit that
 actions/checkout checks out by default (its first parent is the base).
 
-Only read-only plumbing runs (:mod:`citelint.gitproc`): one ``rev-parse``
+Only read-only plumbing runs (:mod:`citelint.git.proc`): one ``rev-parse``
 (``merge-base`` beside a second one only when that fails), ``diff-index
 --cached`` and ``diff-files`` (``ls-tree`` where the index cannot be used),
 each with ``--no-optional-locks`` so the index is never refreshed or
@@ -25,7 +25,7 @@ nothing to fetch.
 A hook run costs what the change costs, not what the store holds:
 
 - The base's captures are the index's entries (read from the index file by
-  :mod:`citelint.gitindex`), corrected where ``diff-index --cached`` says
+  :mod:`citelint.git.index`), corrected where ``diff-index --cached`` says
   the base tree differs; git answers that from its cache of tree ids
   without opening unchanged subtrees, which ``ls-tree -r`` of a large store
   must.
@@ -65,10 +65,10 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from citelint.store.captures import sha256_hex
-from citelint.gitindex import find_worktree
-from citelint.gitprobe import (INDEX_CONFIG, BaseNotFetched, GitBaseError, IndexProbe, base_entries,
+from citelint.git.index import find_worktree
+from citelint.git.probe import (INDEX_CONFIG, BaseNotFetched, GitBaseError, IndexProbe, base_entries,
                                entries_from_tree, first_line, run_git, spawn, tracked_files)
-from citelint.gitproc import Git
+from citelint.git.proc import Git
 
 __all__ = ["BaseCaptures", "BaseNotFetched", "Change", "GitBaseError", "PendingBase", "Resolving", "blob_id",
            "load_base", "tracked_files"]
@@ -361,7 +361,7 @@ class PendingBase:
 
     The constructor starts git: ``rev-parse`` (unless ``resolving`` already
     runs it for this work tree), and ``diff-files`` on the index file that
-    :func:`citelint.gitindex.find_worktree` names. :meth:`resolve`, called
+    :func:`citelint.git.index.find_worktree` names. :meth:`resolve`, called
     before the check writes anything, waits for ``rev-parse``, raises its
     errors and starts ``diff-index``; :meth:`result` collects the rest.
     What was started on a guess is kept only if ``rev-parse`` names the same

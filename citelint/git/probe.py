@@ -1,5 +1,5 @@
 """What git and the index file say of the captures directory, for ``--base``
-(:mod:`citelint.gitbase`, whose docstring gives the reasons) and CL109.
+(:mod:`citelint.git.base`, whose docstring gives the reasons) and CL109.
 
 - :class:`IndexProbe`: one index file's capture entries, and ``diff-files``
   started on them at once with racily clean entries left out, so the index
@@ -18,8 +18,8 @@ import os
 import re
 from pathlib import Path
 
-from citelint.gitindex import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, IndexEntry, IndexListing
-from citelint.gitproc import Completed, Git, GitMissing
+from citelint.git.index import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, IndexEntry, IndexListing
+from citelint.git.proc import Completed, Git, GitMissing
 
 
 class GitBaseError(Exception):
@@ -47,7 +47,7 @@ INDEX_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.checkStat=default", "-
 
 
 def spawn(args: list[str], cwd: Path, *, pathspec_magic: bool = False) -> Git:
-    """Start ``git --no-optional-locks args`` in ``cwd`` (see :mod:`citelint.gitproc`:
+    """Start ``git --no-optional-locks args`` in ``cwd`` (see :mod:`citelint.git.proc`:
     literal pathspecs unless ``pathspec_magic``, no lazy fetch); ``.finish()`` waits for it.
 
     Raises:
@@ -88,7 +88,7 @@ class IndexProbe:
     started on them at once, racily clean ones left out.
 
     ``listing`` is None (and no ``diff-files`` runs) when the index cannot
-    be stat'ed, read or used (see :class:`citelint.gitindex.IndexListing`)
+    be stat'ed, read or used (see :class:`citelint.git.index.IndexListing`)
     or changes while read; ``entries`` its capture entries (empty then).
     """
 
