@@ -31,7 +31,7 @@ from citelint.schema import check_document
 from citelint.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:
-    from citelint.evidence import EvidenceVerifier
+    from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures, PendingBase, Resolving
 
 
@@ -384,7 +384,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             tracking.adopt(pending.indexed())
         evidence = None
         if config.evidence.allowed_signers is not None:  # signature modules load only when configured
-            from citelint.evidence import verifier_for
+            from citelint.evidence.verify import verifier_for
 
             evidence = verifier_for(config, cwd)
             for path, message in evidence.unsigned_captures(store, config.sources):

@@ -379,7 +379,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     base revision), CL109 (``untracked(source, sha)`` names the capture file
     git neither tracks nor has staged), CL401–CL403 (``signatures(record)``
     gives the (rule, message) findings of the capture's signatures, see
-    :class:`citelint.evidence.EvidenceVerifier`; asked once per capture, not
+    :class:`citelint.evidence.verify.EvidenceVerifier`; asked once per capture, not
     per fact). A fact with an issue of any blocking rule is not accepted;
     each accepted one is listed for semantic review (CL901, :func:`review_notice`)
     with ``context_chars`` code points of capture text on each side.

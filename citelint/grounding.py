@@ -20,7 +20,7 @@ from citelint.config import Config, relpath
 from citelint.git.index import find_worktree, indexed_captures
 
 if TYPE_CHECKING:
-    from citelint.evidence import EvidenceVerifier
+    from citelint.evidence.verify import EvidenceVerifier
     from citelint.links import Allowlist, LinkIssue
 
 

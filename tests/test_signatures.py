@@ -23,8 +23,8 @@ from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, Run, run_cli
 from gitrepo import commit_all, init_repo
 
 from citelint.store.captures import capture_path, sha256_hex
-from citelint.evidence import PAYLOAD_TYPE, pae, parse_envelope, signature_files
-from citelint.sshsig import PublicKey, Signature, armor, dearmor, verify
+from citelint.evidence.verify import PAYLOAD_TYPE, pae, parse_envelope, signature_files
+from citelint.evidence.sshsig import PublicKey, Signature, armor, dearmor, verify
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
 
@@ -385,7 +385,7 @@ def test_fallback_signing_with_ssh_keygen_verifies_in_process(keys: dict[str, Pa
 
 
 def test_sshsig_parser_refuses_malformed_blobs(keys: dict[str, Path]) -> None:
-    from citelint.sshsig import SignatureFormatError
+    from citelint.evidence.sshsig import SignatureFormatError
 
     done = subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-f", str(keys["ed25519"]), "-n", "citelint"],
                           input=b"m", capture_output=True, check=True)
@@ -512,7 +512,7 @@ def test_a_check_without_evidence_settings_loads_no_signature_module(repo: Repo)
     probe = ("import io, json, sys\nfrom citelint.cli import main\n"
              "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
              "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography' or m in "
-             "('citelint.evidence', 'citelint.sshsig', 'citelint.allowed_signers', 'citelint.capture.sign'))]))\n")
+             "('citelint.evidence.verify', 'citelint.evidence.sshsig', 'citelint.evidence.allowed_signers', 'citelint.capture.sign'))]))\n")
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
     env["PYTHONPATH"] = str(REPO_ROOT)
     done = subprocess.run([sys.executable, "-c", probe], cwd=repo.root, env=env, capture_output=True, text=True)
@@ -651,7 +651,7 @@ def test_attest_help_says_what_all_vouches_for() -> None:
 # --------------------------------------------------------------------------- hostile signature files, continued
 
 def test_envelope_keyid_must_be_the_keys_fingerprint(repo: Repo, keys: dict[str, Path]) -> None:
-    from citelint.evidence import make_envelope
+    from citelint.evidence.verify import make_envelope
 
     signed_repo(repo, keys["ed25519"])
     attest(repo, keys["ed25519"])
@@ -690,8 +690,8 @@ def _check_with_ssh_keygen_only(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_crafted_large_signature_does_not_hang_the_ssh_keygen_fallback(repo: Repo, keys: dict[str, Path]) -> None:
-    from citelint.evidence import MAX_SIGNATURE_BYTES, make_envelope
-    from citelint.sshsig import build_blob
+    from citelint.evidence.verify import MAX_SIGNATURE_BYTES, make_envelope
+    from citelint.evidence.sshsig import build_blob
 
     signed_repo(repo, keys["ed25519"])
     drop_capture(repo, SOURCE_B)
@@ -720,7 +720,7 @@ def test_ssh_keygen_verification_feeds_a_signature_larger_than_a_pipe(keys: dict
     """The fallback itself, given far more than a pipe holds: it answers (False), it does not block."""
     import time
 
-    from citelint.sshsig import _verify_ssh_keygen
+    from citelint.evidence.sshsig import _verify_ssh_keygen
 
     done = subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-f", str(keys["ed25519"]), "-n", "citelint"],
                           input=b"m", capture_output=True, check=True)
@@ -734,7 +734,7 @@ def test_ssh_keygen_verification_feeds_a_signature_larger_than_a_pipe(keys: dict
 
 
 def test_sshsig_blob_size_is_bounded(keys: dict[str, Path]) -> None:
-    from citelint.sshsig import MAX_SIGNATURE_BLOB_BYTES, SignatureFormatError, build_blob
+    from citelint.evidence.sshsig import MAX_SIGNATURE_BLOB_BYTES, SignatureFormatError, build_blob
 
     key = PublicKey.from_openssh(public(keys["ed25519"]))
     with pytest.raises(SignatureFormatError, match="over the"):

@@ -9,7 +9,7 @@ CI secret. It comes from ``--sign-key FILE``, else the environment variable
 here can prompt for a passphrase.
 
 Each capture gets a signature file beside it
-(:mod:`citelint.evidence` describes the statement and the envelope),
+(:mod:`citelint.evidence.verify` describes the statement and the envelope),
 written with the store's exclusive writer: one per key, never replaced;
 signing again with the same key is "already signed". Before signing, the
 capture file is read and verified (exact keys, digest, path agreement), so
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from citelint.allowed_signers import Entry
+from citelint.evidence.allowed_signers import Entry
 from citelint.store.captures import (MAX_CAPTURE_FILE_BYTES, TMP_PREFIX, CaptureError, Store, capture_path, parse_record,
                                time_key, utc_now)
-from citelint.evidence import (
+from citelint.evidence.verify import (
     NAMESPACE,
     PAYLOAD_TYPE,
     SignatureInvalid,
@@ -50,7 +50,7 @@ from citelint.evidence import (
     signature_name,
 )
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
-from citelint.sshsig import (
+from citelint.evidence.sshsig import (
     EXTRA_HINT,
     PublicKey,
     Signature,
@@ -367,10 +367,10 @@ def _named_revisions(captures_dir: Path, captures: list[tuple[str, str]], key: S
 
 class _AllowedSignatures:
     """Whether a capture already carries a good signature from an allowed
-    signer, judged as ``check`` judges it (:class:`citelint.evidence.EvidenceVerifier`)."""
+    signer, judged as ``check`` judges it (:class:`citelint.evidence.verify.EvidenceVerifier`)."""
 
     def __init__(self, store: Store, entries: Sequence[Entry] | None):
-        from citelint.evidence import EvidenceVerifier
+        from citelint.evidence.verify import EvidenceVerifier
 
         self.store = store
         self.verifier = EvidenceVerifier(list(entries), False, lambda p: p.name) if entries is not None else None

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     Returns EXIT_OK, EXIT_FINDINGS when a capture was refused, or EXIT_USAGE
     when no key is given or it cannot be used.
     """
-    from citelint.allowed_signers import SignersError, load
+    from citelint.evidence.allowed_signers import SignersError, load
     from citelint.capture.sign import SignError, attest, load_key
 
     if args.revision and not args.sources:

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     Returns EXIT_FINDINGS when a capture is corrupt, else EXIT_OK.
     """
-    from citelint.evidence import signature_files
+    from citelint.evidence.verify import signature_files
 
     config = load_config(args, err)
     store = Store(config.captures_dir)

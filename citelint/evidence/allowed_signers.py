@@ -36,7 +36,7 @@ from pathlib import Path
 
 from citelint.targets import UsageError
 from citelint.files import FileTooLarge, NotRegularFile, decode_utf8, read_regular
-from citelint.sshsig import PublicKey, SignatureFormatError
+from citelint.evidence.sshsig import PublicKey, SignatureFormatError
 
 #: An allowed-signers file larger than this is refused unread.
 MAX_FILE_BYTES = 1024 * 1024

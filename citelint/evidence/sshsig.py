@@ -298,7 +298,7 @@ def backend() -> str | None:
 def verify(sig: Signature, message: bytes, namespace: str, *, using: str | None = None) -> bool:
     """True when ``sig`` is a valid signature of ``message`` in ``namespace``
     by the key it embeds. Says nothing about whether that key is trusted
-    (see :mod:`citelint.allowed_signers`).
+    (see :mod:`citelint.evidence.allowed_signers`).
 
     ``using`` forces a backend (``"cryptography"`` or ``"ssh-keygen"``);
     default: :func:`backend`.

@@ -17,10 +17,10 @@ also what a Sigstore bundle carries) in
 one JSON line: ``payloadType`` ``application/vnd.in-toto+json``,
 ``payload`` the statement's bytes in base64, and one entry in
 ``signatures``: ``keyid`` (the OpenSSH fingerprint) and ``sig``, the base64
-SSHSIG blob (:mod:`citelint.sshsig`) over DSSE's pre-authentication
+SSHSIG blob (:mod:`citelint.evidence.sshsig`) over DSSE's pre-authentication
 encoding of the payload, in namespace ``citelint``.
 
-**Who may sign.** ``evidence.allowed_signers`` (:mod:`citelint.allowed_signers`),
+**Who may sign.** ``evidence.allowed_signers`` (:mod:`citelint.evidence.allowed_signers`),
 judged at the statement's ``signedAt``.
 
 Read-only: this module opens capture and signature files for reading and,
@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from citelint.allowed_signers import Entry, SignersError, judge, load, time_after
+from citelint.evidence.allowed_signers import Entry, SignersError, judge, load, time_after
 from citelint.store.captures import MAX_CAPTURE_FILE_BYTES
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.store.record import CaptureRecord, is_rfc3339_utc, sha256_hex, strict_json
-from citelint.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, verify
+from citelint.evidence.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, verify
 
 if TYPE_CHECKING:
     from citelint.store.captures import Store
