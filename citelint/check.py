@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
-from citelint import pointers
+from citelint.reports import pointers
 from citelint.store.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
@@ -25,9 +25,9 @@ from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, c
 from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
 from citelint.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
+from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
 from citelint.model import RULES, CheckResult, Finding, Position
-from citelint.schema import check_document
+from citelint.reports.schema import check_document
 from citelint.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:

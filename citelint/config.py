@@ -14,13 +14,13 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
-from citelint.loaders import ParseFailure, read_source
-from citelint.yamldoc import load_yaml_text
+from citelint.reports.loaders import ParseFailure, read_source
+from citelint.reports.yaml import load_yaml_text
 from citelint.model import (DEFAULT_CONTENT_TYPES, DEFAULT_EXTRACTORS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, EXTRACTOR_TYPES,
                             RULES, SEVERITY_ORDER, ApprovedLabels, CaptureSettings, LabelInfo)
-from citelint import pointers
-from citelint.pointers import join as pointer_join
-from citelint.schema import config_validator, quick_valid
+from citelint.reports import pointers
+from citelint.reports.pointers import join as pointer_join
+from citelint.reports.schema import config_validator, quick_valid
 
 CONFIG_NAME = "citelint.yaml"
 PYPROJECT = "pyproject.toml"

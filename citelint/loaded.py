@@ -12,12 +12,12 @@ from __future__ import annotations
 import functools
 from typing import Callable, Iterable, cast
 
-from citelint import pointers
-from citelint.columns import char_position
+from citelint.reports import pointers
+from citelint.reports.columns import char_position
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, FactIssue
 from citelint.files import decode_utf8
-from citelint.loaders import Document, LazyDocument, ParseFailure, load_text
+from citelint.reports.loaders import Document, LazyDocument, ParseFailure, load_text
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 
 

@@ -19,12 +19,12 @@ import secrets
 from bisect import bisect_right
 from typing import Any, Sequence
 
-from citelint import pointers
+from citelint.reports import pointers
 from citelint.store.captures import Store
 from citelint.config import Config
-from citelint.loaders import ParseFailure, load_text
+from citelint.reports.loaders import ParseFailure, load_text
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding
-from citelint.schema import check_document
+from citelint.reports.schema import check_document
 from citelint.view import FactItem, LinkMark, ReaderView, SourceItem
 
 

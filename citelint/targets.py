@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator, NamedTuple, Sequence
 
 from citelint.config import Config, dir_prefix, relpath
-from citelint.loaders import kind_of
+from citelint.reports.loaders import kind_of
 
 
 class UsageError(Exception):
@@ -112,7 +112,7 @@ def _is_symlink(entry: os.DirEntry) -> bool:
 
 def _kind(matched: str, ext: str | None) -> tuple[str | None, str]:
     """The kind a matched file is checked as, given ``ext``, the
-    :func:`~citelint.loaders.kind_of` of its name: what its extension says
+    :func:`~citelint.reports.loaders.kind_of` of its name: what its extension says
     (``.json``/``.yaml``/``.yml`` a fact report, ``.md`` Markdown), so a file
     matched by both glob lists is never dropped; other extensions only as
     Markdown."""

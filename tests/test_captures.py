@@ -26,7 +26,7 @@ def test_write_then_lookup_roundtrip(tmp_path: Path) -> None:
     assert Store(tmp_path).lookup(SRC, rec.sha256) == rec
     # Matches the published capture schema.
     from jsonschema import Draft202012Validator
-    from citelint.schema import load_schema
+    from citelint.reports.schema import load_schema
 
     Draft202012Validator(load_schema("capture.schema.json")).validate(json.loads(raw))
 

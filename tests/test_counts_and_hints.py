@@ -190,7 +190,7 @@ def test_non_utf8_stdout_is_exit_2_with_one_line(repo: Repo) -> None:
 def test_char_position_reads_escapes_quotes_and_plain_scalars() -> None:
     """CL104 points at the snippet's first differing character: its column in the
     source, escapes (JSON, YAML double and single quotes) counted as one character."""
-    from citelint.columns import char_position
+    from citelint.reports.columns import char_position
     from citelint.model import Position
 
     text = 'x\n  "snippet": "a\\"b\\u00e9\\ud83d\\ude00c",\n'

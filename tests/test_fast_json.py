@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from citelint.loaders import Document, LazyDocument, ParseFailure, fast_json, load_json_text
+from citelint.reports.loaders import Document, LazyDocument, ParseFailure, fast_json, load_json_text
 from conftest import REPO_ROOT
 
 EXAMPLE_REPORTS = sorted((REPO_ROOT / "examples").glob("*/reports/*.json"))

@@ -201,7 +201,7 @@ def test_a_pdf_capture_is_a_v2_record_with_its_raw_body(pdf_bytes, captured):
         (pdf_sha, len(pdf_bytes), PDF, STAMP)
     assert doc["sha256"] == sha == sha256_hex(doc["text"])
     from jsonschema import Draft202012Validator
-    from citelint.schema import load_schema
+    from citelint.reports.schema import load_schema
 
     Draft202012Validator(load_schema("capture.schema.json")).validate(doc)
 

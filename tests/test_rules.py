@@ -223,7 +223,7 @@ def test_quick_check_never_accepts_what_jsonschema_rejects(schema_name, at, good
     from jsonschema import Draft202012Validator
     from referencing import Registry
 
-    from citelint.schema import load_schema, quick_valid
+    from citelint.reports.schema import load_schema, quick_valid
 
     schema = load_schema(schema_name)
     target = {"$id": schema["$id"], "$defs": schema["$defs"], "$ref": f"#/$defs/{at}"} if at else schema

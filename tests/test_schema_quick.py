@@ -1,4 +1,4 @@
-"""The schema quick check (citelint.schema.quick_valid, citelint.quickcheck): compiled
+"""The schema quick check (citelint.reports.schema.quick_valid, citelint.reports.quickcheck): compiled
 from the packaged schemas into Python source, positive-only against jsonschema (draft 2020-12)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
-from citelint.quickcheck import Unsupported, compile_check
-from citelint.schema import load_schema, quick_valid, validate_facts
+from citelint.reports.quickcheck import Unsupported, compile_check
+from citelint.reports.schema import load_schema, quick_valid, validate_facts
 
 
 class Text(str):
@@ -251,17 +251,18 @@ def test_validate_facts_reports_only_the_facts_the_quick_check_refuses() -> None
 
 
 def test_the_precompiled_checks_are_current_and_used() -> None:
-    from citelint import _quickchecks, schema
+    from citelint.reports import _quickchecks
+    from citelint.reports import schema
 
     committed = (Path(schema.__file__).parent / "_quickchecks.py").read_text(encoding="utf-8")
     assert committed == schema.quick_checks_source(), (
-        "citelint/_quickchecks.py is stale: regenerate it as citelint.schema.quick_checks_source says")
+        "citelint/reports/_quickchecks.py is stale: regenerate it as citelint.reports.schema.quick_checks_source says")
     for name, at in schema.PRECOMPILED:
         assert schema._quick_check(name, at) is _quickchecks.CHECKS[f"{name}#{at}" if at else name]
 
 
 def test_a_generated_module_answers_as_the_compiled_check() -> None:
-    from citelint.quickcheck import compile_check, module_source
+    from citelint.reports.quickcheck import compile_check, module_source
 
     defs = {"leaf": {"type": "string", "pattern": "^a", "minLength": 2},
             "node": {"type": "object", "required": ["kind"], "additionalProperties": False,

@@ -15,7 +15,7 @@ import pytest
 from audit import watching
 from conftest import Repo, run_cli
 from citelint.config import load_config, relpath
-from citelint.loaders import kind_of
+from citelint.reports.loaders import kind_of
 from citelint.targets import select_targets
 
 FACTS = '{"facts": []}\n'

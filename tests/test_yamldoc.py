@@ -1,4 +1,4 @@
-"""YAML loading (citelint.yamldoc): libyaml's events must give exactly what
+"""YAML loading (citelint.reports.yaml): libyaml's events must give exactly what
 PyYAML's pure-Python parser gives (values, positions, refusals, messages).
 
 The pure-Python loader is the reference: every test compares against it as
@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from conftest import SOURCE_A, Repo, run_cli
-from citelint.loaders import Document, ParseFailure
+from citelint.reports.loaders import Document, ParseFailure
 from citelint.model import Position
-from citelint.yamldoc import _load, load_yaml_text
+from citelint.reports.yaml import _load, load_yaml_text
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

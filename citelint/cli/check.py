@@ -247,7 +247,7 @@ def _read_stdin() -> bytes:
     loader refuses a larger report with its usual message)."""
     import sys
 
-    from citelint.loaders import MAX_REPORT_BYTES
+    from citelint.reports.loaders import MAX_REPORT_BYTES
 
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.check import UsageError, run_check
     from citelint.config import relpath
     from citelint.escape import terminal
-    from citelint.loaders import ParseFailure, kind_of, read_source
+    from citelint.reports.loaders import ParseFailure, kind_of, read_source
     from citelint.output import summary_line
     from citelint.output.render import render_html, render_markdown
     from citelint.reader import fact_view, markdown_view

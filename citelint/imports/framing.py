@@ -125,7 +125,7 @@ def _reported(text: str, name: str, line: int, col: int) -> ResponseError | None
     value starting at ``line``:``col`` of ``name``), worded and placed as for reports;
     None when it finds none (a limit only the strict decoding here applies). Run only
     on the error path."""
-    from citelint.loaders import ParseFailure, load_json_text
+    from citelint.reports.loaders import ParseFailure, load_json_text
 
     failure = load_json_text(text)
     if isinstance(failure, ParseFailure):

@@ -1,7 +1,7 @@
 """Strict JSON loading with a line and column for every JSON Pointer, the
 bounded reading of reports, and the one entry point for every report format.
 
-With :mod:`citelint.yamldoc` (YAML), this is the only code that parses
+With :mod:`citelint.reports.yaml` (YAML), this is the only code that parses
 report or config syntax. A failure is a value (:class:`ParseFailure`), not an
 exception, so one bad file never stops the others (the driver turns it into
 a CL001 finding).
@@ -28,7 +28,7 @@ from typing import Any, Callable, NamedTuple
 
 from citelint import files
 from citelint.model import Position
-from citelint.pointers import join as pointer_join
+from citelint.reports.pointers import join as pointer_join
 
 MAX_REPORT_BYTES = 10 * 1024 * 1024
 MAX_DEPTH = 64
@@ -512,7 +512,7 @@ def load_text(text: str, kind: str, *, typed: bool = False) -> Document | LazyDo
     if kind == "json":
         return fast_json(text) or load_json_text(text)
     # YAML (and PyYAML) load only for a YAML document; yamldoc builds on this module.
-    from citelint.yamldoc import load_yaml_text
+    from citelint.reports.yaml import load_yaml_text
 
     return load_yaml_text(text, typed=typed)
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citelint.loaders import _SURROGATE, _SURROGATE_MESSAGE, MAX_DEPTH, Document, ParseFailure, _LineIndex
+from citelint.reports.loaders import _SURROGATE, _SURROGATE_MESSAGE, MAX_DEPTH, Document, ParseFailure, _LineIndex
 from citelint.model import Position
-from citelint.pointers import join as pointer_join, tokens as pointer_tokens
+from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
 
 
 _CORE_NULL = re.compile(r"null|Null|NULL|~|")
@@ -51,16 +51,16 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
 
     Args:
         text: the whole document as text (a leading BOM already dropped by
-            :func:`citelint.loaders.decode_utf8`; any other is kept).
+            :func:`citelint.reports.loaders.decode_utf8`; any other is kept).
         typed: ``False`` (reports): every scalar is the string as written.
             ``True`` (configuration): plain scalars follow the YAML 1.2 core
             schema (§10.3.2): ``true``/``false``, integers, floats and
             ``null``; ``no``, ``on`` and dates stay strings.
 
     Returns:
-        A :class:`~citelint.loaders.Document` whose positions are 1-based
+        A :class:`~citelint.reports.loaders.Document` whose positions are 1-based
         lines and code-point columns (lines broken at ``\\n``, ``\\r\\n`` and
-        ``\\r`` only), or a :class:`~citelint.loaders.ParseFailure` (never
+        ``\\r`` only), or a :class:`~citelint.reports.loaders.ParseFailure` (never
         raises) for a syntax error, a control character, a lone surrogate,
         an anchor, alias or explicit tag, a duplicate key, a non-scalar key,
         more than one document, nesting deeper than ``MAX_DEPTH`` or, when

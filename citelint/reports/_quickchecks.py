@@ -1,12 +1,12 @@
-"""Quick checks generated from schemas/ by citelint.schema.quick_checks_source: do not edit.
+"""Quick checks generated from schemas/ by citelint.reports.schema.quick_checks_source: do not edit.
 
-citelint.schema uses them while DIGESTS matches the schema files, and compiles
+citelint.reports.schema uses them while DIGESTS matches the schema files, and compiles
 the checks at run time otherwise (compiling costs a check several milliseconds
 of start-up; importing this module, a fraction of one).
 """
 import re as _re
 
-from citelint.quickcheck import _MISSING, _unique_strings as _unique
+from citelint.reports.quickcheck import _MISSING, _unique_strings as _unique
 
 DIGESTS = {'config.schema.json': 'ced11740d28cfd6442f383e994db74875e1aca25c13eaaf54ae6663e2aa1a90a', 'report.schema.json': '310e05a8bf2121ad3e5c135c9edaedb7e93a8efe01100c6ce8b4f1ade4300113'}
 

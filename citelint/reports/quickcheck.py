@@ -4,7 +4,7 @@
 into Python source, one function with every check inlined, and ``exec``s it
 once. The predicate answers True only when the value certainly satisfies
 the schema; a schema using any other keyword is refused (:class:`Unsupported`)
-rather than judged loosely. ``citelint.schema`` builds its quick check of
+rather than judged loosely. ``citelint.reports.schema`` builds its quick check of
 reports and configs from the packaged schema files with it, and asks
 jsonschema whenever the predicate says False.
 """
@@ -465,6 +465,6 @@ def module_source(entries: dict[str, tuple[Any, Any, bool]], digests: dict[str, 
         ("_MISSING", "_MISSING"), ("_bounded", "_bounded"), ("_enum_holds", "_enum"), ("_unique_strings", "_unique"))
         if re.search(rf"\b{alias}\b", body)]
     head = [f'"""{header}"""', *(["import re as _re", ""] if "_re." in body else []),
-            *([f"from citelint.quickcheck import {', '.join(helpers)}", ""] if helpers else []),
+            *([f"from citelint.reports.quickcheck import {', '.join(helpers)}", ""] if helpers else []),
             f"DIGESTS = {dict(sorted(digests.items()))!r}", ""]
     return "\n".join(head) + "\n" + body

@@ -9,7 +9,7 @@ A fact is a ``oneOf`` union; a plain ``oneOf`` error names the wrong branch,
 so facts are validated against the branch their ``state`` names, and the
 messages say what to do ("missing snippet", not "'unavailable' was expected").
 Valid documents never reach jsonschema: a quick check compiled from the same
-schema files (``citelint.quickcheck``) accepts them first.
+schema files (``citelint.reports.quickcheck``) accepts them first.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from citelint import pointers
-from citelint.pointers import join as pointer_join
+from citelint.reports import pointers
+from citelint.reports.pointers import join as pointer_join
 
-_HERE = Path(__file__).resolve().parent
+_HERE = Path(__file__).resolve().parent.parent  # the citelint package
 
 
 def schema_path(name: str) -> Path:
@@ -121,7 +121,7 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
-#: The quick checks a check runs, precompiled into ``citelint/_quickchecks.py``
+#: The quick checks a check runs, precompiled into ``citelint/reports/_quickchecks.py``
 #: (:func:`quick_checks_source`; tests/test_schema_quick.py keeps it current).
 PRECOMPILED = (("report.schema.json", "fact"), ("config.schema.json", None))
 
@@ -137,15 +137,15 @@ def _digest(name: str) -> str:
 
 
 def quick_checks_source() -> str:
-    """The source of ``citelint/_quickchecks.py``: the quick checks of
+    """The source of ``citelint/reports/_quickchecks.py``: the quick checks of
     :data:`PRECOMPILED`, generated from the packaged schemas
-    (:func:`citelint.quickcheck.module_source`), with each schema file's digest.
+    (:func:`citelint.reports.quickcheck.module_source`), with each schema file's digest.
 
-    Regenerate it after changing a schema: ``python -c "from citelint.schema
-    import quick_checks_source as q; print(q(), end='')" > citelint/_quickchecks.py``.
+    Regenerate it after changing a schema: ``python -c "from citelint.reports.schema
+    import quick_checks_source as q; print(q(), end='')" > citelint/reports/_quickchecks.py``.
     Until then the checks are compiled at run time (:func:`_quick_check`).
     """
-    from citelint.quickcheck import module_source
+    from citelint.reports.quickcheck import module_source
 
     entries = {}
     for name, at in PRECOMPILED:
@@ -153,8 +153,8 @@ def quick_checks_source() -> str:
         defs = schema.get("$defs", {})
         entries[_key(name, at)] = (defs[at] if at else schema, defs, not at)
     return module_source(entries, {name: _digest(name) for name, _ in PRECOMPILED},
-                         "Quick checks generated from schemas/ by citelint.schema.quick_checks_source: do not edit.\n\n"
-                         "citelint.schema uses them while DIGESTS matches the schema files, and compiles\n"
+                         "Quick checks generated from schemas/ by citelint.reports.schema.quick_checks_source: do not edit.\n\n"
+                         "citelint.reports.schema uses them while DIGESTS matches the schema files, and compiles\n"
                          "the checks at run time otherwise (compiling costs a check several milliseconds\n"
                          "of start-up; importing this module, a fraction of one).\n")
 
@@ -164,7 +164,7 @@ def _precompiled(name: str, at: str | None) -> Callable[[Any], bool] | None:
     if (name, at) not in PRECOMPILED:
         return None
     try:
-        from citelint import _quickchecks
+        from citelint.reports import _quickchecks
     except ImportError:  # pragma: no cover - the module ships with the package
         return None
     if _quickchecks.DIGESTS.get(name) != _digest(name):
@@ -180,7 +180,7 @@ def _quick_check(name: str, at: str | None) -> Callable[[Any], bool] | None:
     found = _precompiled(name, at)
     if found is not None:
         return found
-    from citelint.quickcheck import Unsupported, compile_check
+    from citelint.reports.quickcheck import Unsupported, compile_check
 
     schema = load_schema(name)
     defs = schema.get("$defs", {})
@@ -200,7 +200,7 @@ def quick_valid(name: str, value: Any, at: str | None = None) -> bool:
     keyword, so it never accepts what jsonschema would reject. It spares a
     clean run the cost of importing jsonschema (about a third of a small
     check's start-up). The predicate is compiled from the schema file at
-    first use (:func:`citelint.quickcheck.compile_check`); a valid cited fact costs about a
+    first use (:func:`citelint.reports.quickcheck.compile_check`); a valid cited fact costs about a
     microsecond.
 
     Raises:
