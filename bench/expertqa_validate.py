@@ -44,7 +44,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from citelint.check import run_check  # noqa: E402
+from citelint.check.run import run_check  # noqa: E402
 from citelint.config import load_config  # noqa: E402
 
 

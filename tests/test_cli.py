@@ -228,7 +228,7 @@ def test_every_bidi_mark_is_made_visible(mark: str) -> None:
 
 
 def test_review_entries_are_built_only_when_read_and_match_their_count(repo: Repo) -> None:
-    from citelint.check import run_check
+    from citelint.check.run import run_check
     from citelint.config import load_config
 
     repo.config(labels={"inventory": None, "sales": None, "stock": None})

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from citelint import check
-from citelint.check import AUTO_JOBS_MIN_CAPTURES, job_count
+from citelint.check import run as check
+from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, job_count
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, TEXT_B, Repo
 
 

@@ -1,4 +1,4 @@
-"""citelint.parallel: chunks shared out between this process and forked workers."""
+"""citelint.check.parallel: chunks shared out between this process and forked workers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from citelint.parallel import chunk_size, run_chunks
+from citelint.check.parallel import chunk_size, run_chunks
 
 
 def _squares(start: int, stop: int) -> list[tuple[int, int]]:

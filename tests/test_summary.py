@@ -188,7 +188,7 @@ def test_cap_cuts_findings_too_and_says_so() -> None:
 
 def test_accepted_facts_carry_context_and_capture_date(repo: Repo) -> None:
     """The check result carries what the summary shows, so the summary reads no capture."""
-    from citelint.check import run_check
+    from citelint.check.run import run_check
     from citelint.config import load_config
 
     repo.capture(SOURCE_A, "w" * 100 + " before words: the snippet here, then after words " + "z" * 100)

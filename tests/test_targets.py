@@ -16,7 +16,7 @@ from audit import watching
 from conftest import Repo, run_cli
 from citelint.config import load_config, relpath
 from citelint.reports.loaders import kind_of
-from citelint.targets import select_targets
+from citelint.check.targets import select_targets
 
 FACTS = '{"facts": []}\n'
 

@@ -111,7 +111,7 @@ class BaseCaptures(NamedTuple):
     or a ``.sig`` signature) to its blob id. ``vouched`` holds the entries whose working file the index vouched for
     when the base was loaded (module docstring); :meth:`changes` does not
     look at those again. ``indexed`` is what the index read on the way says
-    for CL109 (see :meth:`citelint.grounding.GitTracking.adopt`), None when
+    for CL109 (see :meth:`citelint.check.grounding.GitTracking.adopt`), None when
     it was not used.
     """
 
@@ -443,7 +443,7 @@ class PendingBase:
 
     def indexed(self) -> tuple[str, str, frozenset[str]] | None:
         """What the index file read says for CL109 (see
-        :meth:`citelint.grounding.GitTracking.adopt`), after :meth:`resolve`;
+        :meth:`citelint.check.grounding.GitTracking.adopt`), after :meth:`resolve`;
         None when it could not be used."""
         assert self._settled is not None and self._probe is not None
         listing = self._probe.listing

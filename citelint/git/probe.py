@@ -158,7 +158,7 @@ class IndexProbe:
 
     def indexed(self) -> tuple[str, str, frozenset[str]] | None:
         """(index file's real path, prefix, capture records at stage 0) for CL109
-        (:meth:`citelint.grounding.GitTracking.adopt`), or None when unread."""
+        (:meth:`citelint.check.grounding.GitTracking.adopt`), or None when unread."""
         if self.listing is None:
             return None
         if self._indexed is None:

@@ -1,6 +1,6 @@
 """The ``check`` driver: find the files, run every rule, stamp the findings.
 
-Rules yield a place and a message; :class:`citelint.loaded.Emitter` adds the
+Rules yield a place and a message; :class:`citelint.check.loaded.Emitter` adds the
 rule id and the configured severity (dropping rules set to ``off``), and
 this module runs the two phases and gathers everything
 into one :class:`~citelint.model.CheckResult` for the formatters. It reads
@@ -23,12 +23,12 @@ from citelint.config import Config, relpath
 from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
                             verify_citations)
 from citelint.files import replace_atomically, unsafe_to_replace
-from citelint.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
-from citelint.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
+from citelint.check.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
+from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
 from citelint.model import RULES, CheckResult, Finding, Position
 from citelint.reports.schema import check_document
-from citelint.targets import Target, UsageError, select_targets, stdin_target
+from citelint.check.targets import Target, UsageError, select_targets, stdin_target
 
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier
@@ -173,13 +173,13 @@ MIN_REPORTS_PER_PROCESS = 100
 def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Config, cwd: Path,
                      tracking: GitTracking) -> list[_PhaseOne] | None:
     """The first phase of the fact reports ``reports`` in ``n`` processes
-    (:func:`citelint.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
+    (:func:`citelint.check.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
     in order, each with its own result (counts and findings). A worker
     hands back plain values: the counts, the findings (their positions
     already found), each report's bytes and the spans found so far, and the
     citations and accepted unavailable facts as (order, index, fact, ...)
     tuples. None where the platform cannot fork."""
-    from citelint.parallel import chunk_size, run_chunks
+    from citelint.check.parallel import chunk_size, run_chunks
 
     def work(start: int, stop: int) -> _PhaseOne:
         return _phase_one_here(reports[start:stop], config, cwd, False, tracking, CheckResult())
@@ -355,7 +355,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     and searched once for all its snippets, in order of (source, digest).
     With several processes each phase cuts its work (the fact reports in run
     order, then the groups) into chunks that the processes claim as they
-    go (:mod:`citelint.parallel`) and joins the results in chunk order, so
+    go (:mod:`citelint.check.parallel`) and joins the results in chunk order, so
     the result is the same for any number of processes.
 
     Raises:
@@ -457,7 +457,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, Loade
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
             evidence: EvidenceVerifier | None, context_chars: int) -> list[_Verified]:
     """Phase two over ``groups`` with ``n`` processes
-    (:func:`citelint.parallel.run_chunks`), the results joined in group
+    (:func:`citelint.check.parallel.run_chunks`), the results joined in group
     order, so they are the same for any ``n``. A worker hands back, per
     citation, its issues and, when accepted, the fields of its entry but
     the fact (which this process has). One process where the platform
@@ -465,7 +465,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     settings = (config, base, tracking, evidence, context_chars)
     if n <= 1 or len(groups) < 2:
         return _phase_two(groups, *settings)
-    from citelint.parallel import chunk_size, run_chunks
+    from citelint.check.parallel import chunk_size, run_chunks
 
     def work(start: int, stop: int) -> list[_Verified]:
         return _phase_two(groups[start:stop], *settings)

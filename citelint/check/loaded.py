@@ -4,7 +4,7 @@
 of one file and caps them per rule; :class:`LoadedReport` keeps what the
 second phase and the formatters need of a loaded report (its bytes, the
 spans found so far) and finds positions only when asked. Both serve
-:mod:`citelint.check`, which runs the rules.
+:mod:`citelint.check.run`, which runs the rules.
 """
 
 from __future__ import annotations
