@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, 
 
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
-from citelint.nearmiss import explain_miss_at, is_variation_selector
+from citelint.excerpts import explain_miss_at, is_variation_selector
 
 #: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20

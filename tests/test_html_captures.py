@@ -385,7 +385,7 @@ def test_fetched_pdf_over_https_end_to_end(repo: Repo, serve, ca_file: str) -> N
     ("page one ends. Page two", "page one ends.\fPage two", "form feed (a page break)"),
 ])
 def test_extraction_artefacts_are_named_with_the_extractor(snippet: str, capture: str, kind: str) -> None:
-    from citelint.nearmiss import explain_miss
+    from citelint.excerpts import explain_miss
 
     assert explain_miss(snippet, capture, "pypdf 7.1.1").startswith(f"near miss ({kind}):")
     assert "as extractor pypdf 7.1.1 wrote the text" in explain_miss(snippet, capture, "pypdf 7.1.1")

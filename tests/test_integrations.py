@@ -197,7 +197,7 @@ def test_init_respects_pyproject_config(tmp_path: Path) -> None:
 
 def test_init_snippets_are_valid_configs(tmp_path: Path) -> None:
     """The printed snippets validate: pre-commit's own config check, GitHub's workflow schema."""
-    from citelint.scaffold import precommit_snippet, workflow_snippet
+    from citelint.cli.scaffold import precommit_snippet, workflow_snippet
 
     (tmp_path / ".pre-commit-config.yaml").write_text(precommit_snippet(__version__))
     proc = run_tool("pre_commit", "validate-config", ".pre-commit-config.yaml", cwd=tmp_path)

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from citelint import __version__
 from citelint.cli.common import EXIT_OK, EXIT_USAGE
-from citelint.scaffold import create_starter_files, snippets
+from citelint.cli.scaffold import create_starter_files, snippets
 
 NAME = "init"
 

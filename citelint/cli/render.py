@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.reports.loaders import ParseFailure, kind_of, read_source
     from citelint.output import summary_line
     from citelint.output.render import render_html, render_markdown
-    from citelint.reader import fact_view, markdown_view
+    from citelint.reader.build import fact_view, markdown_view
 
     config = load_config(args, err)
     cwd = Path.cwd()

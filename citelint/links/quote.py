@@ -24,7 +24,7 @@ quoted text against the capture:
 
 For ``start,end`` only the two ends and their order are verified, not the
 text between them; the messages say so. A miss is explained as a fact
-snippet's is (:func:`citelint.nearmiss.explain_miss`).
+snippet's is (:func:`citelint.excerpts.explain_miss`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from citelint.facts import MIN_SNIPPET_CHARS, _Budget, distinct_prefixes, is_inv
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import _raw_attr, _raw_tag
-from citelint.nearmiss import explain_miss
+from citelint.excerpts import explain_miss
 
 if TYPE_CHECKING:
     from typing import Callable

@@ -1,4 +1,4 @@
-"""``citelint render``'s formats: a :class:`~citelint.view.ReaderView` as HTML or Markdown.
+"""``citelint render``'s formats: a :class:`~citelint.reader.view.ReaderView` as HTML or Markdown.
 
 The reader view never blurs evidence and estimate: a verified excerpt is a
 quotation (``blockquote`` with ``cite``, then its source link, capture date
@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from citelint.escape import code_span, html_text, markdown_cell
 from citelint.model import RULES, Finding
-from citelint.view import FactItem, LinkMark, ReaderView
+from citelint.reader.view import FactItem, LinkMark, ReaderView
 
 # Contrast on white, per WCAG 2.1 (1.4.3, at least 4.5:1): #1f2328 15.8:1,
 # #59636e 6.1:1, #0550ae 7.6:1; each badge's text on its background: green

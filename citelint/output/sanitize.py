@@ -8,7 +8,7 @@ tag by tag with ``html.parser``: only the elements and attributes in
 (:func:`citelint.escape.html_text`), images become their alternative text
 (the page loads nothing), headings move two levels down (under the page's
 ``h1`` and the section's ``h2``), and a link stays a link only when its href is vouched for by the
-check (:attr:`citelint.view.ReaderView.vouched`) or points inside the page.
+check (:attr:`citelint.reader.view.ReaderView.vouched`) or points inside the page.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def markdown_to_safe_html(markdown: str, vouched: frozenset[str], *, unlinked: C
     """The report's body as HTML that can carry no script, style, form or external load.
 
     Args:
-        markdown: the report (as :func:`citelint.reader.markdown_view` edited it).
+        markdown: the report (as :func:`citelint.reader.build.markdown_view` edited it).
         vouched: hrefs, as cmark-gfm writes them (:func:`citelint.urls.href_escape`),
             that may stay links; any other ``<a>`` is unwrapped to its text.
         unlinked: HTML put after the text of an unwrapped link.

@@ -5,7 +5,7 @@ that report, never from a verification of its own: a fact is shown as a
 verified excerpt only when the check accepted it, and a Markdown link stays
 a link only when the check reported no error at its position. The output
 formats (:mod:`citelint.output.render`) turn the
-:class:`~citelint.view.ReaderView` into HTML or Markdown.
+:class:`~citelint.reader.view.ReaderView` into HTML or Markdown.
 
 What the result does not carry is read here: the report's text (for its
 facts in order, the rejected ones too, and its Markdown), the config's
@@ -25,7 +25,7 @@ from citelint.config import Config
 from citelint.reports.loaders import ParseFailure, load_text
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding
 from citelint.reports.schema import check_document
-from citelint.view import FactItem, LinkMark, ReaderView, SourceItem
+from citelint.reader.view import FactItem, LinkMark, ReaderView, SourceItem
 
 
 def fact_view(result: CheckResult, path: str, text: str, kind: str, config: Config, counts: str) -> ReaderView:

@@ -1,4 +1,4 @@
-"""The reader view's plain data (``citelint render``): what :mod:`citelint.reader`
+"""The reader view's plain data (``citelint render``): what :mod:`citelint.reader.build`
 builds from a check result and :mod:`citelint.output.render` writes.
 
 Nothing here reads a file or imports beyond :mod:`citelint.model`.
