@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
+from citelint.errors import ConfigError
 from citelint.reports.loaders import ParseFailure, read_source
 from citelint.reports.yaml import load_yaml_text
 from citelint.model import (DEFAULT_CONTENT_TYPES, DEFAULT_EXTRACTORS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, EXTRACTOR_TYPES,
@@ -26,11 +27,6 @@ CONFIG_NAME = "citelint.yaml"
 PYPROJECT = "pyproject.toml"
 DEFAULT_REPORTS = ["reports/**/*.json", "reports/**/*.yaml", "reports/**/*.yml"]
 DEFAULT_MARKDOWN = ["reports/**/*.md"]
-
-
-class ConfigError(Exception):
-    """An unusable configuration (exit 2). ``str()`` is ``path:line:col: message``
-    when a position is known."""
 
 
 class LinkSettings(NamedTuple):

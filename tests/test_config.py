@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo, run_cli
-from citelint.config import ConfigError, glob_to_regex, load_config
+from citelint.config import glob_to_regex, load_config
+from citelint.errors import ConfigError
 
 
 def test_found_by_walking_up(repo: Repo) -> None:

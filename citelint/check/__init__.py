@@ -1,0 +1,12 @@
+"""The check driver and what only it uses.
+
+Modules, one job each:
+
+- ``run``: ``run_check``: select files, run the rules in two phases, collect
+  one :class:`~citelint.model.CheckResult`.
+- ``targets``: which files a check reads, and how each is named.
+- ``loaded``: a report between the phases, and the emitter that stamps each
+  finding with its rule id and severity.
+- ``grounding``: what grounds a run's Markdown links (captures, git, signatures).
+- ``parallel``: work cut into chunks shared with forked workers (``--jobs``).
+"""

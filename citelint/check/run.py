@@ -28,7 +28,8 @@ from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
 from citelint.model import RULES, CheckResult, Finding, Position
 from citelint.reports.schema import check_document
-from citelint.check.targets import Target, UsageError, select_targets, stdin_target
+from citelint.check.targets import Target, select_targets, stdin_target
+from citelint.errors import UsageError
 
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier

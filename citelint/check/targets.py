@@ -13,11 +13,8 @@ from pathlib import Path
 from typing import Callable, Iterator, NamedTuple, Sequence
 
 from citelint.config import Config, dir_prefix, relpath
+from citelint.errors import UsageError
 from citelint.reports.loaders import kind_of
-
-
-class UsageError(Exception):
-    """A command-line problem (exit 2): a named path does not exist, etc."""
 
 
 class Target(NamedTuple):

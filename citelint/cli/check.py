@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TextIO
 
 from citelint import __version__
-from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, UsageError, run_check
+from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, run_check
 from citelint.facts import CONTEXT_CHARS
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
-from citelint.config import Config, ConfigError, discover, load_config
+from citelint.config import Config, discover, load_config
+from citelint.errors import ConfigError, UsageError
 from citelint.escape import terminal
 from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TextIO
 
-from citelint.config import Config, ConfigError, load_config as _load_config
+from citelint.config import Config, load_config as _load_config
+from citelint.errors import ConfigError
 
 EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)
 EXIT_FINDINGS = 1  # at least one finding at error severity; capture/migrate: a source failed

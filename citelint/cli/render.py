@@ -48,7 +48,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     the config's globs, unreadable, or the output not writable).
     """
     from citelint import __version__
-    from citelint.check.run import UsageError, run_check
+    from citelint.check.run import run_check
+    from citelint.errors import UsageError
     from citelint.config import relpath
     from citelint.escape import terminal
     from citelint.reports.loaders import ParseFailure, kind_of, read_source

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from citelint.check.targets import UsageError
+from citelint.errors import UsageError
 from citelint.files import FileTooLarge, NotRegularFile, decode_utf8, read_regular
 from citelint.evidence.sshsig import PublicKey, SignatureFormatError
 

@@ -432,7 +432,7 @@ def verifier_for(config: Config, cwd: Path) -> EvidenceVerifier | None:
     (signatures are then not checked); paths in messages are shown relative to ``cwd``.
 
     Raises:
-        SignersError: (a :class:`~citelint.check.targets.UsageError`) the file is
+        SignersError: (a :class:`~citelint.errors.UsageError`) the file is
             missing, unreadable or malformed.
     """
     import functools
