@@ -141,7 +141,7 @@ NEAR_MISSES_MIN = 20
 NEAR_MISS_MAX_CHARS = 8 * 1024 * 1024
 
 
-class _Budget:
+class MissBudget:
     """How many more misses against one capture may be explained."""
 
     def __init__(self, text: str):
@@ -164,7 +164,7 @@ _NO_CONTEXT = ("", "")
 
 
 def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None,
-                   budget: _Budget | None = None, context_chars: int = CONTEXT_CHARS) -> Verdict:
+                   budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS) -> Verdict:
     """Verify one visible snippet against the verified capture ``record`` it cites
     (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the
     record; ``budget`` bounds the near-miss explanations of its capture;
@@ -173,7 +173,7 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
     text = record.text
     offset = text.find(snippet)
     if offset < 0:
-        budget = budget or _Budget(text)
+        budget = budget or MissBudget(text)
         made_by = record.extractor.describe() if record.extractor is not None else None
         at = 0
         if budget.take():
@@ -228,7 +228,7 @@ def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bo
                                                   "control or capture again")
         return [Verdict(inv + (corrupt,)) for inv in invisible]
     newer = _newer(store, source, record)
-    budget = _Budget(record.text)
+    budget = MissBudget(record.text)
     return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer, budget, context_chars)
             for s, inv in zip(snippets, invisible)]
 

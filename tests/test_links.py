@@ -210,7 +210,7 @@ def test_check_counts_links() -> None:
 
 def test_fast_link_constructor_builds_an_equal_frozen_value() -> None:
     args = ("inline", "https://x", 1, 2, 1, 11, 0, 12, "t", "inline", "governed", "https://x", (1, 2), True)
-    fast = links._new_link(*args)
+    fast = links.new_link(*args)
     assert fast == Link(*args) and hash(fast) == hash(Link(*args))
     with pytest.raises(AttributeError):
         fast.href = "https://y"  # type: ignore[misc]
@@ -377,7 +377,7 @@ def test_rendering_frees_cmark_memory() -> None:
     extract(doc)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for _ in range(20):
-        links._render(doc, links.GITHUB_EXTENSIONS, True)
+        links.render_html(doc, links.GITHUB_EXTENSIONS, True)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024, f"{grown_kib} KiB retained after 20 renders of {len(doc)} chars"
     assert "ctypes" in sys.modules  # the freeing renderer took over
@@ -401,19 +401,19 @@ def test_freeing_renderer_agrees_with_cmarkgfm() -> None:
             for options in sets:
                 for extensions in ((), links.GITHUB_EXTENSIONS):
                     assert freeing(doc, options, extensions) == \
-                        links._cmarkgfm_to_html(doc, options, extensions)
+                        links.cmarkgfm_to_html(doc, options, extensions)
     with pytest.raises(ValueError):
         freeing("x", 0, ["no-such-extension"])
     with pytest.raises(ValueError):
-        links._to_html("x", 0, ["no-such-extension"])
-    assert freeing("*x*", 0, ()) == links._to_html("*x*", 0, ()) == "<p><em>x</em></p>\n"
+        links.cmark_to_html("x", 0, ["no-such-extension"])
+    assert freeing("*x*", 0, ()) == links.cmark_to_html("*x*", 0, ()) == "<p><em>x</em></p>\n"
 
 
 def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
     """The near-miss distance prunes heavily; it must still be the exact distance up to the limit."""
     import random
 
-    from citelint.links import _edit_distance_at_most
+    from citelint.links import edit_distance_at_most
 
     def levenshtein(a: str, b: str) -> int:
         previous = list(range(len(b) + 1))
@@ -430,7 +430,7 @@ def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
         b = "".join(rng.choice("ab/") for _ in range(rng.randint(0, 7)))
         for limit in (0, 1, 2):
             d = levenshtein(a, b)
-            assert _edit_distance_at_most(a, b, limit) == (d if d <= limit else None), (a, b, limit)
+            assert edit_distance_at_most(a, b, limit) == (d if d <= limit else None), (a, b, limit)
 
 
 def test_allowlist_resolves_canonical_and_other_sources_alike() -> None:
@@ -467,7 +467,7 @@ def test_fix_stays_bounded_when_one_planned_edit_cannot_be_made(monkeypatch: pyt
     issues = check(markdown, ALLOW).issues
     assert len(issues) == 300
     bad_href = issues[150].link.href
-    real_ops = fix_module._degrade_ops
+    real_ops = fix_module.degrade_ops
 
     def ops(src: str, link):  # type: ignore[no-untyped-def]
         planned = real_ops(src, link)
@@ -479,7 +479,7 @@ def test_fix_stays_bounded_when_one_planned_edit_cannot_be_made(monkeypatch: pyt
 
     renders = []
     real_extract = fix_module.extract
-    monkeypatch.setattr(fix_module, "_degrade_ops", ops)
+    monkeypatch.setattr(fix_module, "degrade_ops", ops)
     monkeypatch.setattr(fix_module, "extract", lambda *a, **k: renders.append(1) or real_extract(*a, **k))
     new_text, removed = fix(markdown, issues)
     assert len(renders) <= fix_module._FIX_ATTEMPTS + 4

@@ -300,7 +300,7 @@ def test_expertqa_citations_are_governed_in_every_link_form(form: str) -> None:
 
 
 def _scan_filtering_comments(out: str, images: bool) -> list:
-    """The oracle for render._scan: every tag of cmark's output, then those inside a comment dropped."""
+    """The oracle for render.scan_links: every tag of cmark's output, then those inside a comment dropped."""
     from bisect import bisect_right
 
     from citelint.links import render
@@ -324,9 +324,9 @@ def test_scan_between_comments_equals_filtering_them() -> None:
     docs += ['<!-- <a href="x"> -->text</a> <a href="y">', "<!-- [a](b) --> [c](d) <!--", "<!--> <a href=x> <!--->"]
     with_comments = 0
     for md in docs:
-        out = links._render(md, links.GITHUB_EXTENSIONS, True)
+        out = links.render_html(md, links.GITHUB_EXTENSIONS, True)
         with_comments += "<!--" in out
         for images in (False, True):
-            got = [(m.span(), m.groups()) for m in render._scan(out, images)]
+            got = [(m.span(), m.groups()) for m in render.scan_links(out, images)]
             assert got == [(m.span(), m.groups()) for m in _scan_filtering_comments(out, images)], md[:80]
     assert with_comments > 30

@@ -32,10 +32,10 @@ def _documents() -> list[str]:
 def test_tag_tuples_are_the_tags_of_scan() -> None:
     raw_seen = 0
     for md in _documents():
-        out = links._render(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)
+        out = links.render_html(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)
         for images, text in product((False, True), repeat=2):
-            tags = render._scan(out, images)
-            got = render._scan_tuples(out, images, text)
+            tags = render.scan_links(out, images)
+            got = render.scan_link_tuples(out, images, text)
             assert [entry[:3] for entry in got] == [
                 (m.group(1) or "", (m.group(2) or "") if text else "",
                  "" if m.group(1) is not None else out[m.start() + 1:m.end()]) for m in tags], md[:80]
@@ -48,15 +48,15 @@ def test_tag_tuples_are_the_tags_of_scan() -> None:
                     loose = locate._LOOSE_TAG.match(out, m.start())
                     assert (open_rest, loose_rest) == ((tm.group(0)[len(name) + 1:], "") if tm else
                                                        ("", loose.group(0)[len(name) + 1:] if loose else "")), md
-                    assert locate._raw_tag(out, m.start(), name not in "aA") == (
-                        locate._raw_link("<" + name + (open_rest or loose_rest), name not in "aA")
+                    assert locate.raw_tag(out, m.start(), name not in "aA") == (
+                        locate.raw_link("<" + name + (open_rest or loose_rest), name not in "aA")
                         if open_rest or loose_rest else None)
     assert raw_seen > 1000
 
 
 def _raw_tags(out: str) -> list[str]:
     found = []
-    for m in render._scan(out, True):
+    for m in render.scan_links(out, True):
         if m.group(1) is None:
             tm = locate._OPEN_TAG.match(out, m.start()) or locate._LOOSE_TAG.match(out, m.start())
             if tm is not None:
@@ -67,7 +67,7 @@ def _raw_tags(out: str) -> list[str]:
 def test_raw_attributes_are_read_as_html_parser_reads_them() -> None:
     tags: set[str] = set()
     for md in _documents():
-        tags.update(_raw_tags(links._render(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)))
+        tags.update(_raw_tags(links.render_html(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)))
     names = ["a", "A", "img"]
     attrs = ['href="x"', "href='x'", "href", 'HREF="X"', 'href=""', 'href="a&amp;b&#x41;&bogus;"',
              'href="a>b"', "href='a\"b'", 'data-x="1"', 'xml:lang="en"', 'href=x', 'href = "x"',
@@ -79,7 +79,7 @@ def test_raw_attributes_are_read_as_html_parser_reads_them() -> None:
     simple = 0
     for tag in tags:
         for attr in ("href", "src", "alt"):
-            assert locate._raw_attr(tag, attr) == locate._parsed_attr(tag, attr), (tag, attr)
+            assert locate.raw_attr(tag, attr) == locate._parsed_attr(tag, attr), (tag, attr)
         simple += locate._SIMPLE_TAG.fullmatch(tag) is not None
     assert simple > len(tags) // 4
 

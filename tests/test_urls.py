@@ -169,7 +169,7 @@ def test_lone_surrogates_are_unvouchable_not_an_exception() -> None:
 
 def _readme_hrefs() -> list[str]:
     """Every href cmark renders for the README corpus (entities decoded)."""
-    from citelint.links import GITHUB_EXTENSIONS, _render
+    from citelint.links import GITHUB_EXTENSIONS, render_html
 
     readmes = CORPUS / "markdown-readmes"
     files = sorted(readmes.glob("*.md"))
@@ -177,7 +177,7 @@ def _readme_hrefs() -> list[str]:
         pytest.skip(f"README corpus not found at {readmes} (the shared corpus is not checked out)")
     hrefs: set[str] = set()
     for path in files:
-        out = _render(path.read_text(encoding="utf-8"), GITHUB_EXTENSIONS, True, sourcepos=False)
+        out = render_html(path.read_text(encoding="utf-8"), GITHUB_EXTENSIONS, True, sourcepos=False)
         hrefs.update(html.unescape(h) for h in re.findall(r'<a href="([^"]*)"', out))
     return sorted(hrefs)
 

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from citelint.links.allowlist import Allowlist, _edit_distance_at_most
+from citelint.links.allowlist import Allowlist, edit_distance_at_most
 from citelint.links.judge import LinkReport, check, govern, judge
-from citelint.links.link import Link, LinkIssue, _new_link
-from citelint.links.render import GITHUB_EXTENSIONS, _cmarkgfm_to_html, _render, _to_html
+from citelint.links.link import Link, LinkIssue, new_link
+from citelint.links.render import GITHUB_EXTENSIONS, cmarkgfm_to_html, render_html, cmark_to_html
 
 #: Loaded on first use (PEP 562): a page whose links all pass is judged from
 #: cmark's output alone, so locating (source scanners, link forms) and

@@ -227,7 +227,7 @@ class Allowlist:
             elif c_path == path:
                 rank = 1  # only the query differs
             else:
-                dist = _edit_distance_at_most(c_path, path, 2)
+                dist = edit_distance_at_most(c_path, path, 2)
                 rank = None if dist is None else 1 + dist
             if rank is not None and (best is None or rank < best[0]):
                 best = (rank, source)
@@ -261,7 +261,7 @@ def _canonical_prefix(prefix: str) -> str | None:
     return ident
 
 
-def _edit_distance_at_most(a: str, b: str, limit: int) -> int | None:
+def edit_distance_at_most(a: str, b: str, limit: int) -> int | None:
     """Levenshtein distance of ``a`` and ``b`` if it is ``<= limit``, else None.
 
     For the small limits near misses use (two edits), branching on the first
@@ -281,7 +281,7 @@ def _edit_distance_at_most(a: str, b: str, limit: int) -> int | None:
     a, b = a[i:], b[i:]
     best = None
     for x, y in ((a[1:], b[1:]), (a[1:], b), (a, b[1:])):
-        d = _edit_distance_at_most(x, y, limit - 1 if best is None else min(limit, best) - 1)
+        d = edit_distance_at_most(x, y, limit - 1 if best is None else min(limit, best) - 1)
         if d is not None and (best is None or d + 1 < best):
             best = d + 1
     return best

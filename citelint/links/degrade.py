@@ -10,17 +10,17 @@ from cmarkgfm.cmark import Options
 
 from citelint import urls
 from citelint.escape import code_span
-from citelint.links.judge import _show
-from citelint.links.link import Link, LinkIssue, _cjk_cut
+from citelint.links.judge import show_url
+from citelint.links.link import Link, LinkIssue, cjk_cut
 from citelint.links.locate import extract
-from citelint.links.render import GITHUB_EXTENSIONS, _to_html
+from citelint.links.render import GITHUB_EXTENSIONS, cmark_to_html
 from citelint.model import RULES
 
 _CLOSE_A = re.compile(r"</[aA]\s*>")
 _OPEN_A = re.compile(r"<[aA][\s>]")
 
 
-def _degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
+def degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
     """Edits (start, end, replacement) that turn ``link`` into its visible text."""
     if not link.located:
         return None
@@ -33,7 +33,7 @@ def _degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
         return [(link.start, link.end, code_span(inner, src[link.start - 1:link.start], src[link.end:link.end + 1]))]
     if form == "bare":
         visible = src[link.start:link.end]
-        cut = _cjk_cut(visible)
+        cut = cjk_cut(visible)
         if cut is None:
             cut = len(visible)
         end = link.start + cut
@@ -49,7 +49,7 @@ def _degrade_ops(src: str, link: Link) -> list[tuple[int, int, str]] | None:
     return None
 
 
-def _apply(src: str, ops: list[tuple[int, int, str]]) -> str:
+def apply_ops(src: str, ops: list[tuple[int, int, str]]) -> str:
     parts = []
     last = 0
     for start, end, rep in sorted(ops):
@@ -70,7 +70,7 @@ _IMG_ALT = re.compile(r'<img src="[^"]*" alt="([^"]*)"(?: title="[^"]*")? />')
 
 def _visible(markdown: str) -> str:
     """What a reader sees, minus link and code markup: a fix must leave it unchanged."""
-    out = _to_html(markdown, Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES, GITHUB_EXTENSIONS)
+    out = cmark_to_html(markdown, Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES, GITHUB_EXTENSIONS)
     return _LINK_MARKUP.sub("", _IMG_ALT.sub(r"\1", out))
 
 
@@ -106,7 +106,7 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
     taken: list[tuple[int, int]] = []
     for key in sorted(wanted):
         issue = wanted[key]
-        ops = _degrade_ops(markdown, issue.link)
+        ops = degrade_ops(markdown, issue.link)
         if not ops:
             continue
         if any(s < te and ts < e or (s == e == ts) for s, e, _ in ops for ts, te in taken):
@@ -119,7 +119,7 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
     visible_before = _visible(markdown)
 
     def attempt(chosen: list[tuple[LinkIssue, list[tuple[int, int, str]]]]) -> tuple[str, list[LinkIssue]] | None:
-        text = _apply(markdown, [op for _, ops in chosen for op in ops])
+        text = apply_ops(markdown, [op for _, ops in chosen for op in ops])
         removed = [issue for issue, _ in chosen]
         expected = before - Counter(urls.href_escape(i.link.href) for i in removed)
         for _ in range(8):
@@ -140,15 +140,15 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
                 key = urls.href_escape(link.href)
                 if extra[key] > 0:
                     extra[key] -= 1
-                    new_ops = _degrade_ops(text, link)
+                    new_ops = degrade_ops(text, link)
                     if not new_ops:
                         return None
                     ops.extend(new_ops)
                     removed.append(LinkIssue(
                         "CL201", link,
-                        f"link {_show(link.href)} appeared in the text of a removed link and was removed too",
+                        f"link {show_url(link.href)} appeared in the text of a removed link and was removed too",
                         link.line, link.col, link.end_line, link.end_col))
-            text = _apply(text, ops)
+            text = apply_ops(text, ops)
         return None
 
     result = attempt(planned)

@@ -1,7 +1,7 @@
 """The forms a link can be written in, each searched for in a span of the source.
 
 Given cmark's href and visible text for one anchor, each finder returns the
-spelling (a :class:`_Candidate`) that reproduces them: an inline link or
+spelling (a :class:`Candidate`) that reproduces them: an inline link or
 image, a reference-style use of a definition CommonMark reads as one, an
 autolink or bare URL, or a raw HTML tag. A spelling that does not resolve
 to cmark's href is never taken.
@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 
 from citelint import urls
-from citelint.links.source import _Document, _normalise_label, resolve_destination
+from citelint.links.source import SourceDocument, normalise_label, resolve_destination
 
 _HREF_ATTR = re.compile(r"""\b(?:href|src)\s*=\s*["']?""", re.IGNORECASE)
 
 _FORM_ORDER = {"inline": 0, "image": 0, "reference": 1, "autolink": 2, "html": 3, "bare": 4}
 
 
-class _Candidate:
+class Candidate:
     __slots__ = ("start", "end", "dest_start", "dest_end", "form", "href", "text_span")
 
     def __init__(self, start: int, end: int, dest_start: int, dest_end: int, form: str,
@@ -36,7 +36,7 @@ class _Candidate:
         return self.start, _FORM_ORDER[self.form]
 
 
-def _find_inline(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool) -> _Candidate | None:
+def find_inline(doc: SourceDocument, href: str, text: str, lo: int, hi: int, image: bool) -> Candidate | None:
     """An inline link (or image) from ``lo`` whose destination resolves to cmark's ``href``."""
     src = doc.src
     fast = "&" not in href
@@ -62,14 +62,14 @@ def _find_inline(doc: _Document, href: str, text: str, lo: int, hi: int, image: 
                 if is_image == image:
                     start = opening - 1 if image else opening
                     if start >= lo:
-                        return _Candidate(start, end, cand[0], cand[1], "image" if image else "inline",
+                        return Candidate(start, end, cand[0], cand[1], "image" if image else "inline",
                                           cand[2], (opening + 1, p))
         p = src.find("](", p + 2, hi)
     return None
 
 
-def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, image: bool,
-                    shown: str | None = None) -> _Candidate | None:
+def find_reference(doc: SourceDocument, href: str, text: str, lo: int, hi: int, image: bool,
+                    shown: str | None = None) -> Candidate | None:
     """A reference-style use from ``lo`` of a definition whose destination is ``href``.
 
     Bracketed labels are compared after CommonMark's label normalisation
@@ -97,7 +97,7 @@ def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, imag
         if b < 0:  # another "[" opened first: start again from it
             i = -b
             continue
-        label = _normalise_label(src[a + 1:b])
+        label = normalise_label(src[a + 1:b])
         if label not in labels:
             continue
         if src.startswith("[]", b + 1):
@@ -111,7 +111,7 @@ def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, imag
             if start == a:
                 if src.startswith("[", b + 1):
                     c = doc.label_end(b + 1, hi)
-                    if c is not None and c > 0 and _normalise_label(src[b + 2:c]) in doc.all_labels():
+                    if c is not None and c > 0 and normalise_label(src[b + 2:c]) in doc.all_labels():
                         continue  # the text of a full reference to another label
                 if a in doc._def_starts:
                     continue  # the definition itself
@@ -124,7 +124,7 @@ def _find_reference(doc: _Document, href: str, text: str, lo: int, hi: int, imag
             continue
         if not _text_agrees(src[span[0]:span[1]], text if shown is None else shown):
             continue
-        return _Candidate(start, end, start, end, "reference", href, span)
+        return Candidate(start, end, start, end, "reference", href, span)
 
 
 def _text_agrees(written: str, shown: str) -> bool:
@@ -146,7 +146,7 @@ def _text_agrees(written: str, shown: str) -> bool:
     return False
 
 
-def _find_text(doc: _Document, prefix: str, text: str, lo: int, hi: int) -> list[_Candidate]:
+def find_text(doc: SourceDocument, prefix: str, text: str, lo: int, hi: int) -> list[Candidate]:
     """Autolink ``<url>`` and bare-URL candidates whose visible text is ``text``.
 
     ``prefix`` is what cmark put before the text to make the href: ``""``,
@@ -157,23 +157,23 @@ def _find_text(doc: _Document, prefix: str, text: str, lo: int, hi: int) -> list
     href = prefix + text
     a = src.find("<" + text + ">", lo, hi)
     if a >= 0:
-        out.append(_Candidate(a, a + len(text) + 2, a + 1, a + 1 + len(text), "autolink", href, None))
+        out.append(Candidate(a, a + len(text) + 2, a + 1, a + 1 + len(text), "autolink", href, None))
     b = src.find(text, lo, hi)
     while b > 0 and src[b - 1] == "<" and src.startswith(">", b + len(text)):
         b = src.find(text, b + 1, hi)
     if b >= 0:
-        out.append(_Candidate(b, b + len(text), b, b + len(text), "bare", href, None))
+        out.append(Candidate(b, b + len(text), b, b + len(text), "bare", href, None))
     return out
 
 
-def _find_raw(doc: _Document, tag_text: str, lo: int, hi: int, href: str) -> _Candidate | None:
+def find_raw(doc: SourceDocument, tag_text: str, lo: int, hi: int, href: str) -> Candidate | None:
     """The raw ``<a …>``/``<img …>`` tag, verbatim in the source (cmark passes raw HTML through)."""
     a = doc.src.find(tag_text, lo, hi)
     if a < 0:
         return None
     m = _HREF_ATTR.search(tag_text)
     if m is None:
-        return _Candidate(a, a + len(tag_text), a, a, "html", href, None)
+        return Candidate(a, a + len(tag_text), a, a, "html", href, None)
     quote = tag_text[m.end() - 1]
     if quote in "\"'":
         close = tag_text.find(quote, m.end())
@@ -181,4 +181,4 @@ def _find_raw(doc: _Document, tag_text: str, lo: int, hi: int, href: str) -> _Ca
         close = m.end() + len(re.match(r"[^\s>]*", tag_text[m.end():]).group(0))
     if close < 0:
         close = len(tag_text) - 1
-    return _Candidate(a, a + len(tag_text), a + m.end(), a + close, "html", href, None)
+    return Candidate(a, a + len(tag_text), a + m.end(), a + close, "html", href, None)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from citelint import urls
 from citelint.links.allowlist import Allowlist
-from citelint.links.link import Link, LinkIssue, _cjk_cut
-from citelint.links.render import GITHUB_EXTENSIONS, _SOURCEPOS_KEY, _footnotes_start, _render, _scan, _scan_tuples
+from citelint.links.link import Link, LinkIssue, cjk_cut
+from citelint.links.render import GITHUB_EXTENSIONS, SOURCEPOS_KEY, footnotes_start, render_html, scan_links, scan_link_tuples
 from citelint.model import RULES
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from citelint.store.captures import CaptureRecord, Store
 
 
-def _show(value: str, limit: int = 200) -> str:
+def show_url(value: str, limit: int = 200) -> str:
     """A URL or text safe to put in a message: escapes controls, bounds length."""
     shown = value if len(value) <= limit else value[:limit] + "…"
     return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in shown)
@@ -50,33 +50,33 @@ def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass"
         if cat == "governed":
             if not grounded:
                 near = allowlist.near_miss(link.cited)
-                msg = (f"ungrounded link {_show(urls.governed_href(link.cited))}: no captured source has "
+                msg = (f"ungrounded link {show_url(urls.governed_href(link.cited))}: no captured source has "
                        "this identity; capture the source (list it in `sources` and run `citelint "
                        "capture`), add it to `links.allow`, or remove the link (`--fix`)")
                 if near is not None:
-                    msg += (f"; near miss: the captured source {_show(near)} differs only slightly, "
+                    msg += (f"; near miss: the captured source {show_url(near)} differs only slightly, "
                             "so this URL looks reconstructed: link the captured URL exactly")
                 issues.append(LinkIssue("CL201", link, msg, *at, near_miss=near))
         elif cat in ("disallowed", "malformed"):
             reason = urls.unvouchable_reason(link.cited) or "not a vouchable destination"
             issues.append(LinkIssue(
                 "CL202", link,
-                f"unvouchable link {_show(link.cited)}: {reason}; link a captured http(s) source "
+                f"unvouchable link {show_url(link.cited)}: {reason}; link a captured http(s) source "
                 "or remove the link (`--fix`)", *at))
         elif cat == "relative" and relative == "error":
             issues.append(LinkIssue(
                 "CL202", link,
-                f"site-relative link {_show(link.cited)} is not allowed (`links.relative: error`); "
+                f"site-relative link {show_url(link.cited)} is not allowed (`links.relative: error`); "
                 "link a captured absolute http(s) source or remove the link (`--fix`)", *at))
         if link.form == "bare" and link.cited != link.href:
-            cut = _cjk_cut(link.text) or 0
+            cut = cjk_cut(link.text) or 0
             swallowed = link.text[cut:]
             line, col = link.line, link.col + cut
             issues.append(LinkIssue(
                 "CL203", link,
-                f"the bare URL {_show(link.cited)} runs on past {swallowed[:1]!r}: GitHub renders "
-                f"{_show(swallowed)!r} as part of the link; put a space after the URL or write it as "
-                f"<{_show(link.cited)}>", line, col, line, col + 1))
+                f"the bare URL {show_url(link.cited)} runs on past {swallowed[:1]!r}: GitHub renders "
+                f"{show_url(swallowed)!r} as part of the link; put a space after the URL or write it as "
+                f"<{show_url(link.cited)}>", line, col, line, col + 1))
     return issues
 
 
@@ -122,7 +122,7 @@ def _unescape(text: str) -> str:
 
 
 def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> list[str | None]:
-    """The href to decide for each tag of :func:`_scan_tuples` (of output without comments).
+    """The href to decide for each tag of :func:`scan_link_tuples` (of output without comments).
 
     cmark passes a raw ``<a>`` through as written, so its href is read here
     as locating would read it; None for a raw ``<a>`` that is no link
@@ -131,7 +131,7 @@ def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> li
     anchor whose text holds CJK punctuation (a bare URL there may run on
     past it, CL203).
     """
-    from citelint.links.locate import _raw_link
+    from citelint.links.locate import raw_link
 
     hrefs: list[str | None] = []
     append = hrefs.append
@@ -143,7 +143,7 @@ def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> li
                 append(None)
                 continue
             rest = open_rest or loose_rest
-            raw = _raw_link("<" + name + rest, False) if rest else None
+            raw = raw_link("<" + name + rest, False) if rest else None
             append(None if raw is None else raw[1])
         elif text and not text.isascii() and cjk(text):
             need.append(i)
@@ -154,8 +154,8 @@ def _hrefs(entries: list[tuple[str, str, str, str, str]], need: list[int]) -> li
 
 
 def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> list[str | None]:
-    """:func:`_hrefs` for the tags of :func:`_scan` (match objects), of any output."""
-    from citelint.links.locate import _raw_tag
+    """:func:`_hrefs` for the tags of :func:`scan_links` (match objects), of any output."""
+    from citelint.links.locate import raw_tag
 
     hrefs: list[str | None] = []
     append = hrefs.append
@@ -168,7 +168,7 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
                 need.append(i)  # an image: locate it
                 append(None)
                 continue
-            raw = _raw_tag(out, t, False)
+            raw = raw_tag(out, t, False)
             append(None if raw is None else raw[1])
         elif text is not None and not text.isascii() and cjk(text):
             need.append(i)
@@ -203,10 +203,10 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     # Source positions cost cmark a quarter of its time and most documents
     # need none: render without them first, and again with them only when a
     # link has to be located (the anchors come out identical and in order).
-    out = _render(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
+    out = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
     # A bare URL may run on past CJK punctuation (CL203) only if the page has some.
     cjk_page = not out.isascii() and any(mark in out for mark in _CJK_MARKS)
-    entries = _scan_tuples(out, images, cjk_page)
+    entries = scan_link_tuples(out, images, cjk_page)
     need: list[int] = []  # tags to locate, whatever their href
     raw = any(map(_RAW_NAME, entries))
     if not raw and not cjk_page:
@@ -216,7 +216,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
         hrefs = _hrefs(entries, need)
     else:
         # a raw tag's reading may run into a comment: read the tags from the output
-        hrefs = _hrefs_with_raw(out, _scan(out, images), need)
+        hrefs = _hrefs_with_raw(out, scan_links(out, images), need)
     grounded, others = allowlist.decide_all(hrefs)
     passed = 0  # links that pass without being grounded
     relative_passes = relative == "pass"
@@ -243,26 +243,26 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     located: list[Link] = []
     if need:
         # Locating loads only for a page with something to locate: a clean page never pays for it.
-        from citelint.links.locate import _locate_all
-        from citelint.links.source import _Document
+        from citelint.links.locate import locate_all
+        from citelint.links.source import SourceDocument
 
-        out = _render(markdown, GITHUB_EXTENSIONS, True)
-        positioned = _scan(out, images)
+        out = render_html(markdown, GITHUB_EXTENSIONS, True)
+        positioned = scan_links(out, images)
         if len(positioned) != len(entries):
             # Source positions change no anchor, so this does not happen; if
             # it ever did, the safe answer is to locate every link.
             links = governed = grounded = 0
             need = list(range(len(positioned)))
         tags = positioned
-        doc = _Document(markdown)
-        footnote_from = _footnotes_start(out, True)
+        doc = SourceDocument(markdown)
+        footnote_from = footnotes_start(out, True)
         wanted = set(need)
         keys: dict[int, int] = {}
 
         def block_key(j: int) -> int:
             key = keys.get(j)
             if key is None:
-                key = keys[j] = out.rfind(_SOURCEPOS_KEY, 0, tags[j].start())
+                key = keys[j] = out.rfind(SOURCEPOS_KEY, 0, tags[j].start())
             return key
 
         done = -1
@@ -277,7 +277,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
             last = i
             while last + 1 < len(tags) and block_key(last + 1) == key:
                 last += 1
-            for j, link in _locate_all(out, doc, tags[first:last + 1], images, footnote_from):
+            for j, link in locate_all(out, doc, tags[first:last + 1], images, footnote_from):
                 if first + j in wanted:
                     located.append(link)
                     if quoting and ":~:" in link.href:

@@ -54,7 +54,7 @@ class Link(NamedTuple):
     located: bool = True
 
 
-def _new_link(kind: str, href: str, line: int, col: int, end_line: int, end_col: int, start: int,
+def new_link(kind: str, href: str, line: int, col: int, end_line: int, end_col: int, start: int,
               end: int, text: str, form: str, category: str, cited: str,
               text_span: tuple[int, int] | None, located: bool) -> Link:
     """A :class:`Link` from every field, positionally (the locator's constructor)."""
@@ -87,7 +87,7 @@ class LinkIssue(NamedTuple):
     fixable: bool = True
 
 
-def _cjk_cut(text: str) -> int | None:
+def cjk_cut(text: str) -> int | None:
     """Index of the first CJK punctuation mark in ``text``, or None."""
     for i, ch in enumerate(text):
         if ch in _CJK:

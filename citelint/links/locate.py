@@ -18,17 +18,17 @@ from bisect import bisect_right
 from typing import Sequence
 
 from citelint import urls
-from citelint.links.forms import _Candidate, _find_inline, _find_raw, _find_reference, _find_text
-from citelint.links.link import Link, _cjk_cut, _new_link
-from citelint.links.render import (GITHUB_EXTENSIONS, _OPEN_TAG_ATTRS, _SOURCEPOS, _SOURCEPOS_KEY, _footnotes_start,
-                                   _render, _scan)
-from citelint.links.source import _ENTITY, _Document
+from citelint.links.forms import Candidate, find_inline, find_raw, find_reference, find_text
+from citelint.links.link import Link, cjk_cut, new_link
+from citelint.links.render import (GITHUB_EXTENSIONS, OPEN_TAG_ATTRS, SOURCEPOS, SOURCEPOS_KEY, footnotes_start,
+                                   render_html, scan_links)
+from citelint.links.source import ENTITY, SourceDocument
 
 # The exact shape cmark's HTML renderer writes for an image; anything else is raw HTML.
 _CMARK_IMG = re.compile(r'<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? />')
 _FOOTNOTE_A = re.compile(r'<a href="#fn(?:ref)?-[^"]*"[^>]*\bdata-footnote-(?:back)?ref\b')
 # An HTML open tag as CommonMark defines it, used to find where a raw tag ends.
-_OPEN_TAG = re.compile(r"<[A-Za-z][A-Za-z0-9-]*" + _OPEN_TAG_ATTRS)
+_OPEN_TAG = re.compile(r"<[A-Za-z][A-Za-z0-9-]*" + OPEN_TAG_ATTRS)
 _LOOSE_TAG = re.compile(r"<[^>]*>")
 _STRIP_TAGS = re.compile(r"<[^>]*>")
 
@@ -43,7 +43,7 @@ _SIMPLE_TAG = re.compile(
 _SIMPLE_ATTR = re.compile(r"""[ \t\n\r\f]+([A-Za-z_:][A-Za-z0-9_:.\-]*)(?:="([^"]*)"|='([^']*)')?""")
 
 
-def _raw_attr(tag_text: str, name: str) -> str | None:
+def raw_attr(tag_text: str, name: str) -> str | None:
     """The value of attribute ``name`` (lower case) of the start tag ``tag_text``, as a browser reads it.
 
     Returns the first such attribute's value, entity-decoded ("" when it has
@@ -59,7 +59,7 @@ def _raw_attr(tag_text: str, name: str) -> str | None:
 
 
 def _parsed_attr(tag_text: str, name: str) -> str | None:
-    """:func:`_raw_attr` through ``html.parser``, for any tag."""
+    """:func:`raw_attr` through ``html.parser``, for any tag."""
     # html.parser loads only for a tag the regular expression cannot read.
     from html.parser import HTMLParser
 
@@ -83,7 +83,7 @@ def _parsed_attr(tag_text: str, name: str) -> str | None:
     return None
 
 
-def _raw_tag(out: str, t: int, is_img: bool) -> tuple[str, str] | None:
+def raw_tag(out: str, t: int, is_img: bool) -> tuple[str, str] | None:
     """The raw HTML ``<a …>`` (or ``<img …>``) tag at offset ``t`` of cmark's output, and its link.
 
     Returns (the tag as written, its ``href`` (``src``) as a browser reads
@@ -93,14 +93,14 @@ def _raw_tag(out: str, t: int, is_img: bool) -> tuple[str, str] | None:
     source positions being rendered.
     """
     tm = _OPEN_TAG.match(out, t) or _LOOSE_TAG.match(out, t)
-    return None if tm is None else _raw_link(tm.group(0), is_img)
+    return None if tm is None else raw_link(tm.group(0), is_img)
 
 
-def _raw_link(tag_text: str, is_img: bool) -> tuple[str, str] | None:
-    """:func:`_raw_tag` for the tag ``tag_text`` (as ``_OPEN_TAG`` or ``_LOOSE_TAG`` matched it)."""
+def raw_link(tag_text: str, is_img: bool) -> tuple[str, str] | None:
+    """:func:`raw_tag` for the tag ``tag_text`` (as ``_OPEN_TAG`` or ``_LOOSE_TAG`` matched it)."""
     if not is_img and "data-footnote" in tag_text and _FOOTNOTE_A.match(tag_text):
         return None  # cmark's own footnote reference / back-reference
-    value = _raw_attr(tag_text, "src" if is_img else "href")
+    value = raw_attr(tag_text, "src" if is_img else "href")
     return None if value is None else (tag_text, value)
 
 
@@ -121,15 +121,15 @@ def extract(markdown: str, *, images: bool = False, extensions: Sequence[str] = 
     and code blocks are content and never appear. Raises nothing for any
     ``str`` input (cmark accepts every document).
     """
-    out = _render(markdown, extensions, footnotes)
-    doc = _Document(markdown)
-    return [link for _, link in _locate_all(out, doc, _scan(out, images), images,
-                                            _footnotes_start(out, footnotes))]
+    out = render_html(markdown, extensions, footnotes)
+    doc = SourceDocument(markdown)
+    return [link for _, link in locate_all(out, doc, scan_links(out, images), images,
+                                            footnotes_start(out, footnotes))]
 
 
-def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images: bool,
+def locate_all(out: str, doc: SourceDocument, tags: Sequence[re.Match[str]], images: bool,
                 footnote_from: int) -> list[tuple[int, Link]]:
-    """Locate ``tags`` (consecutive tags of ``out``, from :func:`_scan`) in the source.
+    """Locate ``tags`` (consecutive tags of ``out``, from :func:`scan_links`) in the source.
 
     Returns (index in ``tags``, Link) for the tags that are followable links.
     The search state (the cursor inside a block) starts afresh, so ``tags``
@@ -155,7 +155,7 @@ def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images:
 
         # The link lies after the start of the innermost block that opened
         # before its tag (cmark marks blocks only with data-sourcepos).
-        bp = out.rfind(_SOURCEPOS_KEY, 0, t)
+        bp = out.rfind(SOURCEPOS_KEY, 0, t)
         if bp != block_key:
             block_key = bp
             block_pos = None
@@ -204,7 +204,7 @@ def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images:
         # markup in the text, a URL-like text, a reference definition with
         # the same href) takes the general path.
         if text is not None and href_out is not None \
-                and ("&" not in href_out or _ENTITY.search(href_out) is None) \
+                and ("&" not in href_out or ENTITY.search(href_out) is None) \
                 and href_out not in defs \
                 and not (href_out.endswith(text) and len(href_out) - len(text) in (0, 7)):
             p = find("](", lo, block_hi)
@@ -218,7 +218,7 @@ def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images:
                     cursor = e + 1
                     line = bisect_right(line_starts, p + 2)
                     col = p + 3 - line_starts[line - 1]
-                    append((index, _new_link(
+                    append((index, new_link(
                         "footnote" if t > footnote_from else "inline", href_out, line, col, line,
                         col + e - p - 2, s0, e + 1, text, "inline", analyse(href_out)[0], href_out,
                         (s0 + 1, p), True)))
@@ -243,23 +243,23 @@ def _locate_all(out: str, doc: _Document, tags: Sequence[re.Match[str]], images:
     return links
 
 
-def _next_block_start(out: str, t: int, doc: _Document, lo: int) -> int:
+def _next_block_start(out: str, t: int, doc: SourceDocument, lo: int) -> int:
     """Source offset where the next positioned block after output offset ``t`` starts.
 
     Footnote definitions are rendered last, so a "next" block may start
     earlier in the source than ``lo``: then it bounds nothing.
     """
-    nb = out.find(_SOURCEPOS_KEY, t)
+    nb = out.find(SOURCEPOS_KEY, t)
     while nb >= 0:
-        sp = _SOURCEPOS.match(out, nb)
+        sp = SOURCEPOS.match(out, nb)
         if sp is not None and sp.group(1) != "0":
             nxt = doc.offset(int(sp.group(1)), int(sp.group(2)))
             return nxt if nxt > lo else len(doc.src)
-        nb = out.find(_SOURCEPOS_KEY, nb + 1)
+        nb = out.find(SOURCEPOS_KEY, nb + 1)
     return len(doc.src)
 
 
-def _block_bounds(out: str, t: int, doc: _Document) -> tuple[int, int]:
+def _block_bounds(out: str, t: int, doc: SourceDocument) -> tuple[int, int]:
     """Bounds for a link whose enclosing block has no usable position.
 
     Either no block precedes it (raw HTML at the top of the document) or
@@ -269,29 +269,29 @@ def _block_bounds(out: str, t: int, doc: _Document) -> tuple[int, int]:
     table's header line is the lost paragraph's).
     """
     lo = 0
-    bp = out.rfind(_SOURCEPOS_KEY, 0, t)
+    bp = out.rfind(SOURCEPOS_KEY, 0, t)
     lost = False
     while bp >= 0:
-        sp = _SOURCEPOS.match(out, bp)
+        sp = SOURCEPOS.match(out, bp)
         if sp is not None and sp.group(1) != "0":
             lo = doc.offset(int(sp.group(1)), int(sp.group(2)))
             break
         lost = True
-        bp = out.rfind(_SOURCEPOS_KEY, 0, bp)
+        bp = out.rfind(SOURCEPOS_KEY, 0, bp)
     hi = len(doc.src)
-    nb = out.find(_SOURCEPOS_KEY, t)
+    nb = out.find(SOURCEPOS_KEY, t)
     while nb >= 0:
-        sp = _SOURCEPOS.match(out, nb)
+        sp = SOURCEPOS.match(out, nb)
         if sp is not None and sp.group(1) != "0":
             nxt = doc.offset(int(sp.group(1)), int(sp.group(2)))
             if nxt > lo:
                 hi = doc.line_end(int(sp.group(1))) if lost else nxt
             break
-        nb = out.find(_SOURCEPOS_KEY, nb + 1)
+        nb = out.find(SOURCEPOS_KEY, nb + 1)
     return lo, hi
 
 
-def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]], lo: int, hi: int,
+def _locate(out: str, m: re.Match[str], doc: SourceDocument, defs: dict[str, set[str]], lo: int, hi: int,
             images: bool) -> tuple[Link, int | None] | None:
     """Locate one tag found in cmark's output (the general path of :func:`extract`).
 
@@ -309,7 +309,7 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
             out_href = cm.group(1)
             tag_text = cm.group(0)
         else:
-            found = _raw_tag(out, t, is_img)
+            found = raw_tag(out, t, is_img)
             if found is None:
                 return None
             tag_text, href_out = found
@@ -321,26 +321,26 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
     tag_end = t + len(tag_text)
     if is_img:
         inner = ""
-        text = html.unescape(cm.group(2)) if cm is not None else (_raw_attr(tag_text, "alt") or "")
+        text = html.unescape(cm.group(2)) if cm is not None else (raw_attr(tag_text, "alt") or "")
     else:
         close = out.find("</a>", tag_end)
         inner = out[tag_end:close] if close >= 0 else ""
         text = _plain_text(inner)
 
-    cands: list[_Candidate] = []
+    cands: list[Candidate] = []
     if raw:
-        c = _find_raw(doc, tag_text, lo, hi, href_out)
+        c = find_raw(doc, tag_text, lo, hi, href_out)
         if c is not None:
             cands.append(c)
     else:
-        c = _find_inline(doc, href_out, text, lo, hi, is_img)
+        c = find_inline(doc, href_out, text, lo, hi, is_img)
         if c is not None:
             cands.append(c)
         if href_out in defs:
             shown = text
             if "<img" in inner:
                 shown = _plain_text(_CMARK_IMG.sub(lambda im: im.group(2), inner))
-            c = _find_reference(doc, href_out, text, lo, hi, is_img, shown)
+            c = find_reference(doc, href_out, text, lo, hi, is_img, shown)
             if c is not None:
                 cands.append(c)
         if not is_img and text and "<" not in inner and " " not in text:
@@ -352,19 +352,19 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
                 esc = urls.href_escape(text)
                 prefix = href_out[:len(href_out) - len(esc)] if href_out.endswith(esc) else None
             if prefix == "" or prefix == "http://" or prefix == "mailto:":
-                cands.extend(_find_text(doc, prefix, text, lo, hi))
+                cands.extend(find_text(doc, prefix, text, lo, hi))
         if not cands:
-            c = _find_raw(doc, tag_text, lo, hi, href_out)
+            c = find_raw(doc, tag_text, lo, hi, href_out)
             if c is not None:
                 cands.append(c)
     if not cands:
         form = "image" if is_img else ("html" if raw else "inline")
         line, col = doc.position(lo)
-        return _new_link(form, href_out, line, col, line, col, lo, lo, text, form,
+        return new_link(form, href_out, line, col, line, col, lo, lo, text, form,
                          urls.classify(href_out), href_out, None, False), None
     best = cands[0]
     if len(cands) > 1:
-        best = min(cands, key=_Candidate.key)
+        best = min(cands, key=Candidate.key)
         # Link text cannot contain a link (CommonMark §6.3): a candidate
         # whose text holds another bracketed candidate is not the link cmark made.
         span = best.text_span
@@ -372,7 +372,7 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
             inner_cands = [c for c in cands if c is not best and c.text_span is not None
                            and span[0] <= c.start and c.end <= span[1]]
             if inner_cands:
-                best = min(inner_cands, key=_Candidate.key)
+                best = min(inner_cands, key=Candidate.key)
     if best.text_span is not None and ("<a" in inner or "<img" in inner):
         cursor = best.text_span[0]  # nested links/images follow inside the text
     else:
@@ -382,10 +382,10 @@ def _locate(out: str, m: re.Match[str], doc: _Document, defs: dict[str, set[str]
     ds, de = (best.start, best.end) if form == "reference" else (best.dest_start, best.dest_end)
     cited = href
     if form == "bare":
-        cut = _cjk_cut(text)
+        cut = cjk_cut(text)
         if cut is not None:
             cited = href[: len(href) - len(text) + cut]
     line, col = doc.position(ds)
     end_line, end_col = doc.position(de)
-    return _new_link(form, href, line, col, end_line, end_col, best.start, best.end, text, form,
+    return new_link(form, href, line, col, end_line, end_col, best.start, best.end, text, form,
                      urls.classify(cited), cited, best.text_span, True), cursor

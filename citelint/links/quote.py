@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING
 
 from citelint.store.captures import CaptureCorrupt, CaptureMissing
 from citelint.escape import quoted
-from citelint.facts import MIN_SNIPPET_CHARS, _Budget, distinct_prefixes, is_invisible
+from citelint.facts import MIN_SNIPPET_CHARS, MissBudget, distinct_prefixes, is_invisible
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
-from citelint.links.locate import _raw_attr, _raw_tag
+from citelint.links.locate import raw_attr, raw_tag
 from citelint.excerpts import explain_miss
 
 if TYPE_CHECKING:
@@ -77,8 +77,8 @@ def link_title(out: str, tag: re.Match[str]) -> str | None:
             return None
         value = m.group(1)
         return html.unescape(value) if "&" in value else value
-    raw = _raw_tag(out, tag.start(), False)
-    return None if raw is None else _raw_attr(raw[0], "title")
+    raw = raw_tag(out, tag.start(), False)
+    return None if raw is None else raw_attr(raw[0], "title")
 
 
 def title_revision(title: str | None) -> str | None:
@@ -183,7 +183,7 @@ class QuotationChecker:
     ``allowlist`` is the run's grounding allowlist (it names the captured
     source a link's identity belongs to); ``store`` the capture store, read
     only. Near-miss explanations are budgeted per capture for the document,
-    as for fact snippets (:class:`citelint.facts._Budget`).
+    as for fact snippets (:class:`citelint.facts.MissBudget`).
     ``signature_issues(record)`` gives the (rule, message) signed-evidence
     findings (CL401-CL403) of the capture a quotation was verified in; they
     are reported at the link, so a quotation leaning on an unsigned revision
@@ -194,7 +194,7 @@ class QuotationChecker:
                  signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None) -> None:
         self.allowlist, self.store = allowlist, store
         self.signature_issues = signature_issues
-        self._budgets: dict[str, _Budget] = {}
+        self._budgets: dict[str, MissBudget] = {}
 
     def check(self, link: Link, title: str | None) -> list[LinkIssue]:
         """The issues of one grounded quotation ``link`` whose anchor has ``title`` (None: no title).
@@ -297,7 +297,7 @@ class QuotationChecker:
         miss = _diagnose(text, failing)
         budget = self._budgets.get(record.sha256)
         if budget is None:
-            budget = self._budgets[record.sha256] = _Budget(text)
+            budget = self._budgets[record.sha256] = MissBudget(text)
         if miss.term in text:
             hint = "quote the capture verbatim"
         elif budget.take():

@@ -25,17 +25,17 @@ _OPTIONS = (
     | Options.CMARK_OPT_UNSAFE  # keep raw <a href>: a reader can follow it
     | Options.CMARK_OPT_GITHUB_PRE_LANG
 )
-_SOURCEPOS = re.compile(r' data-sourcepos="(\d+):(\d+)-(\d+):(\d+)"')
-_SOURCEPOS_KEY = ' data-sourcepos="'
+SOURCEPOS = re.compile(r' data-sourcepos="(\d+):(\d+)-(\d+):(\d+)"')
+SOURCEPOS_KEY = ' data-sourcepos="'
 _FOOTNOTES_SECTION = '<section class="footnotes" data-footnotes>'
 
 
-def _render(markdown: str, extensions: Sequence[str], footnotes: bool, sourcepos: bool = True) -> str:
+def render_html(markdown: str, extensions: Sequence[str], footnotes: bool, sourcepos: bool = True) -> str:
     """cmark-gfm's HTML for ``markdown`` with the given extensions (and source positions)."""
     options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
     if not sourcepos:
         options &= ~Options.CMARK_OPT_SOURCEPOS
-    return _to_html(markdown, options, extensions)
+    return cmark_to_html(markdown, options, extensions)
 
 
 def _load_freeing_renderer():
@@ -111,7 +111,7 @@ def _load_freeing_renderer():
     return to_html
 
 
-def _cmarkgfm_to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
+def cmarkgfm_to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
     return cmarkgfm.markdown_to_html_with_extensions(markdown, options, list(extensions))
 
 
@@ -129,7 +129,7 @@ def _freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
     return _load_freeing_renderer()
 
 
-def _to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
+def cmark_to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
     """cmark-gfm's HTML for ``markdown``: through the freeing renderer once the
     process has rendered FREEING_AFTER_CHARS characters, before that (or
     without it) through cmarkgfm. Both give the same bytes
@@ -138,8 +138,8 @@ def _to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
     if _rendered < FREEING_AFTER_CHARS:
         _rendered += len(markdown)
         if _rendered < FREEING_AFTER_CHARS:
-            return _cmarkgfm_to_html(markdown, options, extensions)
-    return (_freeing_renderer() or _cmarkgfm_to_html)(markdown, options, extensions)
+            return cmarkgfm_to_html(markdown, options, extensions)
+    return (_freeing_renderer() or cmarkgfm_to_html)(markdown, options, extensions)
 
 
 def _comment_spans(out: str) -> list[tuple[int, int]]:
@@ -167,7 +167,7 @@ _SCAN_A_IMG = re.compile(
     r'<a href="([^"]*)"(?: title="[^"]*")?>(?:([^<&]*)</a>)?|<(?:[aA]|[iI][mM][gG])(?=[\s/>])')
 
 
-def _scan(out: str, images: bool) -> list[re.Match[str]]:
+def scan_links(out: str, images: bool) -> list[re.Match[str]]:
     """Every ``<a …>`` (and ``<img …>`` when ``images``) tag of cmark's output outside comments."""
     pattern = _SCAN_A_IMG if images else _SCAN_A
     # No match can run from before a comment into it: an anchor's text stops
@@ -188,26 +188,26 @@ def _outside_comments(out: str) -> list[tuple[int, int]]:
 
 
 #: What follows the name of an HTML open tag as CommonMark defines it.
-_OPEN_TAG_ATTRS = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*/?>"""
-# The tags of _scan as tuples of strings, for judging without match objects:
+OPEN_TAG_ATTRS = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*/?>"""
+# The tags of scan_links as tuples of strings, for judging without match objects:
 # (href, plain text, raw tag name, rest of the raw tag read two ways). cmark's
 # own anchor has no name; its text is "" when it has markup, or when not asked
 # for (``()`` keeps the shape; an anchor's text holds no "<", so skipping it
 # moves no later tag). A raw tag's rest, after its name, is read by a
-# lookahead (the scan goes on after the name, as _scan's does) as an open tag,
+# lookahead (the scan goes on after the name, as scan_links's does) as an open tag,
 # else up to the first ">", else not at all.
-_TAG_REST = f"(?=({_OPEN_TAG_ATTRS})|([^>]*>)|)"
+_TAG_REST = f"(?=({OPEN_TAG_ATTRS})|([^>]*>)|)"
 _TUPLES = {(images, text): re.compile(
     r'<(?:a href="([^"]*)"(?: title="[^"]*")?>' + (r"(?:([^<&]*)</a>)?" if text else "()")
     + (r"|([aA]|[iI][mM][gG])" if images else r"|([aA])") + r"(?=[\s/>])" + _TAG_REST + ")")
     for images in (False, True) for text in (False, True)}
 
 
-def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str, str, str]]:
-    """:func:`_scan` as tuples of strings: the same tags, in the same order.
+def scan_link_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str, str, str]]:
+    """:func:`scan_links` as tuples of strings: the same tags, in the same order.
 
     Each is ``(href, text, name, open_rest, loose_rest)``: ``href`` and
-    ``text`` are groups 1 and 2 of :func:`_scan`'s match ("" for None;
+    ``text`` are groups 1 and 2 of :func:`scan_links`'s match ("" for None;
     ``text`` is always "" unless ``text`` is true); ``name`` is the tag's
     name ("a", "img", any case) for a raw tag, else "". For a raw tag,
     ``"<" + name + open_rest`` is the tag as ``locate._OPEN_TAG`` matches it
@@ -222,7 +222,7 @@ def _scan_tuples(out: str, images: bool, text: bool) -> list[tuple[str, str, str
     return [t for lo, hi in _outside_comments(out) for t in pattern.findall(out, lo, hi)]
 
 
-def _footnotes_start(out: str, footnotes: bool) -> int:
+def footnotes_start(out: str, footnotes: bool) -> int:
     """Output offset after which links sit in footnote definitions."""
     at = out.rfind(_FOOTNOTES_SECTION) if footnotes else -1
     return at if at >= 0 else len(out) + 1

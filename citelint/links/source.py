@@ -1,7 +1,7 @@
 """The Markdown source of one document: offsets, positions and syntax scanners.
 
 cmark reports positions only for blocks, as lines and byte columns;
-:class:`_Document` turns them into code-point offsets and back, and scans
+:class:`SourceDocument` turns them into code-point offsets and back, and scans
 what cmark does not report: link destinations, titles, labels, and the link
 reference definitions CommonMark reads as such (§4.7), told apart from
 look-alikes with the block structure of cmark's HTML (:class:`_Blocks`).
@@ -17,7 +17,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from citelint import urls
-from citelint.links.render import _SOURCEPOS
+from citelint.links.render import SOURCEPOS
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _OTHER_BREAKS = re.compile(r"[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -25,7 +25,7 @@ _OTHER_BREAKS = re.compile(r"[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # --- resolving a destination as cmark does ---------------------------------
 # CommonMark entity references: named (HTML5 list, semicolon required),
 # decimal (1-7 digits) and hexadecimal (1-6 digits).
-_ENTITY = re.compile(r"&(?:#[xX][0-9A-Fa-f]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{0,31});")
+ENTITY = re.compile(r"&(?:#[xX][0-9A-Fa-f]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{0,31});")
 _BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -50,7 +50,7 @@ def resolve_destination(written: str) -> str:
     if "\\" in written:
         written = _BACKSLASH_ESCAPE.sub(r"\1", written)
     if "&" in written:
-        written = _ENTITY.sub(_decode_entity, written)
+        written = ENTITY.sub(_decode_entity, written)
     return written
 
 
@@ -67,7 +67,7 @@ _LEAF_POS = re.compile(r'<(p|h[1-6]|pre|table|hr)\b[^>]*? data-sourcepos="(\d+):
 class _Blocks:
     """Line ranges of the blocks of cmark's HTML (with source positions)."""
 
-    def __init__(self, out: str, doc: "_Document") -> None:
+    def __init__(self, out: str, doc: "SourceDocument") -> None:
         self.leaves: list[tuple[int, int]] = []  # headings, code, tables, rules
         self.paragraphs: list[tuple[int, int]] = []
         self.ends: set[int] = set()  # last lines of blocks a paragraph cannot continue
@@ -96,7 +96,7 @@ class _Blocks:
         # lines inside some positioned block (containers too): raw HTML
         # blocks and definitions are the lines outside every one
         depth: dict[int, int] = {}
-        for m in _SOURCEPOS.finditer(out):
+        for m in SOURCEPOS.finditer(out):
             first, last = int(m.group(1)), int(m.group(3))
             if first:
                 depth[first] = depth.get(first, 0) + 1
@@ -126,7 +126,7 @@ class _Blocks:
         return k >= 0 and self._depth[k] > 0
 
 
-class _Document:
+class SourceDocument:
     """One Markdown source and the state needed to locate its links."""
 
     def __init__(self, src: str) -> None:
@@ -325,7 +325,7 @@ class _Document:
                             end = self.definition_end(dest[3])
                             if end is not None and self.starts_block(lb, blocks, end_lines):
                                 href = urls.href_escape(resolve_destination(dest[2]))
-                                defs.setdefault(href, set()).add(_normalise_label(label))
+                                defs.setdefault(href, set()).add(normalise_label(label))
                                 starts.add(lb)
                                 end_lines.add(self.position(end)[0])
                                 i = src.find("]:", max(end, i + 2))
@@ -470,5 +470,5 @@ class _Document:
             j = opening
 
 
-def _normalise_label(label: str) -> str:
+def normalise_label(label: str) -> str:
     return " ".join(label.split()).casefold()

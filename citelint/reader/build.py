@@ -95,7 +95,7 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
     from citelint import urls
     from citelint.links import extract
     from citelint.links.directive import directive_part
-    from citelint.links.degrade import _apply, _degrade_ops
+    from citelint.links.degrade import apply_ops, degrade_ops
 
     findings = sorted(f for f in result.findings if f.path == path)
     at: dict[tuple[int, int], list[Finding]] = {}
@@ -113,7 +113,7 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
         quote = directive is not None and "text=" in directive
         kind = ""
         if errors:
-            degrade = _degrade_ops(text, link)
+            degrade = degrade_ops(text, link)
             if degrade is None:
                 continue  # not located: left as written, and never vouched
             ops.extend(degrade)
@@ -132,7 +132,7 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
             ops.append((link.end, link.end, (" " if link.form == "bare" else "") + token))
             marks.append(LinkMark(token, kind, tuple(here)))
     return ReaderView(path=path, kind="markdown", counts=counts, errors=result.count("error"),
-                      warnings=result.count("warning"), markdown=_apply(text, ops), marks=tuple(marks),
+                      warnings=result.count("warning"), markdown=apply_ops(text, ops), marks=tuple(marks),
                       vouched=frozenset(vouched), problems=tuple(findings), token_prefix=prefix,
                       sources=_link_sources(linked, config))
 

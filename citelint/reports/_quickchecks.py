@@ -6,7 +6,7 @@ of start-up; importing this module, a fraction of one).
 """
 import re as _re
 
-from citelint.reports.quickcheck import _MISSING, _unique_strings as _unique
+from citelint.reports.quickcheck import MISSING, unique_strings as _unique
 
 DIGESTS = {'config.schema.json': 'ced11740d28cfd6442f383e994db74875e1aca25c13eaaf54ae6663e2aa1a90a', 'report.schema.json': '310e05a8bf2121ad3e5c135c9edaedb7e93a8efe01100c6ce8b4f1ade4300113'}
 
@@ -15,35 +15,35 @@ _k_0_9 = _re.compile('^[0-9a-f]{64}$', 32).match
 
 def _f_0_1(v_0_2):
     if not isinstance(v_0_2, dict): return False
-    v_0_3 = v_0_2.get('state', _MISSING)
+    v_0_3 = v_0_2.get('state', MISSING)
     if type(v_0_3) is not str or v_0_3 not in _k_0_4: return False
     t_0_14 = v_0_2.get('state')
     if t_0_14 == 'cited':
         if len(v_0_2) != 5: return False
-        v_0_5 = v_0_2.get('state', _MISSING)
+        v_0_5 = v_0_2.get('state', MISSING)
         if type(v_0_5) is not str or v_0_5 != 'cited': return False
-        v_0_6 = v_0_2.get('label', _MISSING)
+        v_0_6 = v_0_2.get('label', MISSING)
         if not isinstance(v_0_6, str): return False
         if not (1 <= len(v_0_6) <= 200): return False
-        v_0_7 = v_0_2.get('source', _MISSING)
+        v_0_7 = v_0_2.get('source', MISSING)
         if not isinstance(v_0_7, str): return False
         if not (1 <= len(v_0_7) <= 8192): return False
-        v_0_8 = v_0_2.get('captureSha256', _MISSING)
+        v_0_8 = v_0_2.get('captureSha256', MISSING)
         if not isinstance(v_0_8, str): return False
         if len(v_0_8) != 64: return False
         if _k_0_9(v_0_8) is None: return False
-        v_0_10 = v_0_2.get('snippet', _MISSING)
+        v_0_10 = v_0_2.get('snippet', MISSING)
         if not isinstance(v_0_10, str): return False
         if len(v_0_10) < 1: return False
         if not v_0_10 or v_0_10.isspace(): return False
     elif t_0_14 == 'unavailable':
         if len(v_0_2) != 3: return False
-        v_0_11 = v_0_2.get('state', _MISSING)
+        v_0_11 = v_0_2.get('state', MISSING)
         if type(v_0_11) is not str or v_0_11 != 'unavailable': return False
-        v_0_12 = v_0_2.get('label', _MISSING)
+        v_0_12 = v_0_2.get('label', MISSING)
         if not isinstance(v_0_12, str): return False
         if not (1 <= len(v_0_12) <= 200): return False
-        v_0_13 = v_0_2.get('reason', _MISSING)
+        v_0_13 = v_0_2.get('reason', MISSING)
         if not isinstance(v_0_13, str): return False
         if len(v_0_13) < 1: return False
         if not v_0_13 or v_0_13.isspace(): return False
@@ -82,17 +82,17 @@ def _f_1_30(v_1_31):
 def _f_1_32(v_1_33):
     if not isinstance(v_1_33, dict): return False
     if not (v_1_33.keys() <= _k_1_34): return False
-    v_1_35 = v_1_33.get('description', _MISSING)
-    if v_1_35 is not _MISSING:
+    v_1_35 = v_1_33.get('description', MISSING)
+    if v_1_35 is not MISSING:
         if not isinstance(v_1_35, str): return False
-    v_1_36 = v_1_33.get('unit', _MISSING)
-    if v_1_36 is not _MISSING:
+    v_1_36 = v_1_33.get('unit', MISSING)
+    if v_1_36 is not MISSING:
         if not isinstance(v_1_36, str): return False
-    v_1_37 = v_1_33.get('period', _MISSING)
-    if v_1_37 is not _MISSING:
+    v_1_37 = v_1_33.get('period', MISSING)
+    if v_1_37 is not MISSING:
         if not isinstance(v_1_37, str): return False
-    v_1_38 = v_1_33.get('check_at', _MISSING)
-    if v_1_38 is not _MISSING:
+    v_1_38 = v_1_33.get('check_at', MISSING)
+    if v_1_38 is not MISSING:
         if not isinstance(v_1_38, str): return False
         if len(v_1_38) < 1: return False
     return True
@@ -107,33 +107,33 @@ def _f_1_26(v_1_27):
 def _f_1_1(v_1_2):
     if not isinstance(v_1_2, dict): return False
     if not (v_1_2.keys() <= _k_1_3): return False
-    v_1_4 = v_1_2.get('$schema', _MISSING)
-    if v_1_4 is not _MISSING:
+    v_1_4 = v_1_2.get('$schema', MISSING)
+    if v_1_4 is not MISSING:
         if not isinstance(v_1_4, str): return False
-    v_1_5 = v_1_2.get('captures', _MISSING)
-    if v_1_5 is not _MISSING:
+    v_1_5 = v_1_2.get('captures', MISSING)
+    if v_1_5 is not MISSING:
         if not isinstance(v_1_5, str): return False
         if len(v_1_5) < 1: return False
-    v_1_6 = v_1_2.get('reports', _MISSING)
-    if v_1_6 is not _MISSING:
+    v_1_6 = v_1_2.get('reports', MISSING)
+    if v_1_6 is not MISSING:
         if not isinstance(v_1_6, list): return False
         for v_1_7 in v_1_6:
             if not isinstance(v_1_7, str): return False
             if len(v_1_7) < 1: return False
-    v_1_8 = v_1_2.get('markdown', _MISSING)
-    if v_1_8 is not _MISSING:
+    v_1_8 = v_1_2.get('markdown', MISSING)
+    if v_1_8 is not MISSING:
         if not isinstance(v_1_8, list): return False
         for v_1_9 in v_1_8:
             if not isinstance(v_1_9, str): return False
             if len(v_1_9) < 1: return False
-    v_1_10 = v_1_2.get('exclude', _MISSING)
-    if v_1_10 is not _MISSING:
+    v_1_10 = v_1_2.get('exclude', MISSING)
+    if v_1_10 is not MISSING:
         if not isinstance(v_1_10, list): return False
         for v_1_11 in v_1_10:
             if not isinstance(v_1_11, str): return False
             if len(v_1_11) < 1: return False
-    v_1_12 = v_1_2.get('rules', _MISSING)
-    if v_1_12 is not _MISSING:
+    v_1_12 = v_1_2.get('rules', MISSING)
+    if v_1_12 is not MISSING:
         if not isinstance(v_1_12, dict): return False
         for k_1_13, v_1_14 in v_1_12.items():
             if k_1_13 in _k_1_16: continue
@@ -141,57 +141,57 @@ def _f_1_1(v_1_2):
         for v_1_17 in v_1_12:
             if isinstance(v_1_17, str):
                 if _k_1_18(v_1_17) is None: return False
-    v_1_19 = v_1_2.get('require_captures_on_base', _MISSING)
-    if v_1_19 is not _MISSING:
+    v_1_19 = v_1_2.get('require_captures_on_base', MISSING)
+    if v_1_19 is not MISSING:
         if not isinstance(v_1_19, bool): return False
-    v_1_20 = v_1_2.get('sources', _MISSING)
-    if v_1_20 is not _MISSING:
+    v_1_20 = v_1_2.get('sources', MISSING)
+    if v_1_20 is not MISSING:
         if not isinstance(v_1_20, list): return False
         if not _unique(v_1_20): return False
         for v_1_21 in v_1_20:
             if not isinstance(v_1_21, str): return False
             if len(v_1_21) < 1: return False
-    v_1_22 = v_1_2.get('labels', _MISSING)
-    if v_1_22 is not _MISSING:
+    v_1_22 = v_1_2.get('labels', MISSING)
+    if v_1_22 is not MISSING:
         if (_f_1_23(v_1_22) + _f_1_26(v_1_22)) != 1: return False
-    v_1_40 = v_1_2.get('capture', _MISSING)
-    if v_1_40 is not _MISSING:
+    v_1_40 = v_1_2.get('capture', MISSING)
+    if v_1_40 is not MISSING:
         if not isinstance(v_1_40, dict): return False
         if not (v_1_40.keys() <= _k_1_41): return False
-        v_1_42 = v_1_40.get('timeout_s', _MISSING)
-        if v_1_42 is not _MISSING:
+        v_1_42 = v_1_40.get('timeout_s', MISSING)
+        if v_1_42 is not MISSING:
             if not isinstance(v_1_42, (int, float)) or isinstance(v_1_42, bool): return False
             if not (v_1_42 <= 3600): return False
             if not (v_1_42 > 0): return False
-        v_1_43 = v_1_40.get('max_bytes', _MISSING)
-        if v_1_43 is not _MISSING:
+        v_1_43 = v_1_40.get('max_bytes', MISSING)
+        if v_1_43 is not MISSING:
             if not isinstance(v_1_43, int) or isinstance(v_1_43, bool): return False
             if not (v_1_43 >= 1): return False
             if not (v_1_43 <= 67108864): return False
-        v_1_44 = v_1_40.get('content_types', _MISSING)
-        if v_1_44 is not _MISSING:
+        v_1_44 = v_1_40.get('content_types', MISSING)
+        if v_1_44 is not MISSING:
             if not isinstance(v_1_44, list): return False
             if len(v_1_44) < 1: return False
             for v_1_45 in v_1_44:
                 if not isinstance(v_1_45, str): return False
                 if len(v_1_45) < 1: return False
-        v_1_46 = v_1_40.get('allow_private_addresses', _MISSING)
-        if v_1_46 is not _MISSING:
+        v_1_46 = v_1_40.get('allow_private_addresses', MISSING)
+        if v_1_46 is not MISSING:
             if not isinstance(v_1_46, bool): return False
-        v_1_47 = v_1_40.get('ca_file', _MISSING)
-        if v_1_47 is not _MISSING:
+        v_1_47 = v_1_40.get('ca_file', MISSING)
+        if v_1_47 is not MISSING:
             if not isinstance(v_1_47, str): return False
             if len(v_1_47) < 1: return False
-        v_1_48 = v_1_40.get('proxy', _MISSING)
-        if v_1_48 is not _MISSING:
+        v_1_48 = v_1_40.get('proxy', MISSING)
+        if v_1_48 is not MISSING:
             if not isinstance(v_1_48, str): return False
             if len(v_1_48) < 1: return False
-        v_1_49 = v_1_40.get('user_agent', _MISSING)
-        if v_1_49 is not _MISSING:
+        v_1_49 = v_1_40.get('user_agent', MISSING)
+        if v_1_49 is not MISSING:
             if not isinstance(v_1_49, str): return False
             if len(v_1_49) < 1: return False
-        v_1_50 = v_1_40.get('extractors', _MISSING)
-        if v_1_50 is not _MISSING:
+        v_1_50 = v_1_40.get('extractors', MISSING)
+        if v_1_50 is not MISSING:
             if not isinstance(v_1_50, dict): return False
             for k_1_51, v_1_52 in v_1_50.items():
                 if k_1_51 in _k_1_54: continue
@@ -199,50 +199,50 @@ def _f_1_1(v_1_2):
             for v_1_55 in v_1_50:
                 if isinstance(v_1_55, str):
                     if _k_1_56(v_1_55) is None: return False
-        v_1_57 = v_1_40.get('keep_raw', _MISSING)
-        if v_1_57 is not _MISSING:
+        v_1_57 = v_1_40.get('keep_raw', MISSING)
+        if v_1_57 is not MISSING:
             if not isinstance(v_1_57, bool): return False
-        v_1_58 = v_1_40.get('sign_key', _MISSING)
-        if v_1_58 is not _MISSING:
+        v_1_58 = v_1_40.get('sign_key', MISSING)
+        if v_1_58 is not MISSING:
             if not isinstance(v_1_58, str): return False
             if len(v_1_58) < 1: return False
-    v_1_59 = v_1_2.get('links', _MISSING)
-    if v_1_59 is not _MISSING:
+    v_1_59 = v_1_2.get('links', MISSING)
+    if v_1_59 is not MISSING:
         if not isinstance(v_1_59, dict): return False
         if not (v_1_59.keys() <= _k_1_60): return False
-        v_1_61 = v_1_59.get('allow', _MISSING)
-        if v_1_61 is not _MISSING:
+        v_1_61 = v_1_59.get('allow', MISSING)
+        if v_1_61 is not MISSING:
             if not isinstance(v_1_61, list): return False
             for v_1_62 in v_1_61:
                 if not isinstance(v_1_62, str): return False
                 if len(v_1_62) < 1: return False
-        v_1_63 = v_1_59.get('relative', _MISSING)
-        if v_1_63 is not _MISSING:
+        v_1_63 = v_1_59.get('relative', MISSING)
+        if v_1_63 is not MISSING:
             if type(v_1_63) is not str or v_1_63 not in _k_1_64: return False
-        v_1_65 = v_1_59.get('images', _MISSING)
-        if v_1_65 is not _MISSING:
+        v_1_65 = v_1_59.get('images', MISSING)
+        if v_1_65 is not MISSING:
             if not isinstance(v_1_65, bool): return False
-        v_1_66 = v_1_59.get('ignore_query_params', _MISSING)
-        if v_1_66 is not _MISSING:
+        v_1_66 = v_1_59.get('ignore_query_params', MISSING)
+        if v_1_66 is not MISSING:
             if not isinstance(v_1_66, list): return False
             if not _unique(v_1_66): return False
             for v_1_67 in v_1_66:
                 if not isinstance(v_1_67, str): return False
                 if len(v_1_67) < 1: return False
                 if _k_1_68(v_1_67) is None: return False
-    v_1_69 = v_1_2.get('evidence', _MISSING)
-    if v_1_69 is not _MISSING:
+    v_1_69 = v_1_2.get('evidence', MISSING)
+    if v_1_69 is not MISSING:
         if not isinstance(v_1_69, dict): return False
         if not (v_1_69.keys() <= _k_1_70): return False
-        v_1_71 = v_1_69.get('allowed_signers', _MISSING)
-        if v_1_71 is not _MISSING:
+        v_1_71 = v_1_69.get('allowed_signers', MISSING)
+        if v_1_71 is not MISSING:
             if not isinstance(v_1_71, str): return False
             if len(v_1_71) < 1: return False
-        v_1_72 = v_1_69.get('require_signatures', _MISSING)
-        if v_1_72 is not _MISSING:
+        v_1_72 = v_1_69.get('require_signatures', MISSING)
+        if v_1_72 is not MISSING:
             if not isinstance(v_1_72, bool): return False
-    v_1_73 = v_1_2.get('facts_pointer', _MISSING)
-    if v_1_73 is not _MISSING:
+    v_1_73 = v_1_2.get('facts_pointer', MISSING)
+    if v_1_73 is not MISSING:
         if not isinstance(v_1_73, str): return False
         if _k_1_74(v_1_73) is None: return False
     return True

@@ -36,8 +36,8 @@ MAX_DEPTH = 64
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = json.scanner.NUMBER_RE
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_MESSAGE = ("the string holds a lone surrogate (an escape such as \\ud800 with no pair), which is not "
+SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_MESSAGE = ("the string holds a lone surrogate (an escape such as \\ud800 with no pair), which is not "
                       "Unicode text; remove it or write the character itself")
 
 
@@ -56,7 +56,7 @@ class _Fail(Exception):
         self.message = message
 
 
-class _LineIndex:
+class LineIndex:
     """Maps code-point offsets in a text to 1-based (line, column)."""
 
     def __init__(self, text: str):
@@ -118,7 +118,7 @@ def decode_utf8(raw: bytes) -> str | ParseFailure:
         return files.decode_utf8(raw)
     except UnicodeDecodeError as exc:
         prefix = raw[: exc.start].decode("utf-8", "replace")
-        line, col = _LineIndex(prefix).position(len(prefix))
+        line, col = LineIndex(prefix).position(len(prefix))
         return ParseFailure(line, col, f"file is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset "
                                        f"{exc.start} ({exc.reason}); save it as UTF-8")
 
@@ -203,10 +203,10 @@ class _JsonParser:
             v, end = json.decoder.scanstring(self.s, i + 1, True)
         except json.JSONDecodeError as exc:
             raise _Fail(exc.pos, exc.msg.lower()) from None
-        if _SURROGATE.search(v):
+        if SURROGATE.search(v):
             # "\ud800" escapes decode to a lone surrogate: not Unicode text, and
             # no output format could carry it.
-            raise _Fail(i, _SURROGATE_MESSAGE)
+            raise _Fail(i, SURROGATE_MESSAGE)
         return v, end
 
     def enter(self, i: int, depth: int, close: str) -> tuple[int, bool]:
@@ -332,13 +332,13 @@ class LazyDocument:
         self.data, self.text = data, text
         self.spans: dict[str, tuple[int, int]] = {} if spans is None else spans
         self._full: Document | None = None
-        self._lines: _LineIndex | None = None
+        self._lines: LineIndex | None = None
         self._cursor: tuple[int, int] | None = None
         self._facts: dict[int, Document] = {}
 
     def _position(self, start: int, end: int) -> Position:
         if self._lines is None:
-            self._lines = _LineIndex(self.text)
+            self._lines = LineIndex(self.text)
         line, col = self._lines.position(start)
         end_line, end_col = self._lines.position(end)
         return Position(line, col, end_line, end_col)
@@ -399,7 +399,7 @@ class LazyDocument:
                 return None
             parser = _JsonParser(self.text)
             parser.value(span[0], f"/facts/{index}", 3)
-            lines = self._lines or _LineIndex(self.text)
+            lines = self._lines or LineIndex(self.text)
             self._lines = lines
             self._facts[index] = Document(None, parser.values, dict(parser.keys), _to_pos(lines))
         return index, self._facts[index]
@@ -473,7 +473,7 @@ def fast_json(text: str) -> LazyDocument | None:
 def load_json_text(text: str) -> Document | ParseFailure:
     """Parse JSON ``text`` strictly, recording positions for every pointer."""
     parser = _JsonParser(text)
-    lines = _LineIndex(text)
+    lines = LineIndex(text)
     try:
         data = parser.parse()
     except _Fail as exc:
@@ -488,7 +488,7 @@ def load_json_text(text: str) -> Document | ParseFailure:
     return Document(data, parser.values, dict(parser.keys), _to_pos(lines))
 
 
-def _to_pos(lines: _LineIndex) -> Callable[[Any], Position]:
+def _to_pos(lines: LineIndex) -> Callable[[Any], Position]:
     """Turn the JSON parser's recorded offsets (a start, or (start, end)) into Positions."""
     def to_pos(entry: Any) -> Position:
         start, end = entry if isinstance(entry, tuple) else (entry, None)

@@ -65,7 +65,7 @@ def _enum_holds(value: Any, options: tuple[Any, ...]) -> bool:
     return any(value == e and type(value) is type(e) for e in options)
 
 
-def _unique_strings(value: list[Any]) -> bool:
+def unique_strings(value: list[Any]) -> bool:
     # Only string arrays: jsonschema's equality (1 == 1.0) is not worth copying.
     return all(isinstance(x, str) for x in value) and len(set(value)) == len(value)
 
@@ -96,7 +96,7 @@ class _Generator:
             raise Unsupported
         self.defs = defs
         self.tag = tag  # tells apart the names of several checks written into one module
-        self.namespace: dict[str, Any] = {"_enum": _enum_holds, "_unique": _unique_strings, "_MISSING": _MISSING}
+        self.namespace: dict[str, Any] = {"_enum": _enum_holds, "_unique": unique_strings, "MISSING": MISSING}
         self.functions: list[str] = []
         self.def_functions: dict[str, str] = {}
         self.inlining: list[str] = []  # the $defs being inlined, outermost first
@@ -295,12 +295,12 @@ class _Generator:
         for key, (x, check, known) in checks.items():
             if key in required and (check or closed):
                 # A check that knows the value's type afterwards has tested
-                # it unguarded first, and _MISSING is of no JSON type: that
+                # it unguarded first, and MISSING is of no JSON type: that
                 # test also tells a missing key.
-                lines += [f"{x} = {v}.get({key!r}, _MISSING)",
-                          *([] if known else [f"if {x} is _MISSING: return False"]), *check]
+                lines += [f"{x} = {v}.get({key!r}, MISSING)",
+                          *([] if known else [f"if {x} is MISSING: return False"]), *check]
             elif check:
-                lines += [f"{x} = {v}.get({key!r}, _MISSING)", f"if {x} is not _MISSING:", *_indent(check)]
+                lines += [f"{x} = {v}.get({key!r}, MISSING)", f"if {x} is not MISSING:", *_indent(check)]
         if extra is not True and extra is not False:
             k, x = self.fresh("k"), self.fresh("v")
             check, _ = self.emit(extra, x, None)
@@ -370,7 +370,7 @@ def _discriminator(branches: list[Any]) -> str | None:
 
 
 #: What a generated check compares with a missing key's value: of no JSON type.
-_MISSING = object()
+MISSING = object()
 
 
 def _bounded(check: Check) -> Check:
@@ -462,7 +462,7 @@ def module_source(entries: dict[str, tuple[Any, Any, bool]], digests: dict[str, 
     parts += ["", "CHECKS = {", *checks, "}", ""]
     body = "\n".join(parts)
     helpers = [f"{real} as {alias}" if alias != real else real for real, alias in (
-        ("_MISSING", "_MISSING"), ("_bounded", "_bounded"), ("_enum_holds", "_enum"), ("_unique_strings", "_unique"))
+        ("MISSING", "MISSING"), ("_bounded", "_bounded"), ("_enum_holds", "_enum"), ("unique_strings", "_unique"))
         if re.search(rf"\b{alias}\b", body)]
     head = [f'"""{header}"""', *(["import re as _re", ""] if "_re." in body else []),
             *([f"from citelint.reports.quickcheck import {', '.join(helpers)}", ""] if helpers else []),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citelint.reports.loaders import _SURROGATE, _SURROGATE_MESSAGE, MAX_DEPTH, Document, ParseFailure, _LineIndex
+from citelint.reports.loaders import SURROGATE, SURROGATE_MESSAGE, MAX_DEPTH, Document, ParseFailure, LineIndex
 from citelint.model import Position
 from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
 
@@ -126,7 +126,7 @@ def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | Pa
     # PyYAML and libyaml also break lines at U+0085, U+2028 and U+2029;
     # editors and GitHub do not, so positions come from the marks' code-point
     # index, never from their line and column.
-    lines = _LineIndex(text)
+    lines = LineIndex(text)
 
     def at(mark: Any) -> tuple[int, int]:
         return lines.position(mark.index)
@@ -205,8 +205,8 @@ def _build_stream(loader: Any, yaml: Any, typed: bool, values: dict[str, Any], k
                 raise _Unsure
             # libyaml itself refuses a surrogate escape, and text holding one
             # cannot be handed to it at all.
-            if not fast and _SURROGATE.search(event.value):
-                fail(event.start_mark, _SURROGATE_MESSAGE)
+            if not fast and SURROGATE.search(event.value):
+                fail(event.start_mark, SURROGATE_MESSAGE)
             get()
             values[ptr] = (event.start_mark, event.end_mark)
             # A plain scalar's style is None from PyYAML and "" from libyaml.

@@ -32,7 +32,7 @@ from citelint.store.record import (
     CaptureMissing,
     CaptureRecord,
     TextRejected,
-    _check_digest,
+    check_digest,
     decode_text,
     is_rfc3339_utc,
     make_record,
@@ -480,7 +480,7 @@ def parse_legacy(path: Path) -> CaptureRecord:
         raise CaptureCorrupt("legacy record fields must be strings")
     if sha256_hex(obj["source"]) != path.stem:
         raise CaptureCorrupt("file name is not sha256 of the recorded source")
-    _check_digest(obj["text"], obj["sha256"], "text does not match its recorded sha256")
+    check_digest(obj["text"], obj["sha256"], "text does not match its recorded sha256")
     from datetime import datetime, timezone  # legacy records only
 
     try:

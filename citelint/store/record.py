@@ -202,7 +202,7 @@ def make_record(source: str, text: str, *, retrieved_at: str | None = None,
                          extractor=extractor, raw_sha256=raw_sha256, batch=batch)
 
 
-def _check_digest(text: str, recorded: str, mismatch: str) -> None:
+def check_digest(text: str, recorded: str, mismatch: str) -> None:
     """Refuse a record whose ``text`` does not hash to its ``recorded``
     digest, with ``mismatch`` as the message.
 
@@ -290,7 +290,7 @@ def parse_record(data: bytes, *, source: str | None = None, sha256: str | None =
         # time could make any revision look newest.
         raise CaptureCorrupt(f"retrievedAt {obj['retrievedAt'][:40]!r} is not an RFC 3339 UTC time like "
                              "2026-01-31T12:00:00Z")
-    _check_digest(obj["text"], obj["sha256"],
+    check_digest(obj["text"], obj["sha256"],
                   "text does not match its recorded sha256 (the capture was altered)")
     if sha256 is not None and obj["sha256"] != sha256:
         raise CaptureCorrupt("recorded sha256 disagrees with the file name")
