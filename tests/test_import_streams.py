@@ -10,7 +10,7 @@ import pytest
 
 from citelint.imports import gemini, openai
 from citelint.imports.model import ResponseError
-from citelint.imports.framing import MAX_DEPTH
+from citelint.reports.document import MAX_DEPTH
 from citelint.imports.streams import MAX_RESPONSE_BYTES, load_response
 from conftest import CORPUS, corpus_path
 

@@ -25,7 +25,9 @@ from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, c
 from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
+from citelint.reports.document import ParseFailure
+from citelint.reports.json import LazyDocument
+from citelint.reports.loaders import decode_source, kind_of, load_text, read_source
 from citelint.model import RULES, CheckResult, Finding, Position
 from citelint.reports.schema import check_document
 from citelint.check.targets import Target, select_targets, stdin_target
