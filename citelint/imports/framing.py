@@ -43,20 +43,15 @@ def decode_json(text: str, name: str, line: int = 1, col: int = 1) -> Any:
         ResponseError: the value is not JSON, or the strict policy refuses it;
             the message gives the file position of the failure.
     """
-    value = strict_json(text)
+    value = strict_json(text, (line, col))
     if isinstance(value, ParseFailure):
-        raise _failed(value, name, line, col)
+        raise _failed(value, name)
     return value
 
 
-def _failed(failure: ParseFailure, name: str, line: int, col: int) -> ResponseError:
-    """``failure`` of a value starting at ``line``:``col`` of ``name``, placed in the file."""
-    return ResponseError(f"{name}:{_where(line, col, failure.line, failure.col)}: {failure.message}")
-
-
-def _where(line: int, col: int, inner_line: int, inner_col: int) -> str:
-    """``line:col`` in the file of position ``inner_line:inner_col`` of a value starting at ``line:col``."""
-    return f"{line + inner_line - 1}:{inner_col + (col - 1 if inner_line == 1 else 0)}"
+def _failed(failure: ParseFailure, name: str) -> ResponseError:
+    """The error of ``failure`` (placed in the file) in the file ``name``."""
+    return ResponseError(f"{name}:{failure.line}:{failure.col}: {failure.message}")
 
 
 def _sse_events(text: str, name: str) -> Iterator[tuple[int, int, str, str]]:
@@ -107,7 +102,7 @@ def frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | None
     if stripped[0] not in "{[" and not stripped.startswith('"'):
         return None, [(n, ev, decode_json(body, name, n, c)) for n, c, ev, body in _sse_events(text, name)]
     if whole.message != EXTRA_DATA or not stripped.startswith("{"):
-        raise _failed(whole, name, 1, 1)
+        raise _failed(whole, name)
     events = []
     for number, line in enumerate(_LINE_END.split(text), start=1):
         if line.strip():

@@ -211,21 +211,22 @@ def _decoded(text: str) -> Any:
     return value
 
 
-def strict_json(text: str) -> Any:
+def strict_json(text: str, origin: tuple[int, int] = (1, 1)) -> Any:
     """One JSON value of ``text`` (decoded from UTF-8), read by the strict policy.
 
     The C decoder reads it whenever it can vouch for it; anything else is
-    parsed by :func:`load_json_text`, whose failure is returned.
+    parsed by :func:`load_json_text`, whose failure is returned, placed in
+    the file where ``text`` starts at ``origin`` (line, column).
 
     Returns:
-        The value, or a :class:`~citelint.reports.document.ParseFailure`
-        (line and column within ``text``). Never raises.
+        The value, or a :class:`~citelint.reports.document.ParseFailure`.
+        Never raises.
     """
     try:
         return _decoded(text)
     except ValueError:
         pass
-    doc = load_json_text(text)
+    doc = load_json_text(text, origin)
     return doc if isinstance(doc, ParseFailure) else doc.data
 
 
@@ -371,11 +372,15 @@ def fast_json(text: str) -> LazyDocument | None:
     return LazyDocument(data, text) if type(data) is dict else None
 
 
-def load_json_text(text: str) -> Document | ParseFailure:
+def load_json_text(text: str, origin: tuple[int, int] = (1, 1)) -> Document | ParseFailure:
     """Parse JSON ``text`` strictly, recording positions for every pointer.
 
+    ``origin`` is the (line, column) of its file where ``text`` starts (a
+    value inside a stream), so that a failure's positions, its own and the
+    one its message names, are the file's.
+
     Returns the :class:`~citelint.reports.document.Document`, or the first
-    failure (line and column within ``text``). Never raises.
+    failure. Never raises.
     """
     parser = _JsonParser(text)
     try:
@@ -384,11 +389,16 @@ def load_json_text(text: str) -> Document | ParseFailure:
         # Only the lines up to the failure are counted: a stream framing tried as one
         # JSON value fails at once, and must not pay for the whole file.
         lines = LineIndex(text[:exc.index + 1])
-        line, col = lines.position(exc.index)
+
+        def place(index: int) -> tuple[int, int]:
+            line, col = lines.position(index)
+            return origin[0] + line - 1, col + (origin[1] - 1 if line == 1 else 0)
+
+        line, col = place(exc.index)
         message = exc.message
         if message.startswith("duplicate key"):
             first = int(message.split("first at offset ")[1].split(")")[0])
-            fl, fc = lines.position(first)
+            fl, fc = place(first)
             message = message.replace(f"first at offset {first}", f"first at {fl}:{fc}")
         return ParseFailure(line, col, message)
 
