@@ -115,7 +115,7 @@ def run(corpus: Path, form: str) -> dict[str, Counter]:
     counts: dict[str, Counter] = defaultdict(Counter)
     for system, answer in records(corpus):
         markdown = render(answer["answer_string"], answer.get("attribution") or [], form)
-        report = links.check(markdown, links.Allowlist(retrieved(answer)))
+        report = links.check(markdown, links.LinkEvidence(links.Allowlist(retrieved(answer))))
         for key in (system, "total"):
             c = counts[key]
             c["answers"] += 1

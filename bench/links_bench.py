@@ -74,7 +74,7 @@ def check_corpus(texts: list[str], sources: list[list[str]]) -> dict[str, int]:
     """What `citelint check` does per Markdown report: build the allowlist, check every link."""
     counts = {"links": 0, "governed": 0, "grounded": 0, "CL201": 0, "CL202": 0, "CL203": 0}
     for text, srcs in zip(texts, sources):
-        report = links.check(text, links.Allowlist(srcs))
+        report = links.check(text, links.LinkEvidence(links.Allowlist(srcs)))
         counts["links"] += report.links
         counts["governed"] += report.governed
         counts["grounded"] += report.grounded
@@ -86,7 +86,7 @@ def check_corpus(texts: list[str], sources: list[list[str]]) -> dict[str, int]:
 def govern_corpus(texts: list[str], sources: list[list[str]]) -> None:
     """Same, but with govern(): every link located, not only those with findings."""
     for text, srcs in zip(texts, sources):
-        links.govern(text, links.Allowlist(srcs))
+        links.govern(text, links.LinkEvidence(links.Allowlist(srcs)))
 
 
 def inclusive_corpus(texts: list[str], sources: list[list[str]]) -> None:
@@ -95,7 +95,7 @@ def inclusive_corpus(texts: list[str], sources: list[list[str]]) -> None:
     for text in texts:
         found = links.extract(text)
         allow = links.Allowlist(link.cited for link in found if link.category == "governed")
-        links.judge(found, allow)
+        links.judge(found, links.LinkEvidence(allow))
 
 
 def render_corpus(texts: list[str], sources: list[list[str]]) -> None:
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     stages = {"cmark": render_corpus, "allowlist": allowlist_corpus, "scan": scan_stage(texts)}
     stage_cpu: dict[str, list[float]] = {name: [] for name in (*stages, "rest", "findings", "peer")}
     with_findings = [i for i, (text, srcs) in enumerate(zip(texts, sources))
-                     if links.check(text, links.Allowlist(srcs)).located]
+                     if links.check(text, links.LinkEvidence(links.Allowlist(srcs))).located]
     findings_texts = [texts[i] for i in with_findings]
     findings_sources = [sources[i] for i in with_findings]
     try:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from citelint.errors import ConfigError
-from citelint.reports.loaders import ParseFailure, read_source
+from citelint.reports.document import ParseFailure
+from citelint.reports.loaders import read_source
 from citelint.reports.yaml import load_yaml_text
 from citelint.model import (DEFAULT_CONTENT_TYPES, DEFAULT_EXTRACTORS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, EXTRACTOR_TYPES,
                             RULES, SEVERITY_ORDER, ApprovedLabels, CaptureSettings, LabelInfo)

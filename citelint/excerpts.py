@@ -1,6 +1,15 @@
-"""Explaining a snippet that is not found: the near misses that look alike.
+"""What every excerpt must be (CL105, CL108), and why one is not found.
 
-A snippet is accepted only when it occurs verbatim. When it does not, the
+An excerpt is text citelint verifies against a capture: a fact's snippet,
+the terms of a quotation link's text directive. The rules every excerpt
+obeys whatever its form are decided and worded here, once: CL108 (no
+visible character, :func:`is_invisible`, :func:`invisible_message`) and
+CL105 (shorter than :data:`MIN_SNIPPET_CHARS`, or matching several
+passages: :func:`short_message`, :func:`repeated_snippet_message`,
+:func:`repeated_quotation_message`); so are the bound on explaining misses
+(:class:`MissBudget`) and the digests a hint shows (:func:`distinct_prefixes`).
+
+An excerpt is accepted only when it occurs verbatim. When it does not, the
 message should say why it looked right: curly vs straight quotes, Unicode
 normalization, whitespace runs, no-break spaces, zero-width characters,
 soft hyphens, dashes, variation selectors, and the artefacts of turning a
@@ -16,6 +25,116 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Sequence
+
+from citelint.escape import quoted
+
+#: CL105: an excerpt shorter than this (code points) is too weak to identify a passage.
+MIN_SNIPPET_CHARS = 20
+
+#: Characters that render as nothing or as blank space although they are not
+#: whitespace or format controls (Hangul fillers, Braille blank, combining
+#: grapheme joiner, Mongolian vowel separator).
+_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
+#: A printable ASCII character other than space: visible by every test below,
+#: and in nearly every excerpt, so most are decided by one C search.
+_VISIBLE_ASCII = re.compile(r"[!-~]")
+
+
+def is_invisible(text: str) -> bool:
+    """True when ``text`` has no visible character (rule CL108).
+
+    Invisible: whitespace (including no-break spaces), control and format
+    characters (category Cc and Cf: zero-width characters, soft hyphen, bidi
+    controls, tags), variation selectors, and the blank-rendering letters in
+    ``_BLANK``. Such an excerpt matches text nobody can read, so it can never
+    be evidence. Never raises.
+    """
+    if _VISIBLE_ASCII.search(text):
+        return False
+    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
+               is_variation_selector(c) or c in _BLANK for c in text)
+
+
+def invisible_message(what: str) -> str:
+    """CL108's message for an excerpt with no visible character; ``what`` names
+    the excerpt as the message opens (``"snippet"``, ``"the quoted start term"``)."""
+    return (f"{what} has no visible character (only whitespace, zero-width or format characters); "
+            "quote readable text from the capture")
+
+
+def short_message(what: str, length: int, where: str = "") -> str:
+    """CL105's message for an excerpt of ``length`` code points, under
+    :data:`MIN_SNIPPET_CHARS`; ``what`` names it as the message opens,
+    ``where`` ends the advice (``" in capture 1a2b…"``, or nothing)."""
+    return (f"{what} is only {length} characters (fewer than {MIN_SNIPPET_CHARS}); "
+            f"quote enough to identify the passage{where}")
+
+
+def repeated_snippet_message(count: int) -> str:
+    """CL105's message for a fact's snippet that occurs ``count`` times (overlapping ones included)."""
+    return f"snippet occurs {count} times in the capture; quote more context so it identifies one passage"
+
+
+def repeated_quotation_message(start: str, count: str, capture: str, note: str = "") -> str:
+    """CL105's message for a quotation whose text directive (start term ``start``)
+    matches ``count`` passages (``"3"``, ``"at least 1000"``) of the capture whose
+    digest is ``capture``; ``note`` ends it (what a range leaves unverified, or nothing)."""
+    return (f"the quotation {quoted(start, 40)} matches {count} passages of capture {capture[:12]}…; add a "
+            f"prefix (`prefix-,`), a suffix (`,-suffix`) or more text so it identifies one{note}")
+
+
+def count_overlapping(excerpt: str, text: str) -> int:
+    """Occurrences of ``excerpt`` in ``text``, overlapping ones included
+    (``"aa"`` occurs twice in ``"aaa"``): each is a passage it could mean."""
+    count, at = 0, text.find(excerpt)
+    while at >= 0:
+        count += 1
+        at = text.find(excerpt, at + 1)
+    return count
+
+
+def distinct_prefixes(digests: Sequence[str], minimum: int = 12) -> dict[str, str]:
+    """The shortest prefix (at least ``minimum`` hex digits) of each digest
+    that no other digest in ``digests`` shares, so a hint listing several
+    revisions never shows two that look alike. Returns digest -> prefix."""
+    length = minimum
+    unique = sorted(set(digests))
+    for a, b in zip(unique, unique[1:]):
+        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        length = max(length, common + 1)
+    return {d: d[:length] for d in unique}
+
+
+#: Bounds of near-miss explanation, per capture in one run (so the output is
+#: the same for any --jobs). Explaining a miss scans the capture's folded
+#: text, so the budget is in characters scanned: a short capture explains
+#: every miss, a long one a few, and one over NEAR_MISS_MAX_CHARS none (the
+#: folding itself runs in Python). At least NEAR_MISSES_MIN are explained.
+NEAR_MISS_CHARS = 64 * 1024 * 1024
+NEAR_MISSES_MIN = 20
+NEAR_MISS_MAX_CHARS = 8 * 1024 * 1024
+
+
+class MissBudget:
+    """How many more misses against one capture, of ``text``, may be explained
+    (:func:`explain_miss_at`) in a run; ``why`` says why one is not."""
+
+    def __init__(self, text: str):
+        self.total = 0 if len(text) > NEAR_MISS_MAX_CHARS else \
+            max(NEAR_MISSES_MIN, NEAR_MISS_CHARS // max(1, len(text)))
+        self.left = self.total
+        self.why = ("not explained: the capture is too large to compare near misses "
+                    f"(over {NEAR_MISS_MAX_CHARS} characters)" if not self.total else
+                    f"not explained: near misses are explained for at most {self.total} snippets "
+                    "against this capture in a run")
+
+    def take(self) -> bool:
+        """True (and one fewer left) when one more miss may be explained."""
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
 
 _QUOTES = {
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "`": "'",

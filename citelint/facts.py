@@ -9,16 +9,13 @@ explained in the message, never accepted.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
-from citelint.excerpts import explain_miss_at, is_variation_selector
+from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, count_overlapping, distinct_prefixes, explain_miss_at,
+                                invisible_message, is_invisible, repeated_snippet_message, short_message)
 
-#: CL105: a snippet shorter than this (code points) is too weak to identify a passage.
-MIN_SNIPPET_CHARS = 20
 #: Code points of capture text kept on each side of an accepted snippet, so a
 #: reviewer sees a few words of where it was taken from.
 CONTEXT_CHARS = 80
@@ -48,56 +45,10 @@ class Verdict(NamedTuple):
     context: tuple[str, str] = ("", "")
 
 
-#: Characters that render as nothing or as blank space although they are not
-#: whitespace or format controls (Hangul fillers, Braille blank, combining
-#: grapheme joiner, Mongolian vowel separator).
-_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
-#: A printable ASCII character other than space: visible by every test below,
-#: and in nearly every snippet, so most snippets are decided by one C search.
-_VISIBLE_ASCII = re.compile(r"[!-~]")
-
-
-def is_invisible(text: str) -> bool:
-    """True when ``text`` has no visible character (rule CL108).
-
-    Invisible: whitespace (including no-break spaces), control and format
-    characters (category Cc and Cf: zero-width characters, soft hyphen, bidi
-    controls, tags), variation selectors, and the blank-rendering letters in
-    ``_BLANK``. Such a snippet matches text nobody can read, so it can never
-    be evidence.
-    """
-    if _VISIBLE_ASCII.search(text):
-        return False
-    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
-               is_variation_selector(c) or c in _BLANK for c in text)
-
-
 # --------------------------------------------------------------------------- verification
 
 def _short(sha: str) -> str:
     return sha[:12]
-
-
-def distinct_prefixes(digests: Sequence[str], minimum: int = 12) -> dict[str, str]:
-    """The shortest prefix (at least ``minimum`` hex digits) of each digest
-    that no other digest in ``digests`` shares, so a hint listing several
-    revisions never shows two that look alike."""
-    length = minimum
-    unique = sorted(set(digests))
-    for a, b in zip(unique, unique[1:]):
-        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        length = max(length, common + 1)
-    return {d: d[:length] for d in unique}
-
-
-def count_overlapping(snippet: str, text: str) -> int:
-    """Occurrences of ``snippet`` in ``text``, overlapping ones included
-    (``"aa"`` occurs twice in ``"aaa"``): each is a passage it could mean."""
-    count, at = 0, text.find(snippet)
-    while at >= 0:
-        count += 1
-        at = text.find(snippet, at + 1)
-    return count
 
 
 def _missing_hint(store: Store, source: str, sha: str) -> str:
@@ -127,37 +78,7 @@ def _newer(store: Store, source: str, record: CaptureRecord) -> CaptureRecord | 
     return store.newer_revision(source, record)
 
 
-_INVISIBLE = Issue("CL108", "snippet", "snippet has no visible character (only whitespace, zero-width or format "
-                                       "characters); quote readable text from the capture")
-
-
-#: Bounds of near-miss explanation, per capture in one run (so the output is
-#: the same for any --jobs). Explaining a miss scans the capture's folded
-#: text, so the budget is in characters scanned: a short capture explains
-#: every miss, a long one a few, and one over NEAR_MISS_MAX_CHARS none (the
-#: folding itself runs in Python). At least NEAR_MISSES_MIN are explained.
-NEAR_MISS_CHARS = 64 * 1024 * 1024
-NEAR_MISSES_MIN = 20
-NEAR_MISS_MAX_CHARS = 8 * 1024 * 1024
-
-
-class MissBudget:
-    """How many more misses against one capture may be explained."""
-
-    def __init__(self, text: str):
-        self.total = 0 if len(text) > NEAR_MISS_MAX_CHARS else \
-            max(NEAR_MISSES_MIN, NEAR_MISS_CHARS // max(1, len(text)))
-        self.left = self.total
-        self.why = ("not explained: the capture is too large to compare near misses "
-                    f"(over {NEAR_MISS_MAX_CHARS} characters)" if not self.total else
-                    f"not explained: near misses are explained for at most {self.total} snippets "
-                    "against this capture in a run")
-
-    def take(self) -> bool:
-        if self.left <= 0:
-            return False
-        self.left -= 1
-        return True
+_INVISIBLE = Issue("CL108", "snippet", invisible_message("snippet"))
 
 
 _NO_CONTEXT = ("", "")
@@ -185,11 +106,9 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
                               at),), resolved=True)
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:
-        issues.append(Issue("CL105", "snippet", f"snippet is only {len(snippet)} characters (fewer than "
-                                                f"{MIN_SNIPPET_CHARS}); quote enough to identify the passage"))
+        issues.append(Issue("CL105", "snippet", short_message("snippet", len(snippet))))
     elif text.find(snippet, offset + 1) >= 0:
-        issues.append(Issue("CL105", "snippet", f"snippet occurs {count_overlapping(snippet, text)} times in the "
-                                                "capture; quote more context so it identifies one passage"))
+        issues.append(Issue("CL105", "snippet", repeated_snippet_message(count_overlapping(snippet, text))))
     if newer is not None:
         issues.append(Issue("CL106", "captureSha256",
                              f"a newer capture of this source exists ({_short(newer.sha256)}…, "

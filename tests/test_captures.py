@@ -31,6 +31,26 @@ def test_write_then_lookup_roundtrip(tmp_path: Path) -> None:
     Draft202012Validator(load_schema("capture.schema.json")).validate(json.loads(raw))
 
 
+def test_writer_keeps_the_raw_body_first_and_refuses_an_oversized_record_before_either(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citelint.store.captures as captures
+    from citelint.store.record import Extractor
+
+    made_by = Extractor("html-text", "0.6.2", {})
+    body = b"<p>caf\xc3\xa9</p>"
+    rec = make_record(SRC, "caf\u00e9", content_type="text/html", extractor=made_by, raw_sha256=sha256_hex(body))
+    out = write_capture(tmp_path, rec, body)
+    assert out.created and captures.raw_path(tmp_path, SRC, sha256_hex(body)).read_bytes() == body
+    assert Store(tmp_path).lookup(SRC, rec.sha256) == rec
+    # A record over the file limit writes neither file: the raw body never lands alone.
+    monkeypatch.setattr(captures, "MAX_CAPTURE_FILE_BYTES", 200)
+    big = make_record("https://example.org/b.txt", "x" * 300, content_type="text/html", extractor=made_by,
+                      raw_sha256=sha256_hex(b"raw"))
+    with pytest.raises(captures.RecordTooLarge, match="over the 200 byte limit"):
+        write_capture(tmp_path, big, b"raw")
+    assert not captures.source_dir(tmp_path, big.source).exists()
+
+
 def test_writer_never_replaces(tmp_path: Path) -> None:
     rec = make_record(SRC, "same text", retrieved_at="2026-01-02T03:04:05Z")
     first = write_capture(tmp_path, rec)

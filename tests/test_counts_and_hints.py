@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from citelint.facts import count_overlapping, distinct_prefixes, is_invisible
+from citelint.excerpts import count_overlapping, distinct_prefixes, is_invisible
 from citelint.excerpts import explain_miss
 from conftest import SOURCE_A, Repo
 

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from citelint.reports.loaders import Document, LazyDocument, ParseFailure, fast_json, load_json_text
+from citelint.reports.document import Document, ParseFailure
+from citelint.reports.json import LazyDocument, fast_json, load_json_text
 from conftest import REPO_ROOT
 
 EXAMPLE_REPORTS = sorted((REPO_ROOT / "examples").glob("*/reports/*.json"))
@@ -93,3 +94,34 @@ def test_random_mutations_never_accepted_by_the_fast_path_alone() -> None:
         slow = load_json_text(text)
         assert isinstance(slow, Document), (text, slow)
         assert json.dumps(fast.data, sort_keys=True) == json.dumps(slow.data, sort_keys=True)
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1,\r\n "a": 2}',                               # duplicate key (CRLF before it)
+    '{"x":\r\n NaN}', '[1e400]', '[' + '1' * 5000 + ']',  # constants, overflow, too many digits
+    '{"s": "\\ud800"}', '["\\udfff\\ud800"]',             # lone surrogate escapes
+    '[' * 65 + ']' * 65, '{"a":' * 70 + '1' + '}' * 70,  # nesting past MAX_DEPTH
+    '[' * 100_000 + ']' * 100_000,                       # past the C decoder's recursion limit
+    '{"a": 1}\r\n{"b": 2}', 'data: {}\n\n', '',          # more than one value, not JSON at all
+])
+def test_strict_json_refuses_what_the_report_parser_refuses_in_its_words(text: str) -> None:
+    from citelint.reports.json import strict_json
+
+    slow = load_json_text(text)
+    assert isinstance(slow, ParseFailure)
+    assert strict_json(text) == slow
+
+
+def test_a_failure_is_placed_by_the_lines_before_it() -> None:
+    assert load_json_text('{"a": 1,\r\n "a": 2}') == ParseFailure(2, 2, "duplicate key 'a' (first at 1:2); keep one")
+    assert load_json_text('{"x":\r\n\r\n NaN}')[:2] == (3, 2)
+    assert load_json_text('{"a": 1}\r\n{"b": 2}') == ParseFailure(2, 1, "extra data after the JSON value")
+
+
+def test_strict_json_gives_any_value_the_policy_accepts() -> None:
+    from citelint.reports.json import strict_json
+
+    assert strict_json('[1, "\\ud83d\\ude00", {"a": null}]') == [1, "\U0001F600", {"a": None}]
+    assert strict_json(" 12 ") == 12
+    deep = '[' * 64 + ']' * 64
+    assert strict_json(deep) == json.loads(deep)

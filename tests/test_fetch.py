@@ -718,6 +718,31 @@ def test_dry_run_fetches_nothing(serve, captures, ca_file):
     assert server.accepted == 0 and files_under(captures) == []
 
 
+def test_run_capture_refuses_unusable_settings_before_trying_a_source(serve, captures, ca_file, monkeypatch):
+    import citelint.capture.stage as stage
+
+    server = serve(response(body=TEXT.encode()))
+    url = server.url()
+    with pytest.raises(CaptureRefused, match="capture.proxy must be an http://host:port URL"):
+        run_capture(captures, [url], options(ca_file, proxy="socks5://127.0.0.1:1080"), dry_run=True)
+    assert server.accepted == 0 and files_under(captures) == []
+    # Checked once per run, not again when the fetcher is made.
+    calls = []
+    checked = stage.check_settings
+    monkeypatch.setattr(stage, "check_settings", lambda settings: calls.append(settings) or checked(settings))
+    assert [o.status for o in run_capture(captures, [url, url + "?b"], options(ca_file), urls=[url])] == [CAPTURED]
+    assert len(calls) == 1
+
+
+def test_cli_capture_reports_unusable_settings_as_a_config_error(tmp_path):
+    write_config(tmp_path, ["https://example.org/"], proxy="socks5://127.0.0.1:1080")
+    for extra in ((), ("--dry-run",)):
+        run = run_cli("capture", *extra, cwd=tmp_path)
+        assert run.code == 2, run.out + run.err
+        assert "config error" in run.err and "capture.proxy must be an http://host:port URL" in run.err
+        assert run.out == ""
+
+
 def test_check_source_normalises_the_target():
     url = "https://EXAMPLE.org:443/a b/../c?q=1"
     t = check_source(url, [url])

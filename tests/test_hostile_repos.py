@@ -170,10 +170,10 @@ def test_repeated_findings_are_capped_with_a_count(repo: Repo) -> None:
 
 
 def test_near_miss_explanations_are_budgeted_per_capture(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    import citelint.facts as facts
+    import citelint.excerpts as excerpts
 
     # A budget of 20 explanations for this capture: 20 times its length in characters.
-    monkeypatch.setattr(facts, "NEAR_MISS_CHARS", 20 * len(repo.records[SOURCE_A].text))
+    monkeypatch.setattr(excerpts, "NEAR_MISS_CHARS", 20 * len(repo.records[SOURCE_A].text))
     facts_ = [repo.cited(label=f"l{i}", snippet=f"Synthetic source:  4{i} items") for i in range(30)]
     repo.config(labels=[f"l{i}" for i in range(30)])
     repo.report(*facts_)

@@ -10,7 +10,7 @@ import pytest
 
 from citelint.imports import gemini, openai
 from citelint.imports.model import ResponseError
-from citelint.imports.framing import MAX_DEPTH
+from citelint.reports.document import MAX_DEPTH
 from citelint.imports.streams import MAX_RESPONSE_BYTES, load_response
 from conftest import CORPUS, corpus_path
 
@@ -302,6 +302,11 @@ def test_strict_json_duplicates_constants_and_surrogates() -> None:
     assert str(_error("openai", body)).startswith("resp.txt:1:")
     assert "lone surrogate" in str(_error("gemini", '{"candidates": [{"content": {"parts": [{"text": "\\ud800"}]}}]}'))
     assert "lone surrogate" in str(_error("gemini", 'data: {"\\udfff": 1}\n\n'))
+    # Inside a stream, both positions of a duplicate key are the file's.
+    lines = '{"type": "response.created"}\n{"type": "x", "type": "y"}\n'
+    assert str(_error("openai", lines)) == "resp.txt:2:15: duplicate key 'type' (first at 2:2); keep one"
+    body = 'data: {"type": "a", "type": "b"}\n\n'
+    assert str(_error("openai", body)) == "resp.txt:1:21: duplicate key 'type' (first at 1:8); keep one"
 
 
 def test_huge_depth_is_refused_not_a_traceback() -> None:

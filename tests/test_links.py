@@ -7,16 +7,16 @@ import importlib
 import pytest
 
 from citelint import links
-from citelint.links import Allowlist, Link, check, extract, fix, govern
+from citelint.links import Allowlist, Link, LinkEvidence, check, extract, fix, govern
 
 CAPTURED = "https://example.org/q3.txt"
-ALLOW = Allowlist([CAPTURED])
+ALLOW = LinkEvidence(Allowlist([CAPTURED]))
 
 
-def findings(markdown: str, allowlist: Allowlist = ALLOW, **kw) -> list[tuple[str, int, int]]:
+def findings(markdown: str, evidence: LinkEvidence = ALLOW, **kw) -> list[tuple[str, int, int]]:
     """(rule, line, col) of every issue, after checking that check() agrees with govern()."""
-    _, issues = govern(markdown, allowlist, **kw)
-    report = check(markdown, allowlist, **kw)
+    _, issues = govern(markdown, evidence, **kw)
+    report = check(markdown, evidence, **kw)
     assert [(i.rule, i.line, i.col, i.message) for i in report.issues] == \
         [(i.rule, i.line, i.col, i.message) for i in issues]
     return [(i.rule, i.line, i.col) for i in issues]
@@ -149,7 +149,7 @@ def test_images_are_governed_when_configured() -> None:
 def test_destinations_compare_as_the_renderer_resolved_them() -> None:
     allow = Allowlist(["https://ex.com/a?x=1&y=2", "https://ex.com/a_b", "https://ex.com/[1]"])
     md = "[e](https://ex.com/a?x=1&amp;y=2) [s](https://ex.com/a\\_b) [p](<https://ex.com/[1]>)\n"
-    found, issues = govern(md, allow)
+    found, issues = govern(md, LinkEvidence(allow))
     assert [lk.href for lk in found] == ["https://ex.com/a?x=1&y=2", "https://ex.com/a_b", "https://ex.com/[1]"]
     assert issues == []
 
@@ -184,7 +184,7 @@ def test_near_miss_names_the_captured_source() -> None:
         "https://example.org/elsewhere": None,
     }
     for href, near in cases.items():
-        _, issues = govern(f"[x]({href})\n", allow)
+        _, issues = govern(f"[x]({href})\n", LinkEvidence(allow))
         assert issues[0].rule == "CL201" and issues[0].near_miss == near
         assert (near in issues[0].message) if near else ("near miss" not in issues[0].message)
 
@@ -346,8 +346,8 @@ def _run_fresh(code: str) -> str:
 
 def test_link_modules_never_import_a_network_library() -> None:
     out = _run_fresh("import sys, citelint.links, citelint.urls\n"
-                     "from citelint.links import Allowlist, check\n"
-                     "check('[a](https://x.example)', Allowlist([]))\n"
+                     "from citelint.links import Allowlist, LinkEvidence, check\n"
+                     "check('[a](https://x.example)', LinkEvidence(Allowlist([])))\n"
                      "print([m for m in ('urllib3', 'http.client', 'socket', 'ssl') if m in sys.modules])\n")
     assert out.strip() == "[]"
 
@@ -358,10 +358,10 @@ def test_link_modules_never_import_pycparser() -> None:
     # A small page renders through cmarkgfm itself, without loading ctypes;
     # past FREEING_AFTER_CHARS the freeing renderer takes over.
     out = _run_fresh("import sys, citelint.links\n"
-                     "from citelint.links import Allowlist, check\n"
-                     "check('[a](https://x.example) [b](/rel) https://y.example', Allowlist([]))\n"
+                     "from citelint.links import Allowlist, LinkEvidence, check\n"
+                     "check('[a](https://x.example) [b](/rel) https://y.example', LinkEvidence(Allowlist([])))\n"
                      "print('ctypes' in sys.modules)\n"
-                     "check('[a](https://x.example)\\n' * 20000, Allowlist([]))\n"
+                     "check('[a](https://x.example)\\n' * 20000, LinkEvidence(Allowlist([])))\n"
                      "print('ctypes' in sys.modules)\n"
                      "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pycparser', 'cffi')))\n")
     assert out.split() == ["False", "True", "[]"]

@@ -16,7 +16,7 @@ import cmarkgfm
 import pytest
 
 from citelint import links, urls
-from citelint.links import Allowlist, check, extract, govern, resolve_destination
+from citelint.links import Allowlist, LinkEvidence, check, extract, govern, resolve_destination
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -136,8 +136,8 @@ def test_spec_examples_hrefs_equal_the_reference_html() -> None:
 
 def assert_check_agrees_with_govern(md: str, allow: Allowlist, label: object) -> None:
     """check()'s counts and findings for ``md`` are govern()'s."""
-    governed, issues = govern(md, allow)
-    report = check(md, allow)
+    governed, issues = govern(md, LinkEvidence(allow))
+    report = check(md, LinkEvidence(allow))
     blocking = {id(i.link) for i in issues if i.rule in ("CL201", "CL202")}
     want = (len(governed), sum(lk.category == "governed" for lk in governed),
             sum(lk.category == "governed" and id(lk) not in blocking for lk in governed))
@@ -219,7 +219,7 @@ def test_readmes_allowlisted_from_their_own_links_have_no_cl201() -> None:
         src = path.read_text(encoding="utf-8")
         found = extract(src)
         allow = Allowlist(link.cited for link in found if link.category == "governed")
-        issues = links.judge(found, allow)
+        issues = links.judge(found, links.LinkEvidence(allow))
         assert [i for i in issues if i.rule == "CL201"] == [], path.name
         for issue in issues:
             if issue.rule == "CL202":
@@ -228,7 +228,7 @@ def test_readmes_allowlisted_from_their_own_links_have_no_cl201() -> None:
             forms[link.kind] += 1
             assert link.located, (path.name, link)
             assert located_construct_agrees(src, link), (path.name, link)
-        report = check(src, allow)
+        report = check(src, LinkEvidence(allow))
         assert (report.links, report.governed) == (len(found), sum(lk.category == "governed" for lk in found))
         assert [(i.rule, i.line, i.col) for i in report.issues] == [(i.rule, i.line, i.col) for i in issues]
     assert [(f, line, col, href) for f, line, col, href, _ in cl202] == [e[:4] for e in EXPECTED_CL202]
@@ -280,11 +280,11 @@ def test_expertqa_citations_are_governed_in_every_link_form(form: str) -> None:
     for system, answer in eq.records(corpus("expertqa")):
         md_inline = eq.render(answer["answer_string"], answer["attribution"], "inline")
         allow = Allowlist(eq.retrieved(answer))
-        inline_issues = govern(md_inline, allow)[1]
-        if inline_issues and check(md_inline, allow).grounded:
+        inline_issues = govern(md_inline, LinkEvidence(allow))[1]
+        if inline_issues and check(md_inline, LinkEvidence(allow)).grounded:
             break
     md = eq.render(answer["answer_string"], answer["attribution"], form)
-    found, issues = govern(md, allow)
+    found, issues = govern(md, LinkEvidence(allow))
     expected_kind = "reference" if form == "reference" else form
     assert {lk.kind for lk in found} == {expected_kind}
     assert sorted(urls.identity(i.link.cited) for i in issues) == \
@@ -296,7 +296,7 @@ def test_expertqa_citations_are_governed_in_every_link_form(form: str) -> None:
             assert at.startswith("[\\[")
         else:
             assert at.startswith(issue.link.cited if form != "html" else issue.link.href), (at[:60], issue)
-    assert check(md, allow).grounded == check(md_inline, allow).grounded > 0
+    assert check(md, LinkEvidence(allow)).grounded == check(md_inline, LinkEvidence(allow)).grounded > 0
 
 
 def _scan_filtering_comments(out: str, images: bool) -> list:

@@ -16,7 +16,7 @@ from test_links_conformance import corpus, spec_examples
 from test_urls import _readme_hrefs, _spellings_near_the_quick_rules, _whatwg_cases
 
 from citelint import links, urls
-from citelint.links import Allowlist, check, govern, locate, render
+from citelint.links import Allowlist, LinkEvidence, check, govern, locate, render
 
 
 def _documents() -> list[str]:
@@ -189,8 +189,8 @@ def test_check_agrees_with_govern_where_the_fast_paths_branch() -> None:
     for mask in range(1, 1 << len(pieces), 37):
         md = "\n\n".join(p for k, p in enumerate(pieces) if mask >> k & 1)
         for kw in ({}, {"images": True}, {"relative": "error"}):
-            _, issues = govern(md, allow, **kw)
-            report = check(md, allow, **kw)
+            _, issues = govern(md, LinkEvidence(allow), **kw)
+            report = check(md, LinkEvidence(allow), **kw)
             assert [(i.rule, i.line, i.col, i.message) for i in report.issues] == \
                 [(i.rule, i.line, i.col, i.message) for i in issues], (md, kw)
 
@@ -198,5 +198,5 @@ def test_check_agrees_with_govern_where_the_fast_paths_branch() -> None:
 def test_entities_are_decoded_once_on_the_fast_path() -> None:
     # cmark writes "&" in an href as "&amp;": the decision sees "&" again
     allow = Allowlist(["https://ex.org/a?x=1&y=2"])
-    assert check("[a](https://ex.org/a?x=1&y=2)", allow).grounded == 1
-    assert check("[a](https://ex.org/a?x=1&amp;amp;y=2)", allow).grounded == 0
+    assert check("[a](https://ex.org/a?x=1&y=2)", LinkEvidence(allow)).grounded == 1
+    assert check("[a](https://ex.org/a?x=1&amp;amp;y=2)", LinkEvidence(allow)).grounded == 0

@@ -329,9 +329,14 @@ def test_invisible_and_ambiguous_terms(project: Project) -> None:
         f"[d]({q(' is ')})",                                        # 7: short
     ]) + "\n")
     run = project.check()
-    assert ": CL108 " in at_line(run, 1)[0]
+    assert at_line(run, 1)[0].endswith(
+        ": CL108 the quoted start term has no visible character (only whitespace, zero-width or format "
+        "characters); quote readable text from the capture [snippet-invisible]")
     assert run.returncode == 1
     assert all(": CL105 " in at_line(run, n)[0] for n in (3, 5, 7))
+    assert at_line(run, 5)[0].endswith(
+        f": CL105 the quoted start term 'text' is only 4 characters (fewer than 20); quote enough to identify "
+        f"the passage in capture {project.new.sha256[:12]}… [snippet-ambiguous]")
     project.report(f"[a]({q('text fragment. It is followed', prefix='example')})\n"
                    f"\n[b]({q('is', 'the end.')})\n")
     run = project.check()
@@ -344,7 +349,10 @@ def test_invisible_and_ambiguous_terms(project: Project) -> None:
                    f"[b]({q('Dividend held at 5 cents per share.', prefix='Later:')})\n")
     run = project.check()
     (ambiguous,) = findings(run, "CL105")
-    assert ambiguous.startswith("reports/a.md:1:") and "matches 2 passages" in ambiguous
+    assert ambiguous.startswith("reports/a.md:1:") and ambiguous.endswith(
+        f": CL105 the quotation 'Dividend held at 5 cents per share.' matches 2 passages of capture "
+        f"{project.new.sha256[:12]}…; add a prefix (`prefix-,`), a suffix (`,-suffix`) or more text so it "
+        "identifies one [snippet-ambiguous]")
 
 
 def test_newest_revision_includes_batch_siblings(tmp_path: Path) -> None:

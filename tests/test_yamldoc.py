@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from conftest import SOURCE_A, Repo, run_cli
-from citelint.reports.loaders import Document, ParseFailure
+from citelint.reports.document import Document, ParseFailure
 from citelint.model import Position
 from citelint.reports.yaml import _load, load_yaml_text
 

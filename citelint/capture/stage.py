@@ -21,10 +21,8 @@ from citelint.store.captures import (
     TextRejected,
     decode_text,
     make_record,
-    record_bytes,
     sha256_hex,
     write_capture,
-    write_raw,
 )
 from citelint.files import FileTooLarge, read_regular
 from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
@@ -69,14 +67,10 @@ class CaptureOutcome:
 # --------------------------------------------------------------------------- recording
 
 def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None = None) -> CaptureOutcome:
-    """Write ``raw`` (when kept) and then ``record`` with the exclusive
-    writer; verify an existing file. The raw body goes first, so a record
-    that names one never lacks it for want of a second write."""
+    """Write ``raw`` (when kept) and ``record`` with the exclusive writer
+    (:func:`~citelint.store.captures.write_capture`, raw body first); verify an existing file."""
     try:
-        if raw is not None:
-            record_bytes(record)  # a record too large to write: refused before anything is written
-            write_raw(captures_dir, record.source, raw)
-        result = write_capture(captures_dir, record)
+        result = write_capture(captures_dir, record, raw)
     except OSError as exc:
         raise CaptureRefused(f"cannot write the capture: {exc.strerror or exc}") from None
     except CaptureError as exc:  # RecordTooLarge, or a raw file that is not what its name says
@@ -266,15 +260,27 @@ def select_sources(captures_dir: Path, sources: Sequence[str], urls: Sequence[st
 def run_capture(captures_dir: Path, sources: Sequence[str], settings: CaptureSettings, *,
                 urls: Sequence[str] = (), refetch_all: bool = False, dry_run: bool = False,
                 progress: Callable[[int, int, str], None] | None = None) -> Iterator[CaptureOutcome]:
-    """Capture sources one by one, yielding one outcome per source.
+    """Capture sources one by one: an iterator of one outcome per source.
 
     ``captures_dir`` is the store root; ``sources`` the approved list; the
     selection is :func:`select_sources`. ``dry_run`` checks each URL against
     the approved list and URL policy (no network, no write) and yields
     ``would fetch`` or ``refused``. ``progress(index, total, source)`` is
     called before each source (index from 1), for a TTY progress display.
-    Refusals are outcomes, never exceptions.
+    A refused source is an outcome, never an exception.
+
+    Raises:
+        CaptureRefused: ``settings`` fail :func:`check_settings`, raised by
+            this call, before any source is selected or tried.
     """
+    check_settings(settings)
+    return _captures(captures_dir, sources, settings, urls, refetch_all, dry_run, progress)
+
+
+def _captures(captures_dir: Path, sources: Sequence[str], settings: CaptureSettings, urls: Sequence[str],
+              refetch_all: bool, dry_run: bool,
+              progress: Callable[[int, int, str], None] | None) -> Iterator[CaptureOutcome]:
+    """:func:`run_capture`'s outcomes, for settings it checked."""
     chosen = select_sources(captures_dir, sources, urls, refetch_all=refetch_all)
     fetcher: Fetcher | None = None
     for index, source in enumerate(chosen, start=1):
@@ -289,13 +295,7 @@ def run_capture(captures_dir: Path, sources: Sequence[str], settings: CaptureSet
                 yield CaptureOutcome(source=source, status=WOULD_FETCH)
             continue
         if fetcher is None:
-            try:
-                check_settings(settings)
-                fetcher = _new_fetcher(settings)
-            except CaptureRefused as exc:
-                # A bad setting refuses every source the same way.
-                yield CaptureOutcome(source=source, status=REFUSED, reason=str(exc))
-                continue
+            fetcher = _new_fetcher(settings)
         yield capture_one(captures_dir, source, sources, settings, fetcher=fetcher)
 
 

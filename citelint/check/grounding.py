@@ -1,9 +1,10 @@
 """What grounds a run's Markdown links, and what git has of the captures.
 
-:func:`build_allowlist` decides, once per run, which approved sources ground
-a link (a capture that verifies, that git has, whose signed evidence holds)
-and which are reported under another rule; :func:`reclassified` turns a
-CL201 about such a source into that rule (CL103, CL109, CL401-CL403).
+:func:`build_allowlist` sorts, once per run, the approved sources into
+those that ground a link (a capture that verifies, that git has, whose
+signed evidence holds) and those whose links are reported under another
+rule, as the :class:`~citelint.links.grounds.LinkEvidence` whose
+``decide`` gives each link its one reason.
 :class:`GitTracking` answers which capture files git has (CL109), from the
 index file, asking git itself only when the index is not one it can read.
 """
@@ -13,15 +14,15 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING
 
-from citelint.store.captures import CaptureRecord, Store, sha256_hex
+from citelint.store.captures import Store, sha256_hex
 from citelint.config import Config, relpath
 from citelint.git.index import find_worktree, indexed_captures
 
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier
-    from citelint.links import Allowlist, LinkIssue
+    from citelint.links.grounds import LinkEvidence
 
 
 class GitTracking:
@@ -85,35 +86,18 @@ class GitTracking:
         return not any(f"{directory}/{rev.sha256}.json" in files for rev in store.revisions(source))
 
 
-def reclassified(issue: LinkIssue, evidence: LinkEvidence) -> LinkIssue:
-    """A CL201 link to a source that is captured, but only by corrupt files
-    (CL103), by files git does not have (CL109), or by failing signed evidence
-    (CL401–CL403), reported as such."""
-    href = issue.link.href
-    if evidence.corrupt is not None and evidence.corrupt.decide(href)[1]:
-        return issue._replace(rule="CL103", near_miss=None, message=(
-            f"link to {href}: every capture of this source fails verification, so it grounds nothing; "
-            "restore the capture files from version control or capture the source again (`citelint ls` lists "
-            "them); --fix leaves this link alone"))
-    if evidence.untracked is not None and evidence.untracked.decide(href)[1]:
-        return issue._replace(rule="CL109", near_miss=None, message=(
-            f"link to {href}: its captures are neither committed nor staged in git, so this check passes here "
-            "and fails in a clean clone; `git add` the captures directory"))
-    for allowlist, rule, message in evidence.unsigned:
-        if allowlist.decide(href)[1]:
-            return issue._replace(rule=rule, near_miss=None, message=f"link to {href}: {message}")
-    return issue
-
-
 def build_allowlist(config: Config, store: Store, tracking: GitTracking | None = None,
                     evidence: EvidenceVerifier | None = None) -> LinkEvidence:
-    """What grounds a Markdown link: approved sources with at least one
-    capture that verifies (and that git has, inside a git work tree), plus
-    ``links.allow`` (one directory lookup per source, no scan); and the
-    sources whose links are reported under another rule: every capture
-    corrupt (CL103), captured only by files git does not have (CL109), or
-    signed evidence failing (CL401–CL403, :meth:`EvidenceVerifier.link_problem`)."""
-    from citelint.links import Allowlist
+    """What grounds a Markdown link in this run, as a :class:`~citelint.links.grounds.LinkEvidence`:
+    approved sources with at least one capture that verifies (and that git
+    has, inside a git work tree), plus ``links.allow`` (one directory lookup
+    per source, no scan); and the sources whose links are reported under
+    another rule: every capture corrupt (CL103), captured only by files git
+    does not have (CL109), or signed evidence failing (CL401–CL403,
+    :meth:`EvidenceVerifier.link_problem`). Loads the link modules (cmark-gfm):
+    call it only for a run with a Markdown report. Raises nothing of its own."""
+    from citelint.links.allowlist import Allowlist
+    from citelint.links.grounds import LinkEvidence, Reason
 
     captured, corrupt, untracked, unsigned = [], [], [], []
     ignored = config.links.ignore_query_params
@@ -123,7 +107,8 @@ def build_allowlist(config: Config, store: Store, tracking: GitTracking | None =
             if tracking is not None and tracking.source_untracked(source, store):
                 untracked.append(source)
             elif problem is not None:
-                unsigned.append((Allowlist([source], (), ignored), *problem))
+                rule, detail = problem
+                unsigned.append((Allowlist([source], (), ignored), Reason(rule), detail))
             else:
                 captured.append(source)
         elif store.revisions(source):
@@ -132,17 +117,3 @@ def build_allowlist(config: Config, store: Store, tracking: GitTracking | None =
                         Allowlist(corrupt, (), ignored) if corrupt else None,
                         Allowlist(untracked, (), ignored) if untracked else None, store, unsigned,
                         functools.partial(evidence.issues, store) if evidence is not None else None)
-
-
-class LinkEvidence(NamedTuple):
-    """The allowlists of a run's Markdown checks (see :func:`build_allowlist`), and the
-    store that quotation links are verified against (CL204)."""
-
-    grounding: Allowlist
-    corrupt: Allowlist | None = None
-    untracked: Allowlist | None = None
-    store: Store | None = None
-    # (one source's allowlist, rule, message) for CL401-CL403
-    unsigned: Sequence[tuple[Allowlist, str, str]] = ()
-    #: CL401-CL403 of the capture a quotation was verified in (None: no signatures configured).
-    signed: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None

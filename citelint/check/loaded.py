@@ -17,7 +17,9 @@ from citelint.reports.columns import char_position
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, FactIssue
 from citelint.files import decode_utf8
-from citelint.reports.loaders import Document, LazyDocument, ParseFailure, load_text
+from citelint.reports.document import Document, ParseFailure
+from citelint.reports.json import LazyDocument
+from citelint.reports.loaders import load_text
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
 
 

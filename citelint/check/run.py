@@ -23,9 +23,11 @@ from citelint.config import Config, relpath
 from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
                             verify_citations)
 from citelint.files import replace_atomically, unsafe_to_replace
-from citelint.check.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
+from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
+from citelint.reports.document import ParseFailure
+from citelint.reports.json import LazyDocument
+from citelint.reports.loaders import decode_source, kind_of, load_text, read_source
 from citelint.model import RULES, CheckResult, Finding, Position
 from citelint.reports.schema import check_document
 from citelint.check.targets import Target, select_targets, stdin_target
@@ -34,6 +36,7 @@ from citelint.errors import UsageError
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures, PendingBase, Resolving
+    from citelint.links.grounds import LinkEvidence
 
 
 __all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
@@ -263,11 +266,9 @@ def _phase_two(groups: Sequence[_Group], config: Config,
 
 def _check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,
                     result: CheckResult, fix: bool) -> None:
-    """Check one Markdown report's links (CL201–CL204) and, with ``fix``,
-    degrade the fixable ones. A link to a source whose every capture is
-    corrupt is CL103, and one whose captures git does not have is CL109,
-    not CL201: the evidence needs repair, and ``--fix`` must not delete a
-    correct citation because of it."""
+    """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
+    CL401–CL403 for a link whose evidence needs repair: see
+    :func:`citelint.links.judge.judge`) and, with ``fix``, degrade the fixable ones."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -278,13 +279,11 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
         emit("CL001", Position(source.line, source.col), source.message)
         return
     raw, text = source
-    report = links.check(text, evidence.grounding, relative=config.links.relative,
-                         images=config.links.images, store=evidence.store, signature_issues=evidence.signed)
+    report = links.check(text, evidence, relative=config.links.relative, images=config.links.images)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
-    issues = [reclassified(i, evidence) if i.rule == "CL201" else i for i in issues]
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]

@@ -162,11 +162,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     options = config.capture._replace(ca_file=ca_file or config.capture.ca_file,
                                       allow_http_loopback=args.allow_http_loopback)
-    try:
-        check_settings(options)
-    except CaptureRefused as exc:
+
+    def unusable(exc: CaptureRefused) -> int:
         err.write(f"citelint: config error: {config.path}: {exc}\n")
         return EXIT_USAGE
+
+    if args.from_file is not None or args.verify_extraction:
+        # run_capture checks the settings itself; these two paths do not go through it.
+        try:
+            check_settings(options)
+        except CaptureRefused as exc:
+            return unusable(exc)
 
     if args.from_file is not None:
         try:
@@ -198,9 +204,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     counts: dict[str, int] = {}
     unsigned = False
-    for outcome in run_capture(config.captures_dir, config.sources, options, urls=args.urls,
+    try:
+        outcomes = run_capture(config.captures_dir, config.sources, options, urls=args.urls,
                                refetch_all=args.refetch_all, dry_run=args.dry_run,
-                               progress=progress if show_progress else None):
+                               progress=progress if show_progress else None)
+    except CaptureRefused as exc:
+        return unusable(exc)
+    for outcome in outcomes:
         if show_progress:
             err.write("\r\x1b[K")
             err.flush()

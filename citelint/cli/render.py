@@ -52,7 +52,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.errors import UsageError
     from citelint.config import relpath
     from citelint.escape import terminal
-    from citelint.reports.loaders import ParseFailure, kind_of, read_source
+    from citelint.reports.document import ParseFailure
+    from citelint.reports.loaders import kind_of, read_source
     from citelint.output import summary_line
     from citelint.output.render import render_html, render_markdown
     from citelint.reader.build import fact_view, markdown_view

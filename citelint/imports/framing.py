@@ -12,125 +12,46 @@
 - **one JSON event per line**, as vercel/ai's ``*.chunks.txt`` fixtures
   (a first JSON object followed by more: ``Extra data`` to the decoder).
 
-JSON is read strictly (DESIGN §8) by :func:`decode_json`: duplicate keys,
-NaN, Infinity, numbers that overflow and lone surrogate escapes are
-refused, since a last-wins duplicate would let one file say two things and
-a lone surrogate has no UTF-8 form to count offsets in; nesting deeper than
-:data:`MAX_DEPTH` is refused (the C decoder's ``RecursionError`` included).
-Each failure is a :class:`~citelint.imports.model.ResponseError` whose
-message starts with ``name:line`` and, where one position is to blame,
-``:col`` (1-based, code points).
+JSON is read by the reports' one strict policy
+(:func:`citelint.reports.json.strict_json`): duplicate keys, NaN, Infinity,
+numbers that overflow, lone surrogate escapes and nesting deeper than
+:data:`~citelint.reports.document.MAX_DEPTH` are refused, since a last-wins
+duplicate would let one file say two things and a lone surrogate has no
+UTF-8 form to count offsets in. Each failure is a
+:class:`~citelint.imports.model.ResponseError` whose message starts with
+``name:line:col`` (1-based, code points), worded and placed as for reports.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Iterator
 
 from citelint.imports import shape
 from citelint.imports.model import ResponseError
-
-#: The report loader's limit, so a depth refused here is worded with the same number.
-MAX_DEPTH = 64
+from citelint.reports.document import ParseFailure
+from citelint.reports.json import EXTRA_DATA, strict_json
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _SSE_FIELD = re.compile(r"(event|data|id|retry)(?::|$)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class _Refused(ValueError):
-    """A JSON value the strict reading refuses (duplicate key, non-finite number)."""
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Refused(f"duplicate key {shape.show(key)}")
-            seen.add(key)
-    return out
-
-
-def _constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON number")
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if value in (float("inf"), float("-inf")):
-        raise _Refused(f"number {literal[:40]} overflows to infinity")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
-
-
-def _problem(value: Any) -> str | None:
-    """Why a decoded JSON value is refused after decoding: containers nested
-    deeper than MAX_DEPTH, or a string (or key) holding a lone surrogate
-    (a ``\\ud800`` escape with no pair: not Unicode text, and it would make
-    every later UTF-8 encoding fail). None when it is fine. Iterative, so no
-    recursion limit applies."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return f"the string {shape.show(item, 40)} holds a lone surrogate escape, which is not Unicode text"
-        elif isinstance(item, (dict, list)):
-            if depth > MAX_DEPTH:
-                return f"JSON nested deeper than {MAX_DEPTH} levels"
-            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
-            stack.extend((c, depth + 1) for c in children if isinstance(c, (str, dict, list)))
-    return None
 
 
 def decode_json(text: str, name: str, line: int = 1, col: int = 1) -> Any:
     """Decode one JSON value that starts at ``line``:``col`` of the file ``name``.
 
     Raises:
-        ResponseError: bad syntax (with the file position of the error),
-            a refused value (with its position), or nesting deeper than
-            MAX_DEPTH.
+        ResponseError: the value is not JSON, or the strict policy refuses it;
+            the message gives the file position of the failure.
     """
-    try:
-        value = _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        raise _reported(text, name, line, col) or \
-            ResponseError(f"{name}:{_where(line, col, exc.lineno, exc.colno)}: not JSON: {exc.msg}") from None
-    except _Refused as exc:
-        raise _reported(text, name, line, col) or ResponseError(f"{name}:{line}: {exc}") from None
-    except RecursionError:
-        raise ResponseError(f"{name}:{line}: JSON nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError:
-        # int() refuses more than 4300 digits (CVE-2020-10735 guard): the report loader says where.
-        raise _reported(text, name, line, col) or \
-            ResponseError(f"{name}:{line}: a number has too many digits") from None
-    problem = _problem(value)
-    if problem:
-        raise _reported(text, name, line, col) or ResponseError(f"{name}:{line}: {problem}")
+    value = strict_json(text, (line, col))
+    if isinstance(value, ParseFailure):
+        raise _failed(value, name)
     return value
 
 
-def _where(line: int, col: int, inner_line: int, inner_col: int) -> str:
-    """``line:col`` in the file of position ``inner_line:inner_col`` of a value starting at ``line:col``."""
-    return f"{line + inner_line - 1}:{inner_col + (col - 1 if inner_line == 1 else 0)}"
-
-
-def _reported(text: str, name: str, line: int, col: int) -> ResponseError | None:
-    """The error the report loader's position-tracking parser finds in ``text`` (a
-    value starting at ``line``:``col`` of ``name``), worded and placed as for reports;
-    None when it finds none (a limit only the strict decoding here applies). Run only
-    on the error path."""
-    from citelint.reports.loaders import ParseFailure, load_json_text
-
-    failure = load_json_text(text)
-    if isinstance(failure, ParseFailure):
-        return ResponseError(f"{name}:{_where(line, col, failure.line, failure.col)}: {failure.message}")
-    return None
+def _failed(failure: ParseFailure, name: str) -> ResponseError:
+    """The error of ``failure`` (placed in the file) in the file ``name``."""
+    return ResponseError(f"{name}:{failure.line}:{failure.col}: {failure.message}")
 
 
 def _sse_events(text: str, name: str) -> Iterator[tuple[int, int, str, str]]:
@@ -175,20 +96,13 @@ def frames(text: str, name: str) -> tuple[Any, list[tuple[int, str, Any]] | None
     stripped = text.lstrip()
     if not stripped:
         raise ResponseError(f"{name}: empty file, no response")
-    try:
-        whole = _DECODER.decode(text)
-    except json.JSONDecodeError as exc:
-        if stripped[0] not in "{[" and not stripped.startswith('"'):
-            return None, [(n, ev, decode_json(body, name, n, c)) for n, c, ev, body in _sse_events(text, name)]
-        if exc.msg != "Extra data" or not stripped.startswith("{"):
-            return decode_json(text, name, 1), None  # raises, with the position
-    except (ValueError, RecursionError):  # _Refused, or int()'s digit limit
-        return decode_json(text, name, 1), None
-    else:
-        problem = _problem(whole)
-        if problem:
-            raise _reported(text, name, 1, 1) or ResponseError(f"{name}: {problem}")
+    whole = strict_json(text)
+    if not isinstance(whole, ParseFailure):
         return whole, None
+    if stripped[0] not in "{[" and not stripped.startswith('"'):
+        return None, [(n, ev, decode_json(body, name, n, c)) for n, c, ev, body in _sse_events(text, name)]
+    if whole.message != EXTRA_DATA or not stripped.startswith("{"):
+        raise _failed(whole, name)
     events = []
     for number, line in enumerate(_LINE_END.split(text), start=1):
         if line.strip():

@@ -60,7 +60,8 @@ def load_source_map(data: bytes, name: str) -> dict[str, str]:
             an object of strings, or a value that is not an absolute http(s)
             URL (the message names the key).
     """
-    from citelint.reports.loaders import ParseFailure, decode_utf8, load_text
+    from citelint.reports.document import ParseFailure
+    from citelint.reports.loaders import decode_utf8, load_text
 
     text = decode_utf8(data)
     if isinstance(text, ParseFailure):

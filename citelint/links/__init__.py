@@ -4,7 +4,7 @@ Which links exist, and where they point, is decided by GitHub's own parser,
 cmark-gfm, never by a Markdown parser of our own. The document is rendered
 once with source positions, footnotes and raw HTML kept; every ``<a href>``
 (and ``<img src>`` when images are governed) of that HTML is a link, then
-located in the source and judged against an :class:`Allowlist`.
+located in the source and judged against the run's :class:`LinkEvidence`.
 
 Modules, one job each:
 
@@ -14,7 +14,9 @@ Modules, one job each:
 - :mod:`~citelint.links.locate`: mapping each anchor back to the source (:func:`extract`);
 - :mod:`~citelint.links.link`: the values handed on, :class:`Link` and :class:`LinkIssue`;
 - :mod:`~citelint.links.allowlist`: what a link may point at, and near misses;
-- :mod:`~citelint.links.judge`: the rules CL201/CL202/CL203 (:func:`judge`, :func:`govern`, :func:`check`);
+- :mod:`~citelint.links.grounds`: what grounds a run's links, and why one is not (:meth:`LinkEvidence.decide`);
+- :mod:`~citelint.links.judge`: the rules CL201/CL202/CL203, and CL103/CL109/CL401-CL403 for a link
+  whose evidence needs repair (:func:`judge`, :func:`govern`, :func:`check`);
 - :mod:`~citelint.links.directive`: URL text directives (``#:~:text=``), parsed and written;
 - :mod:`~citelint.links.quote`: quotation links, their text verified against the capture (CL204);
 - :mod:`~citelint.links.degrade`: ``--fix`` (:func:`fix`).
@@ -32,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from citelint.links.allowlist import Allowlist, edit_distance_at_most
+from citelint.links.grounds import Decision, LinkEvidence, Reason
 from citelint.links.judge import LinkReport, check, govern, judge
 from citelint.links.link import Link, LinkIssue, new_link
 from citelint.links.render import GITHUB_EXTENSIONS, cmarkgfm_to_html, render_html, cmark_to_html
@@ -58,6 +61,9 @@ __all__ = [
     "LinkReport",
     "check",
     "Allowlist",
+    "Decision",
+    "LinkEvidence",
+    "Reason",
     "extract",
     "judge",
     "govern",

@@ -1,5 +1,7 @@
 """Judging links: the rules CL201, CL202 and CL203 (:func:`judge`, :func:`govern`, :func:`check`),
-and, through :mod:`citelint.links.quote`, the quotation rules (CL204).
+for a link the run's evidence does not ground for another reason CL103, CL109 or CL401-CL403
+(:meth:`citelint.links.grounds.LinkEvidence.decide`), and, through :mod:`citelint.links.quote`,
+the quotation rules (CL204).
 
 :func:`check` is what ``citelint check`` runs: every link judged from
 cmark's output, only the blocks with a finding located.
@@ -12,7 +14,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from citelint import urls
-from citelint.links.allowlist import Allowlist
+from citelint.links.grounds import LinkEvidence, Reason
 from citelint.links.link import Link, LinkIssue, cjk_cut
 from citelint.links.render import GITHUB_EXTENSIONS, SOURCEPOS_KEY, footnotes_start, render_html, scan_links, scan_link_tuples
 from citelint.model import RULES
@@ -20,6 +22,7 @@ from citelint.model import RULES
 if TYPE_CHECKING:
     from typing import Callable
 
+    from citelint.links.allowlist import Allowlist
     from citelint.store.captures import CaptureRecord, Store
 
 
@@ -29,34 +32,28 @@ def show_url(value: str, limit: int = 200) -> str:
     return "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in shown)
 
 
-def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass") -> list[LinkIssue]:
-    """Decide each link against ``allowlist`` and return the issues, in link order.
+def judge(links: Iterable[Link], evidence: LinkEvidence, *, relative: str = "pass") -> list[LinkIssue]:
+    """Decide each link against ``evidence`` and return the issues, in link order.
 
     ``links`` are links as :func:`extract` gives them. ``relative`` is
     ``"pass"`` (site-relative links are fine) or ``"error"`` (they are
-    CL202). Governed links not grounded are CL201 (naming a near miss when
-    there is one); disallowed schemes and malformed destinations are CL202;
-    a bare URL running on past CJK punctuation is CL203 in addition. Raises
-    nothing.
+    CL202). A governed link not grounded is reported under the one rule of
+    its :class:`~citelint.links.grounds.Reason`: CL201 (naming a near miss
+    when there is one), or CL103, CL109, CL401-CL403 (the evidence needs
+    repair, and ``--fix`` must not delete a correct citation because of it);
+    disallowed schemes and malformed destinations are CL202; a bare URL
+    running on past CJK punctuation is CL203 in addition. Raises nothing.
     """
     issues: list[LinkIssue] = []
-    decide = allowlist.decide
+    decide = evidence.decide
     for link in links:
         cat = link.category
-        grounded = cat == "governed" and decide(link.cited)[1]
-        if grounded and link.form != "bare":
+        decision = decide(link.cited) if cat == "governed" else None
+        if decision is not None and decision.reason is Reason.GROUNDED and link.form != "bare":
             continue  # the common case, decided without building anything
         at = (link.line, link.col, link.end_line, link.end_col)
-        if cat == "governed":
-            if not grounded:
-                near = allowlist.near_miss(link.cited)
-                msg = (f"ungrounded link {show_url(urls.governed_href(link.cited))}: no captured source has "
-                       "this identity; capture the source (list it in `sources` and run `citelint "
-                       "capture`), add it to `links.allow`, or remove the link (`--fix`)")
-                if near is not None:
-                    msg += (f"; near miss: the captured source {show_url(near)} differs only slightly, "
-                            "so this URL looks reconstructed: link the captured URL exactly")
-                issues.append(LinkIssue("CL201", link, msg, *at, near_miss=near))
+        if decision is not None and decision.reason is not Reason.GROUNDED:
+            issues.append(_ungrounded(link, decision.reason, decision.detail, evidence.grounding, at))
         elif cat in ("disallowed", "malformed"):
             reason = urls.unvouchable_reason(link.cited) or "not a vouchable destination"
             issues.append(LinkIssue(
@@ -80,7 +77,35 @@ def judge(links: Iterable[Link], allowlist: Allowlist, *, relative: str = "pass"
     return issues
 
 
-def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
+def _ungrounded(link: Link, reason: Reason, detail: str, grounding: Allowlist,
+                at: tuple[int, int, int, int]) -> LinkIssue:
+    """The one issue of a governed ``link`` that ``reason`` (not GROUNDED) says is not grounded;
+    ``detail`` is the signed evidence's own words for CL401-CL403."""
+    rule = reason.rule
+    assert rule is not None
+    if reason is Reason.UNCAPTURED:
+        near = grounding.near_miss(link.cited)
+        msg = (f"ungrounded link {show_url(urls.governed_href(link.cited))}: no captured source has "
+               "this identity; capture the source (list it in `sources` and run `citelint "
+               "capture`), add it to `links.allow`, or remove the link (`--fix`)")
+        if near is not None:
+            msg += (f"; near miss: the captured source {show_url(near)} differs only slightly, "
+                    "so this URL looks reconstructed: link the captured URL exactly")
+        return LinkIssue(rule, link, msg, *at, near_miss=near)
+    href = link.href
+    if reason is Reason.CORRUPT:
+        msg = (f"link to {href}: every capture of this source fails verification, so it grounds nothing; "
+               "restore the capture files from version control or capture the source again (`citelint ls` lists "
+               "them); --fix leaves this link alone")
+    elif reason is Reason.UNTRACKED:
+        msg = (f"link to {href}: its captures are neither committed nor staged in git, so this check passes here "
+               "and fails in a clean clone; `git add` the captures directory")
+    else:  # signed evidence failing: the verifier's words
+        msg = f"link to {href}: {detail}"
+    return LinkIssue(rule, link, msg, *at)
+
+
+def govern(markdown: str, evidence: LinkEvidence, *, relative: str = "pass",
            images: bool = False) -> tuple[list[Link], list[LinkIssue]]:
     """Extract every followable link of ``markdown`` and judge it (DESIGN §2.4).
 
@@ -90,14 +115,14 @@ def govern(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     from citelint.links.locate import extract
 
     links = extract(markdown, images=images)
-    return links, judge(links, allowlist, relative=relative)
+    return links, judge(links, evidence, relative=relative)
 
 
 class LinkReport(NamedTuple):
     """What :func:`check` found in one Markdown document.
 
-    ``issues``: CL201/CL202/CL203 findings in document order, each with its
-    located link. ``links``: followable links of every form; ``governed``:
+    ``issues``: the findings in document order (CL201-CL204, CL103, CL109,
+    CL401-CL403, and CL105/CL108 of quotations), each with its located link. ``links``: followable links of every form; ``governed``:
     those that must be grounded; ``grounded``: governed links that are.
     ``located``: the links whose positions were computed (those in a block
     that has a finding), in document order.
@@ -178,9 +203,7 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
     return hrefs
 
 
-def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
-          images: bool = False, store: Store | None = None,
-          signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None) -> LinkReport:
+def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", images: bool = False) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -192,12 +215,12 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     run on past CJK punctuation) are located exactly as :func:`extract` does. This is what
     ``citelint check`` runs. Raises nothing for any ``str`` input.
 
-    With ``store`` (the capture store), grounded quotation links (an href
+    With ``evidence.store`` (the capture store), grounded quotation links (an href
     with a text directive, :mod:`citelint.links.quote`) are located too, with
     their titles, and their quoted text verified against the capture (CL204,
-    and CL105, CL108, CL202 about the quotation); ``signature_issues(record)``
+    and CL105, CL108, CL202 about the quotation); ``evidence.signed(record)``
     adds the signed-evidence findings of the capture each was verified in.
-    Without it, or on a page
+    Without a store, or on a page
     whose HTML has no ``:~:``, nothing more is done than before.
     """
     # Source positions cost cmark a quarter of its time and most documents
@@ -217,6 +240,7 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     else:
         # a raw tag's reading may run into a comment: read the tags from the output
         hrefs = _hrefs_with_raw(out, scan_links(out, images), need)
+    allowlist, store = evidence.grounding, evidence.store
     grounded, others = allowlist.decide_all(hrefs)
     passed = 0  # links that pass without being grounded
     relative_passes = relative == "pass"
@@ -283,11 +307,11 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
                     if quoting and ":~:" in link.href:
                         titles[id(link)] = link_title(out, tags[first + j])
             done = last
-    issues = judge(located, allowlist, relative=relative)
+    issues = judge(located, evidence, relative=relative)
     bad = {id(issue.link) for issue in issues if RULES[issue.rule].blocking}
     if quoting and titles:
         assert store is not None
-        issues = _with_quotations(issues, located, titles, allowlist, store, signature_issues)
+        issues = _with_quotations(issues, located, titles, allowlist, store, evidence.signed)
     for link in located:
         links += 1
         if link.category == "governed":

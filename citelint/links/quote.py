@@ -19,7 +19,7 @@ quoted text against the capture:
   link must match in the same revision;
 - the fact-snippet rules apply to the directive text: CL108 for a term
   without a visible character, CL105 for a start term shorter than
-  :data:`citelint.facts.MIN_SNIPPET_CHARS` or a directive that matches more
+  :data:`citelint.excerpts.MIN_SNIPPET_CHARS` or a directive that matches more
   than one passage (a unique prefix + start is not ambiguous).
 
 For ``start,end`` only the two ends and their order are verified, not the
@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING
 
 from citelint.store.captures import CaptureCorrupt, CaptureMissing
 from citelint.escape import quoted
-from citelint.facts import MIN_SNIPPET_CHARS, MissBudget, distinct_prefixes, is_invisible
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import raw_attr, raw_tag
-from citelint.excerpts import explain_miss
+from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, distinct_prefixes, explain_miss, invisible_message,
+                                is_invisible, repeated_quotation_message, short_message)
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -183,7 +183,7 @@ class QuotationChecker:
     ``allowlist`` is the run's grounding allowlist (it names the captured
     source a link's identity belongs to); ``store`` the capture store, read
     only. Near-miss explanations are budgeted per capture for the document,
-    as for fact snippets (:class:`citelint.facts.MissBudget`).
+    as for fact snippets (:class:`citelint.excerpts.MissBudget`).
     ``signature_issues(record)`` gives the (rule, message) signed-evidence
     findings (CL401-CL403) of the capture a quotation was verified in; they
     are reported at the link, so a quotation leaning on an unsigned revision
@@ -223,9 +223,7 @@ class QuotationChecker:
             blank = [name for name, term in (("prefix", d.prefix), ("start", d.start), ("end", d.end),
                                              ("suffix", d.suffix)) if term is not None and is_invisible(term)]
             for name in blank:
-                issues.append(LinkIssue("CL108", link, f"the quoted {name} term has no visible character (only "
-                                        "whitespace, zero-width or format characters); quote readable text "
-                                        "from the capture", *at))
+                issues.append(LinkIssue("CL108", link, invisible_message(f"the quoted {name} term"), *at))
             if not blank:
                 visible.append(d)
         if not visible:
@@ -275,16 +273,13 @@ class QuotationChecker:
         out = []
         for d, spans in zip(visible, found):
             if len(d.start) < MIN_SNIPPET_CHARS:
-                out.append(LinkIssue("CL105", link, (
-                    f"the quoted start term {quoted(d.start, 40)} is only {len(d.start)} characters (fewer than "
-                    f"{MIN_SNIPPET_CHARS}); quote enough to identify the passage in capture "
-                    f"{record.sha256[:12]}…{note}"), *at, capture=record.sha256))
+                out.append(LinkIssue("CL105", link, short_message(
+                    f"the quoted start term {quoted(d.start, 40)}", len(d.start),
+                    f" in capture {record.sha256[:12]}…{note}"), *at, capture=record.sha256))
             elif len(spans) > 1:
                 count = f"at least {COUNT_LIMIT}" if len(spans) >= COUNT_LIMIT else str(len(spans))
-                out.append(LinkIssue("CL105", link, (
-                    f"the quotation {quoted(d.start, 40)} matches {count} passages of capture "
-                    f"{record.sha256[:12]}…; add a prefix (`prefix-,`), a suffix (`,-suffix`) or more text so it "
-                    f"identifies one{note}"), *at, capture=record.sha256))
+                out.append(LinkIssue("CL105", link, repeated_quotation_message(d.start, count, record.sha256, note),
+                                     *at, capture=record.sha256))
         return out
 
     def _miss(self, link: Link, visible: list[TextDirective], revisions: list[CaptureRecord], named: bool,

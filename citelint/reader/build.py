@@ -22,7 +22,8 @@ from typing import Any, Sequence
 from citelint.reports import pointers
 from citelint.store.captures import Store
 from citelint.config import Config
-from citelint.reports.loaders import ParseFailure, load_text
+from citelint.reports.document import ParseFailure
+from citelint.reports.loaders import load_text
 from citelint.model import RULES, AcceptedFact, CheckResult, Finding
 from citelint.reports.schema import check_document
 from citelint.reader.view import FactItem, LinkMark, ReaderView, SourceItem

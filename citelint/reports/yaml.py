@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citelint.reports.loaders import SURROGATE, SURROGATE_MESSAGE, MAX_DEPTH, Document, ParseFailure, LineIndex
+from citelint.reports.document import (DEPTH_MESSAGE, MAX_DEPTH, SURROGATE, SURROGATE_MESSAGE, Document, LineIndex,
+                                       ParseFailure)
 from citelint.model import Position
 from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
 
@@ -58,9 +59,9 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
             ``null``; ``no``, ``on`` and dates stay strings.
 
     Returns:
-        A :class:`~citelint.reports.loaders.Document` whose positions are 1-based
+        A :class:`~citelint.reports.document.Document` whose positions are 1-based
         lines and code-point columns (lines broken at ``\\n``, ``\\r\\n`` and
-        ``\\r`` only), or a :class:`~citelint.reports.loaders.ParseFailure` (never
+        ``\\r`` only), or a :class:`~citelint.reports.document.ParseFailure` (never
         raises) for a syntax error, a control character, a lone surrogate,
         an anchor, alias or explicit tag, a duplicate key, a non-scalar key,
         more than one document, nesting deeper than ``MAX_DEPTH`` or, when
@@ -150,7 +151,7 @@ def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | Pa
     except yaml.YAMLError as exc:
         return ParseFailure(1, 1, f"invalid YAML: {exc}")
     except RecursionError:
-        return ParseFailure(1, 1, f"nesting deeper than {MAX_DEPTH} levels")
+        return ParseFailure(1, 1, DEPTH_MESSAGE)
     finally:
         loader.dispose()
     values.pop("\x00key", None)
@@ -197,7 +198,7 @@ def _build_stream(loader: Any, yaml: Any, typed: bool, values: dict[str, Any], k
         if tag is not None and tag != "!":
             fail(event.start_mark, f"explicit YAML tags are not allowed ({tag}); remove it")
         if depth > MAX_DEPTH:
-            fail(event.start_mark, f"nesting deeper than {MAX_DEPTH} levels")
+            fail(event.start_mark, DEPTH_MESSAGE)
         if kind is scalar_event:
             if fast and (tag == "!" or (flow and not event.style and (not event.value or "?" in event.value))
                          or (event.style in ("|", ">")

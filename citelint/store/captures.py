@@ -385,8 +385,14 @@ class WriteOutcome(NamedTuple):
     record: CaptureRecord
 
 
-def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
+def write_capture(root: Path, record: CaptureRecord, raw: bytes | None = None) -> WriteOutcome:
     """Write ``record`` into the store exclusively; never replace a file.
+
+    ``raw``, when given, is the body an extractor read (the record's
+    ``rawSha256``): it is kept first (:func:`write_raw`), so a record that
+    names a raw body never lacks it for want of a second write, and only
+    after the record is serialised, so a record too large to write is
+    refused before anything is written.
 
     The record is written to ``.tmp-<random>`` in the destination directory,
     fsynced, then hard-linked to its final name (``os.link`` fails if the
@@ -400,10 +406,14 @@ def write_capture(root: Path, record: CaptureRecord) -> WriteOutcome:
         already (its name is derived from the text, so it holds this text).
 
     Raises:
+        RecordTooLarge: the record's JSON is over :data:`MAX_CAPTURE_FILE_BYTES`.
+        CaptureCorrupt: an entry named as ``raw`` exists but does not hold it.
         OSError: the directory cannot be created or written.
     """
     final = capture_path(root, record.source, record.sha256)
     data = record_bytes(record)
+    if raw is not None:
+        write_raw(root, record.source, raw)
     final.parent.mkdir(parents=True, exist_ok=True)
     if final.exists():
         return WriteOutcome(False, final, record)
