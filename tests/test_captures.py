@@ -367,12 +367,13 @@ def test_batch_siblings_are_not_newer_revisions(tmp_path: Path) -> None:
         write_capture(tmp_path, rec)
     store = Store(tmp_path)
     assert store.newer_revision(SRC, first) is None
-    assert store.newest_revisions(SRC) == sorted([first, second], key=lambda r: r.sha256)
+    assert store.newest_revisions(SRC).records == sorted([first, second], key=lambda r: r.sha256)
+    assert not store.newest_revisions(SRC).tied
     later = _batched(SRC, "next request", "2026-08-01T00:00:00Z", other)
     write_capture(tmp_path, later)
     store = Store(tmp_path)
     assert store.newer_revision(SRC, first) == later
-    assert store.newest_revisions(SRC) == [later]
+    assert store.newest_revisions(SRC).groups == ((later,),)
     plain = make_record(SRC, "fetched later", retrieved_at="2026-09-01T00:00:00Z")
     write_capture(tmp_path, plain)
-    assert Store(tmp_path).newest_revisions(SRC) == [plain]
+    assert Store(tmp_path).newest_revisions(SRC).records == [plain]

@@ -366,6 +366,63 @@ def test_newest_revision_includes_batch_siblings(tmp_path: Path) -> None:
     assert by_line[7]["capture"] == min(first.sha256, second.sha256)
 
 
+def test_revisions_tied_for_newest_must_each_hold_an_untitled_quotation(tmp_path: Path) -> None:
+    """Issue 23, item 4: two captures of one page in the same second (its markup as text, and its
+    extracted text). An untitled quotation of the markup used to pass against the raw one."""
+    page = tmp_path / "page.html"
+    page.write_text('<html><head><meta name="description" content="Quarterly results"></head>'
+                    "<body><p>Revenue rose 12% to $4.1 million in the third quarter.</p></body></html>\n",
+                    encoding="utf-8")
+    src = "https://example.org/q3.html"
+    p = Project(tmp_path, sources=[src], capture={"content_types": ["text/plain", "text/html"]})
+    shas = []
+    for content_type in ("text/plain", "text/html"):
+        done = subprocess.run([sys.executable, "-m", "citelint", "capture", "--source", src, "--from-file",
+                               str(page), "--content-type", content_type, "--retrieved-at", "2026-07-01T00:00:00Z"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        shas.append(done.stdout.split(" revision ")[1].split()[0])
+    raw, extracted = shas
+    markup = q('<meta name="description"', source=src)
+    p.report(f"[a]({markup})\n\n"
+             f"[b]({q('Revenue rose 12% to $4.1 million', source=src)})\n\n"
+             f'[c]({markup} "capture:{raw}")\n')
+    run = p.check()
+    assert run.returncode == 1
+    (miss,) = findings(run)
+    assert miss.startswith("reports/a.md:1:") and ": CL204 " in miss
+    assert f"capture:{raw}" in miss and f"capture:{extracted}" in miss  # both named, whole
+    assert "2 revisions share its newest retrievedAt (2026-07-01T00:00:00Z)" in miss
+    assert "must occur in each of them" in miss and 'give the link the title "capture:<sha256>"' in miss
+    assert f"in capture {extracted[:12]}…: the start term" in miss and f"it occurs in capture:{raw} only" in miss
+
+    # A strictly newer revision ends the tie: it alone is the newest.
+    newer = p.capture("Revenue rose 12% to $4.1 million in the third quarter, as revised.", "2026-07-01T00:00:01Z", src)
+    run = p.check("--format", "json")
+    by_line = {f["line"]: f for f in json.loads(run.stdout)["findings"]}
+    assert set(by_line) == {1} and "(the newest revision of this source)" in by_line[1]["message"]
+    assert by_line[1]["capture"] == newer.sha256
+
+
+def test_a_batch_tied_with_another_revision_is_one_of_the_tied(tmp_path: Path) -> None:
+    """Siblings of one batch are one candidate (any may hold the passage); a revision of the same
+    date outside the batch is another, and the quotation must occur in both."""
+    p = Project(tmp_path)
+    src = "https://example.org/batch.pdf"
+    when = "2026-05-01T00:00:00Z"
+    p.capture("Chunk one: the first part of the document, page one.", when, src, "b" * 64)
+    p.capture("Chunk two: the second part of the document, page two.", when, src, "b" * 64)
+    alone = p.capture("Fetched alone: the first part of the document, page one.", when, src)
+    p.report(f"[a]({q('the first part of the document', source=src)})\n\n"
+             f"[b]({q('the second part of the document', source=src)})\n")
+    run = p.check("--format", "json")
+    by_line = {f["line"]: f for f in json.loads(run.stdout)["findings"]}
+    assert set(by_line) == {3}, by_line
+    message = by_line[3]["message"]
+    assert by_line[3]["rule"] == "CL204" and by_line[3]["capture"] == alone.sha256
+    assert "2 revisions share its newest retrievedAt" in message and "(batch of 2)" in message
+
+
 def test_quotation_severities_follow_the_catalog(project: Project) -> None:
     (project.root / "citelint.yaml").write_text(json.dumps({
         "sources": [DOC], "labels": {}, "markdown": ["reports/*.md"], "rules": {"CL204": "warning"}}),

@@ -300,3 +300,15 @@ def test_markdown_view_keeps_the_report_below_what_citelint_wrote(repo: Repo) ->
     assert ours < theirs and run.stdout.index("Rendered by citelint") < theirs
     html_out = cmarkgfm.github_flavored_markdown_to_html(run.stdout)
     assert "Rendered by citelint" in html_out.split("<!--")[0]
+
+
+def test_sources_tied_for_newest_are_each_listed(repo: Repo) -> None:
+    """Issue 23, item 4: two revisions of one source with the same retrievedAt; the reader view
+    names both rather than one picked by digest order."""
+    first = repo.records[SOURCE_A]
+    second = repo.capture(SOURCE_A, TEXT_A + " A second wording, captured in the same second.", first.retrieved_at)
+    repo.write("reports/a.md", f"See [the source]({SOURCE_A}).\n")
+    run = render(repo.root, "reports/a.md", "--format", "md")
+    assert run.returncode == 0, run.stderr
+    listed = run.stdout.split("## Captured sources used\n\n")[1].split("\n\n")[0]
+    assert listed.count(SOURCE_A) >= 2 and first.sha256[:12] in listed and second.sha256[:12] in listed

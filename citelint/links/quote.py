@@ -8,8 +8,10 @@ quoted text against the capture:
 - the revision is the one the link title names as ``capture:<64 hex>``, else
   the newest revision and its batch siblings
   (:meth:`citelint.store.captures.Store.newest_revisions`), any of which may hold
-  the passage; a named revision that is missing or corrupt is a CL204, never
-  replaced by another;
+  the passage; when several revisions (not one batch) share the newest
+  ``retrievedAt``, the passage must occur in each of them, since nothing says
+  which one the author quoted; a named revision that is missing or corrupt is
+  a CL204, never replaced by another;
 - each ``text=`` directive must match **verbatim** (percent-decoded, no case
   folding, no normalisation, no word boundaries): ``start`` occurs; ``end``
   occurs after the end of ``start``; ``prefix`` is immediately before
@@ -34,7 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.store.captures import CaptureCorrupt, CaptureMissing
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
 from citelint.escape import quoted
 from citelint.facts import MIN_SNIPPET_CHARS, MissBudget, distinct_prefixes, is_invisible
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
@@ -241,21 +243,31 @@ class QuotationChecker:
             return issues + [revisions]
         ranged = any(d.end is not None for d in visible)
         note = _RANGE_NOTE if ranged else ""
-        for record in revisions:
+        hits, failed = revisions.split(lambda r: all(match_spans(r.text, d, limit=1) for d in visible))
+        if failed or not hits:
+            return issues + [self._miss(link, visible, revisions, failed, hits, named is not None, source, note)]
+        # Found in every group (with a tie, in each tied revision): each is relied upon.
+        seen: set[tuple[str, str]] = set()
+        for record in hits:
             found = [match_spans(record.text, d) for d in visible]
-            if all(found):
-                signed = [LinkIssue(rule, link, message, *at, capture=record.sha256, fixable=False)
-                          for rule, message in (self.signature_issues(record) if self.signature_issues else ())]
-                return issues + self._weak(link, visible, found, record, note) + signed
-        return issues + [self._miss(link, visible, revisions, named is not None, source, note)]
+            for weak in self._weak(link, visible, found, record, note):
+                key = (weak.rule, weak.message.replace(record.sha256[:12], ""))
+                if key not in seen:  # a short start term is short in every revision: said once
+                    seen.add(key)
+                    issues.append(weak)
+        for record in hits:
+            issues += [LinkIssue(rule, link, message, *at, capture=record.sha256, fixable=False)
+                       for rule, message in (self.signature_issues(record) if self.signature_issues else ())]
+        return issues
 
-    def _revisions(self, source: str, named: str | None, link: Link) -> list[CaptureRecord] | LinkIssue:
-        """The revisions to check: the named one, else the newest and its batch siblings."""
+    def _revisions(self, source: str, named: str | None, link: Link) -> NewestRevisions | LinkIssue:
+        """The revisions to check: the named one, else the newest (a group per tied revision,
+        each with its batch siblings)."""
         at = (link.line, link.col, link.end_line, link.end_col)
         if named is None:
             return self.store.newest_revisions(source)
         try:
-            return [self.store.lookup(source, named)]
+            return NewestRevisions(((self.store.lookup(source, named),),))
         except CaptureMissing:
             recent = self.store.recent_revisions(source, limit=1)
             hint = (f"; its newest revision is capture:{recent[-1].sha256} ({recent[-1].retrieved_at})"
@@ -287,11 +299,14 @@ class QuotationChecker:
                     f"identifies one{note}"), *at, capture=record.sha256))
         return out
 
-    def _miss(self, link: Link, visible: list[TextDirective], revisions: list[CaptureRecord], named: bool,
+    def _miss(self, link: Link, visible: list[TextDirective], revisions: NewestRevisions,
+              failed: list[tuple[CaptureRecord, ...]], hits: list[CaptureRecord], named: bool,
               source: str, note: str) -> LinkIssue:
-        """CL204 for a quotation found in none of ``revisions``, explained against the first of them."""
+        """CL204 for a quotation missing from the ``failed`` groups of ``revisions`` (found in
+        ``hits``, one per other group), explained against the first failed revision."""
         at = (link.line, link.col, link.end_line, link.end_col)
-        record = revisions[0]
+        group = failed[0]
+        record = group[0]
         text = record.text
         failing = next(d for d in visible if not match_spans(text, d, limit=1))
         miss = _diagnose(text, failing)
@@ -308,23 +323,33 @@ class QuotationChecker:
                         "copy the text exactly from the capture")
         else:
             hint = f"{budget.why}; quote the capture verbatim"
+        siblings = (f" or its {len(group) - 1} batch sibling{'s' * (len(group) > 2)}" if len(group) > 1 else "")
+        if revisions.tied:
+            # Several revisions share the newest retrievedAt: none is "the newest", so the
+            # quotation must hold in each, and the fix is to say which one it quotes.
+            tied = ", ".join(f"capture:{g[0].sha256}" + (f" (batch of {len(g)})" if len(g) > 1 else "")
+                             for g in revisions.groups)
+            only = ("; it occurs in " + ", ".join(f"capture:{r.sha256}" for r in hits) + " only") if hits else ""
+            return LinkIssue("CL204", link, (
+                f"quotation not found in every newest revision of this source: {len(revisions.groups)} revisions "
+                f"share its newest retrievedAt ({record.retrieved_at}) and are not one batch ({tied}), so a "
+                f"quotation with no capture: title must occur in each of them; in capture {record.sha256[:12]}…"
+                f"{siblings}: {miss.what}; {hint}{only}{note}; give the link the title \"capture:<sha256>\" of the "
+                "revision it quotes; --fix leaves this link alone"), *at, capture=record.sha256)
         if named:
             which = f"capture {record.sha256[:12]}… (named by the link title)"
-        elif len(revisions) > 1:
-            which = (f"capture {record.sha256[:12]}… or its {len(revisions) - 1} batch sibling"
-                     f"{'s' * (len(revisions) > 2)} (the newest revision of this source)")
         else:
-            which = f"capture {record.sha256[:12]}… (the newest revision of this source)"
+            which = f"capture {record.sha256[:12]}…{siblings} (the newest revision of this source)"
         return LinkIssue("CL204", link, (
             f"quotation not found in {which}: {miss.what}; {hint}{self._elsewhere(source, visible, revisions)}"
             f"{note}; --fix leaves this link alone"), *at, capture=record.sha256)
 
-    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: list[CaptureRecord]) -> str:
+    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: NewestRevisions) -> str:
         """The end of a CL204 hint naming another revision that holds the whole quotation ('' if none)."""
-        checked = {r.sha256 for r in revisions}
-        for other in self.store.revisions_containing(source, visible[0].start, exclude=revisions[0].sha256, limit=3):
+        checked = [r.sha256 for r in revisions.records]
+        for other in self.store.revisions_containing(source, visible[0].start, exclude=checked[0], limit=3):
             if other.sha256 not in checked and all(match_spans(other.text, d, limit=1) for d in visible):
-                shown = distinct_prefixes([r.sha256 for r in revisions] + [other.sha256])[other.sha256]
+                shown = distinct_prefixes(checked + [other.sha256])[other.sha256]
                 return (f"; it does occur in revision {shown}… ({other.retrieved_at}) of this source: quote that "
                         f"one with the link title \"capture:{other.sha256}\"")
         return ""

@@ -20,7 +20,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
 from citelint.store.record import (
@@ -44,7 +44,7 @@ from citelint.store.record import (
 
 __all__ = [
     "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
-    "CaptureRecord", "MigrateOutcome", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
+    "CaptureRecord", "MigrateOutcome", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
     "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
     "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
     "write_capture",
@@ -160,6 +160,39 @@ def read_head_date(path: Path | str, source: str, sha256: str) -> str | None:
     when = head[len(prefix):].partition(b'"')[0].decode("ascii", "replace")
     ok = head.startswith(prefix) and head[len(prefix) + len(when):][:1] == b'"' and is_rfc3339_utc(when)
     return when if ok else None
+
+
+class NewestRevisions(NamedTuple):
+    """The newest revisions of a source (:meth:`Store.newest_revisions`), as ``groups``: one
+    per revision with the latest ``retrievedAt``, or per batch such a revision belongs to (a
+    batch's documents are chunks the model saw together, so any of them may hold a passage).
+    Groups and their members are sorted by digest."""
+
+    groups: tuple[tuple[CaptureRecord, ...], ...]
+
+    @property
+    def records(self) -> list[CaptureRecord]:
+        """Every revision of every group, sorted by digest."""
+        return sorted((r for g in self.groups for r in g), key=lambda r: r.sha256)
+
+    @property
+    def tied(self) -> bool:
+        """True when several revisions, not one batch, share the latest ``retrievedAt``."""
+        return len(self.groups) > 1
+
+    def split(self, holds: Callable[[CaptureRecord], bool]
+              ) -> tuple[list[CaptureRecord], list[tuple[CaptureRecord, ...]]]:
+        """The first record of each group for which ``holds`` is true, and the groups with
+        none. A check of "the newest revision" passes only when the second list is empty and
+        the first is not: with a tie, it must hold in each tied revision."""
+        found, failed = [], []
+        for group in self.groups:
+            hit = next((r for r in group if holds(r)), None)
+            if hit is None:
+                failed.append(group)
+            else:
+                found.append(hit)
+        return found, failed
 
 
 class Store:
@@ -297,20 +330,36 @@ class Store:
                       if time_key(r.retrieved_at) > mine and (batch is None or r.batch != batch)), None)
         return found.sha256 if found else None
 
-    def newest_revisions(self, source: str) -> list[CaptureRecord]:
-        """The newest verified revision of ``source`` and, when it belongs to a batch, its
-        siblings (same ``batch``, any date): what "the newest revision" means for a quotation that
-        names none (DESIGN §9). Sorted by digest; empty when nothing verifies. Only with a batch
-        are the other revisions verified, to learn theirs."""
+    def newest_revisions(self, source: str) -> NewestRevisions:
+        """What "the newest revision" of ``source`` is for a check that is given none (a quotation
+        without a ``capture:`` title; DESIGN §9): the verified revisions with the latest
+        ``retrievedAt``, each with its batch siblings (same ``batch``, any date) as one group.
+
+        Several groups are a tie that nothing may break silently (no digest order, no file
+        order): a check passes only when it holds in each group (:meth:`NewestRevisions.split`).
+        Empty when nothing verifies. Verified are the newest revision, the others whose head
+        date is not older, and, only with a batch, every revision, to learn theirs."""
         dates = self._dated(source, list(self._listing(source)))
         newest = next(self._newest_first(source, dates), None)
         if newest is None:
-            return []
-        if newest.batch is None:
-            return [newest]
-        siblings = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256)
-        found = [newest] + [r for r in siblings if r is not None and r.batch == newest.batch]
-        return sorted(found, key=lambda r: r.sha256)
+            return NewestRevisions(())
+        top = time_key(newest.retrieved_at)
+        # A head date older than the newest one rules a revision out unread; an unknown one (or a
+        # head that lies) is settled by the verified record's own date.
+        maybe = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256
+                 and (d.retrieved_at is None or time_key(d.retrieved_at) >= top))
+        tied = [newest] + [r for r in maybe if r is not None and time_key(r.retrieved_at) == top]
+        batches = {r.batch for r in tied if r.batch is not None}
+        members: dict[str, list[CaptureRecord]] = {b: [] for b in batches}
+        if batches:
+            known = {r.sha256: r for r in tied}
+            for d in dates:
+                rec = known.get(d.sha256) or self._verified(source, d.sha256)
+                if rec is not None and rec.batch in members:
+                    members[rec.batch].append(rec)
+        groups = [tuple(sorted(members[b], key=lambda r: r.sha256)) for b in batches]
+        groups += [(r,) for r in tied if r.batch is None]
+        return NewestRevisions(tuple(sorted(groups, key=lambda g: g[0].sha256)))
 
     def recent_revisions(self, source: str, limit: int = 3) -> list[CaptureRecord]:
         """The newest ``limit`` revisions of ``source`` that verify, oldest
