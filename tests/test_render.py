@@ -126,7 +126,7 @@ def test_hostile_text_is_escaped_in_html(repo: Repo, tmp_path: Path) -> None:
     repo.capture(SOURCE_A, "Before. " + HOSTILE + " After.")
     repo.config(labels={"claim-*": {"check_at": "javascript:alert(1)"}})
     name = "reports/\u202eevil<b>.json"
-    repo.report(repo.cited("claim-<img src=x onerror=alert(1)>", snippet=HOSTILE),
+    repo.report(repo.cited("claim-<img/src=x/onerror=alert(1)>", snippet=HOSTILE),
                 {"state": "unavailable", "label": "claim-2", "reason": HOSTILE}, name=name)
     out = tmp_path / "h.html"
     run = render(repo.root, name, "-o", str(out))
@@ -138,7 +138,7 @@ def test_hostile_text_is_escaped_in_html(repo: Repo, tmp_path: Path) -> None:
     assert_self_contained(doc, raw)
     assert doc.xpath("string(//h1)") == "reports/\\u202eevil<b>.json"
     assert doc.xpath("string(//blockquote)") == "<script>alert(1)</script> ::error::pwned \\u001b[31mred \\u202eevil"
-    assert doc.xpath("string(//article[1]/h3/text())") == "claim-<img src=x onerror=alert(1)>"
+    assert doc.xpath("string(//article[1]/h3/text())") == "claim-<img/src=x/onerror=alert(1)>"
     # A check_at that is not an http(s) URL is shown as words, never as a link.
     assert not doc.xpath("//a[starts-with(@href, 'javascript')]")
     assert "javascript:alert(1)" in doc.xpath("string(//p[@class='where'])")
