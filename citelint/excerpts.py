@@ -159,12 +159,13 @@ def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None
     return None
 
 
-def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
+def explain_miss(snippet: str, text: str, extractor: str | None = None, *, what: str = "snippet") -> str:
     """The hint of :func:`explain_miss_at`, without the position."""
-    return explain_miss_at(snippet, text, extractor)[0]
+    return explain_miss_at(snippet, text, extractor, what=what)[0]
 
 
-def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tuple[str, int]:
+def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
+                    what: str = "snippet") -> tuple[str, int]:
     """A hint for a snippet that is not a substring of ``text`` (CL104), and the
     code-point index in ``snippet`` of the first character that differs (0 when
     nothing of its start occurs), where a finding should point.
@@ -176,6 +177,11 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tu
     artefact of extraction (:data:`EXTRACTION_ARTEFACTS`) and ``extractor``
     (``"name version"``) made the capture, says so. Otherwise says how much
     of the snippet's start does occur.
+
+    ``what`` names the text explained in the hint's words: ``snippet`` for a
+    fact, or the quotation term that failed (``prefix``, ``start term``,
+    ``end term``, ``suffix``), so a hint about one term never reads as a
+    statement about another.
     """
     fs, _ = _fold(snippet)
     ft, where = _fold(text)
@@ -196,11 +202,11 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tu
             have = char_name(a) if a else "its end"
             want = char_name(b) if b else "the end of the passage"
             if extractor and kind in EXTRACTION_ARTEFACTS:
-                return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+                return (f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
                         f"capture has {want}, as extractor {extractor} wrote the text: a typical artefact of "
                         "extraction, not a sign of fabrication; quote the capture's text as it is "
                         "(`citelint show` prints it)"), i
-            return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+            return (f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
                     f"capture has {want}; copy the text exactly from the capture, never edit the capture"), i
     lo, hi = 0, len(snippet)
     while lo < hi:
@@ -210,7 +216,8 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tu
         else:
             hi = mid - 1
     if lo < 5:  # a few letters occur anywhere; that says nothing
-        return "no part of the snippet's start occurs in the capture; quote the capture verbatim", 0
+        return f"no part of the {what}'s start occurs in the capture; quote the capture verbatim", 0
     nxt = snippet[lo]
-    return (f"the first {lo} characters occur in the capture, then snippet character {lo + 1} "
+    of = "" if what == "snippet" else f" of the {what}"
+    return (f"the first {lo} characters{of} occur in the capture, then {what} character {lo + 1} "
             f"({char_name(nxt)}) does not follow them; quote the capture verbatim"), lo

@@ -247,6 +247,32 @@ def test_misses_are_cl204_with_near_miss_hints(project: Project) -> None:
     assert "the suffix 'preceded' does not follow" in at_line(run, 9)[0]
 
 
+@pytest.mark.parametrize("link, term", [
+    (q("an example text fragment", prefix="Zyxwvut qponm"), "prefix"),
+    (q("an example text fragment", suffix="Zyxwvut qponm"), "suffix"),
+    (q("It is followed by more text", "Zyxwvut qponm"), "end term"),
+    (q("It is followed by more text", "and this is the end.", suffix="Zyxwvut qponm"), "suffix"),
+    (q("an example text fragment", prefix="This is an exomple"), "prefix"),   # its first characters occur
+    (q("an example text fragment", suffix="It is followed by nore"), "suffix"),
+    (q("an example text fragment", prefix="THIS IS"), "prefix"),  # other letter case
+])
+def test_a_term_miss_hint_speaks_of_that_term_only(project: Project, link: str, term: str) -> None:
+    """Issue 23, item 8: when the start term occurs, a hint about the prefix, end term or suffix
+    that failed never says that "no part of the snippet's start occurs"."""
+    project.report(f"[a]({link})\n")
+    run = project.check()
+    (finding,) = at_line(run, 1)
+    assert ": CL204 " in finding and "snippet" not in finding, finding
+    hint = finding.split(": ", 2)[2]
+    assert f"the {term}" in hint
+    if "Zyxwvut" in link:
+        assert f"no part of the {term}'s start occurs in the capture" in hint
+    elif "THIS%20IS" in link:
+        assert "the prefix occurs with other letter case" in hint
+    else:
+        assert f"characters of the {term} occur in the capture, then {term} character" in hint
+
+
 def test_match_only_in_older_revision_is_rejected_and_named(project: Project) -> None:
     project.report(f"[a]({q('the grass was green in the spring')})\n")
     run = project.check("--format", "json")

@@ -155,9 +155,11 @@ def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -
 
 @dataclass(frozen=True)
 class _Miss:
-    """Why a directive does not match a capture: the term that fails and what to say."""
+    """Why a directive does not match a capture: the term that fails, its name (``start term``,
+    ``prefix``, ``end term``, ``suffix``: what a hint about it must call it) and what to say."""
 
     term: str
+    name: str
     what: str
 
 
@@ -165,18 +167,20 @@ def _diagnose(text: str, d: TextDirective) -> _Miss:
     """The first term of ``d`` that fails against ``text``, in the order a reader checks them."""
     first = text.find(d.start)
     if first < 0:
-        return _Miss(d.start, f"the start term {quoted(d.start, 80)} does not occur")
+        return _Miss(d.start, "start term", f"the start term {quoted(d.start, 80)} does not occur")
     if d.prefix is not None:
         m = _adjacent(d.prefix, d.start, None).search(text)
         if m is None:
-            return _Miss(d.prefix, f"the start term occurs, but never right after the prefix {quoted(d.prefix, 80)} "
-                                   "(only whitespace may come between them)")
+            return _Miss(d.prefix, "prefix", f"the start term occurs, but never right after the prefix "
+                                             f"{quoted(d.prefix, 80)} (only whitespace may come between them)")
         first = m.start(1)
     if d.end is not None and text.find(d.end, first + len(d.start)) < 0:
         where = "only before the start term" if d.end in text else "nowhere"
-        return _Miss(d.end, f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the start term")
-    return _Miss(d.suffix or "", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
-                                 f"{'end' if d.end is not None else 'start'} term (only whitespace may come between)")
+        return _Miss(d.end, "end term", f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the "
+                                        "start term")
+    return _Miss(d.suffix or "", "suffix", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
+                                           f"{'end' if d.end is not None else 'start'} term (only whitespace may "
+                                           "come between)")
 
 
 class QuotationChecker:
@@ -317,9 +321,9 @@ class QuotationChecker:
             hint = "quote the capture verbatim"
         elif budget.take():
             made_by = record.extractor.describe() if record.extractor is not None else None
-            hint = explain_miss(miss.term, text, made_by)
+            hint = explain_miss(miss.term, text, made_by, what=miss.name)
             if miss.term.casefold() in text.casefold():
-                hint = ("it occurs with other letter case: browsers fold case, citelint does not; "
+                hint = (f"the {miss.name} occurs with other letter case: browsers fold case, citelint does not; "
                         "copy the text exactly from the capture")
         else:
             hint = f"{budget.why}; quote the capture verbatim"
