@@ -78,16 +78,16 @@ def _short(sha: str) -> str:
     return sha[:12]
 
 
-def distinct_prefixes(digests: Sequence[str], minimum: int = 12) -> dict[str, str]:
-    """The shortest prefix (at least ``minimum`` hex digits) of each digest
-    that no other digest in ``digests`` shares, so a hint listing several
-    revisions never shows two that look alike."""
-    length = minimum
-    unique = sorted(set(digests))
-    for a, b in zip(unique, unique[1:]):
-        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        length = max(length, common + 1)
-    return {d: d[:length] for d in unique}
+def shown_digests(digests: Sequence[str]) -> dict[str, str]:
+    """How one message shows the digests it names: a lone digest as its first
+    12 hex digits and ``…``; several, whole. A message naming two digests asks
+    the reader to compare them (the digest a report wrote and the revisions
+    there are), and any cut, even one just long enough to tell them apart,
+    hides whatever else differs, such as a typo in the last digits."""
+    unique = set(digests)
+    if len(unique) == 1:
+        return {d: _short(d) + "…" for d in unique}
+    return {d: d for d in unique}
 
 
 def count_overlapping(snippet: str, text: str) -> int:
@@ -103,23 +103,19 @@ def count_overlapping(snippet: str, text: str) -> int:
 def _missing_hint(store: Store, source: str, sha: str) -> str:
     """CL102's message: no capture of (source, sha); other revisions are listed, never used."""
     others = store.recent_revisions(source, limit=3)
+    shown = shown_digests([sha] + [r.sha256 for r in others])
     if others:
-        shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
-        listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
+        listed = ", ".join(f"{shown[r.sha256]} ({r.retrieved_at})" for r in others)
         hint = f"; this source has other revisions, never used in its place: {listed}"
     else:
-        shown = {sha: _short(sha)}
         hint = "; this source has no capture at all: run `citelint capture` for it"
-    return f"no capture of this source with captureSha256 {shown[sha]}…{hint}"
+    return f"no capture of this source with captureSha256 {shown[sha]}{hint}"
 
 
-def _elsewhere_hint(store: Store, source: str, sha: str, snippet: str) -> str:
-    """The end of CL104's hint naming another revision that does hold the snippet ('' if none)."""
+def _elsewhere(store: Store, source: str, sha: str, snippet: str) -> str | None:
+    """The digest of the newest other revision that does hold the snippet (CL104's hint), or None."""
     elsewhere = store.revisions_containing(source, snippet, exclude=sha, limit=1)
-    if not elsewhere:
-        return ""
-    other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
-    return f"; it does occur in revision {other}… of this source (cite that one)"
+    return elsewhere[-1].sha256 if elsewhere else None
 
 
 def _newer(store: Store, source: str, record: CaptureRecord) -> CaptureRecord | None:
@@ -175,13 +171,16 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
     if offset < 0:
         budget = budget or MissBudget(text)
         made_by = record.extractor.describe() if record.extractor is not None else None
-        at = 0
+        at, other = 0, None
         if budget.take():
             hint, at = explain_miss_at(snippet, text, made_by)
-            hint += _elsewhere_hint(store, record.source, record.sha256, snippet)
+            other = _elsewhere(store, record.source, record.sha256, snippet)
         else:
             hint = f"{budget.why}; quote the capture verbatim"
-        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}",
+        shown = shown_digests([record.sha256] + ([other] if other else []))
+        if other:
+            hint += f"; it does occur in revision {shown[other]} of this source (cite that one)"
+        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
                               at),), resolved=True)
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
 from citelint.escape import quoted
-from citelint.facts import MIN_SNIPPET_CHARS, MissBudget, distinct_prefixes, is_invisible
+from citelint.facts import MIN_SNIPPET_CHARS, MissBudget, is_invisible, shown_digests
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import raw_attr, raw_tag
@@ -276,8 +276,10 @@ class QuotationChecker:
             recent = self.store.recent_revisions(source, limit=1)
             hint = (f"; its newest revision is capture:{recent[-1].sha256} ({recent[-1].retrieved_at})"
                     if recent else "")
+            # Beside the newest revision's digest, the title's is shown whole: the two are compared.
+            title = shown_digests([named] + [r.sha256 for r in recent])[named]
             return LinkIssue("CL204", link, (
-                f"the link title names capture:{named[:12]}…, but {_show_url(source)} has no such revision, and "
+                f"the link title names capture:{title}, but {_show_url(source)} has no such revision, and "
                 f"no other revision is used in its place; name a revision that exists{hint}"), *at, capture=named)
         except CaptureCorrupt as exc:
             return LinkIssue("CL204", link, (
@@ -330,33 +332,37 @@ class QuotationChecker:
         siblings = (f" or its {len(group) - 1} batch sibling{'s' * (len(group) > 2)}" if len(group) > 1 else "")
         if revisions.tied:
             # Several revisions share the newest retrievedAt: none is "the newest", so the
-            # quotation must hold in each, and the fix is to say which one it quotes.
+            # quotation must hold in each, and the fix is to say which one it quotes. Every
+            # digest is whole: the reader compares them.
             tied = ", ".join(f"capture:{g[0].sha256}" + (f" (batch of {len(g)})" if len(g) > 1 else "")
                              for g in revisions.groups)
             only = ("; it occurs in " + ", ".join(f"capture:{r.sha256}" for r in hits) + " only") if hits else ""
             return LinkIssue("CL204", link, (
                 f"quotation not found in every newest revision of this source: {len(revisions.groups)} revisions "
                 f"share its newest retrievedAt ({record.retrieved_at}) and are not one batch ({tied}), so a "
-                f"quotation with no capture: title must occur in each of them; in capture {record.sha256[:12]}…"
+                f"quotation with no capture: title must occur in each of them; in capture {record.sha256}"
                 f"{siblings}: {miss.what}; {hint}{only}{note}; give the link the title \"capture:<sha256>\" of the "
                 "revision it quotes; --fix leaves this link alone"), *at, capture=record.sha256)
+        other = self._elsewhere(source, visible, revisions)
+        shown = shown_digests([record.sha256] + ([other.sha256] if other else []))[record.sha256]
         if named:
-            which = f"capture {record.sha256[:12]}… (named by the link title)"
+            which = f"capture {shown} (named by the link title)"
         else:
-            which = f"capture {record.sha256[:12]}…{siblings} (the newest revision of this source)"
+            which = f"capture {shown}{siblings} (the newest revision of this source)"
+        elsewhere = (f"; it does occur in the revision of {other.retrieved_at} of this source: quote that "
+                     f"one with the link title \"capture:{other.sha256}\"") if other else ""
         return LinkIssue("CL204", link, (
-            f"quotation not found in {which}: {miss.what}; {hint}{self._elsewhere(source, visible, revisions)}"
+            f"quotation not found in {which}: {miss.what}; {hint}{elsewhere}"
             f"{note}; --fix leaves this link alone"), *at, capture=record.sha256)
 
-    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: NewestRevisions) -> str:
-        """The end of a CL204 hint naming another revision that holds the whole quotation ('' if none)."""
+    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: NewestRevisions
+                   ) -> CaptureRecord | None:
+        """Another revision that holds the whole quotation (for the CL204 hint), or None."""
         checked = [r.sha256 for r in revisions.records]
         for other in self.store.revisions_containing(source, visible[0].start, exclude=checked[0], limit=3):
             if other.sha256 not in checked and all(match_spans(other.text, d, limit=1) for d in visible):
-                shown = distinct_prefixes(checked + [other.sha256])[other.sha256]
-                return (f"; it does occur in revision {shown}… ({other.retrieved_at}) of this source: quote that "
-                        f"one with the link title \"capture:{other.sha256}\"")
-        return ""
+                return other
+        return None
 
 
 def _show_url(url: str) -> str:
