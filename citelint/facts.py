@@ -118,9 +118,10 @@ def _elsewhere(store: Store, source: str, sha: str, snippet: str) -> str | None:
     return elsewhere[-1].sha256 if elsewhere else None
 
 
-def _newer(store: Store, source: str, record: CaptureRecord) -> CaptureRecord | None:
-    """The newest verified revision strictly later than ``record`` (what CL106 names), or None."""
-    return store.newer_revision(source, record)
+def _newer(store: Store, source: str, record: CaptureRecord) -> list[CaptureRecord]:
+    """The newest verified revisions strictly later than ``record`` (what CL106 names; several
+    when they tie), or none."""
+    return store.newer_revisions(source, record)
 
 
 _INVISIBLE = Issue("CL108", "snippet", "snippet has no visible character (only whitespace, zero-width or format "
@@ -159,7 +160,7 @@ class MissBudget:
 _NO_CONTEXT = ("", "")
 
 
-def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None,
+def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Sequence[CaptureRecord],
                    budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS) -> Verdict:
     """Verify one visible snippet against the verified capture ``record`` it cites
     (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the
@@ -189,10 +190,17 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
     elif text.find(snippet, offset + 1) >= 0:
         issues.append(Issue("CL105", "snippet", f"snippet occurs {count_overlapping(snippet, text)} times in the "
                                                 "capture; quote more context so it identifies one passage"))
-    if newer is not None:
+    if len(newer) == 1:
         issues.append(Issue("CL106", "captureSha256",
-                             f"a newer capture of this source exists ({_short(newer.sha256)}…, "
-                             f"{newer.retrieved_at}); check the snippet against it and cite it"))
+                             f"a newer capture of this source exists ({_short(newer[0].sha256)}…, "
+                             f"{newer[0].retrieved_at}); check the snippet against it and cite it"))
+    elif newer:
+        # Tied for newest: naming one would pick it by digest order, so all are named, whole.
+        listed = ", ".join(r.sha256 for r in newer)
+        issues.append(Issue("CL106", "captureSha256",
+                             f"{len(newer)} newer captures of this source share the newest retrievedAt "
+                             f"({newer[0].retrieved_at}) and are not one batch: {listed}; check the snippet "
+                             "against each and cite the one it quotes"))
     if context_chars:
         end = offset + len(snippet)
         context = (text[max(0, offset - context_chars):offset], text[end:end + context_chars])

@@ -311,24 +311,47 @@ class Store:
             if rec is not None:
                 yield rec
 
-    def newer_revision(self, source: str, record: CaptureRecord) -> CaptureRecord | None:
-        """The newest verified revision of ``source`` whose ``retrievedAt`` is strictly later than
-        ``record``'s (the one CL106 names), or None. Dates come from file heads; verified are only
-        the revision returned, newer ones that fail verification, and those of unknown date."""
-        sha = self._newer(source, record.sha256, record.retrieved_at, record.batch)
-        return None if sha is None else self._verified(source, sha)
+    def newer_revisions(self, source: str, record: CaptureRecord) -> list[CaptureRecord]:
+        """The newest verified revisions of ``source`` whose ``retrievedAt`` is strictly later than
+        ``record``'s (what CL106 names), sorted by digest; empty when none is. Several when they
+        tie for that newest date and are not one batch (one revision stands for each batch among
+        them): nothing says which to cite, so every one is named, never one picked by its digest.
+        Dates come from file heads; verified are only the revisions returned, newer ones that
+        fail verification, those of unknown date and those whose head date ties."""
+        shas = self._newer(source, record.sha256, record.retrieved_at, record.batch)
+        found = (self._verified(source, sha) for sha in shas)
+        return [r for r in found if r is not None]
 
-    def _newer_sha(self, source: str, sha256: str, retrieved_at: str, batch: str | None) -> str | None:
+    def _newer_sha(self, source: str, sha256: str, retrieved_at: str, batch: str | None) -> tuple[str, ...]:
         others_listed = [r for r in self._listing(source) if r.sha256 != sha256]
         if not others_listed:
-            return None  # the only revision: nothing can be newer
+            return ()  # the only revision: nothing can be newer
         mine = time_key(retrieved_at)
         others = self._dated(source, others_listed)
         later = [d for d in others if d.retrieved_at is None or time_key(d.retrieved_at) > mine]
         # A sibling of the same batch is another chunk the model saw, not a successor.
-        found = next((r for r in self._newest_first(source, later)
-                      if time_key(r.retrieved_at) > mine and (batch is None or r.batch != batch)), None)
-        return found.sha256 if found else None
+        def successor(r: CaptureRecord) -> bool:
+            return time_key(r.retrieved_at) > mine and (batch is None or r.batch != batch)
+
+        found = next((r for r in self._newest_first(source, later) if successor(r)), None)
+        if found is None:
+            return ()
+        tied = [found] + self._tied(source, later, found, successor)
+        # One per batch among them (its last by digest, as before), and every unbatched one.
+        picked: dict[str, CaptureRecord] = {}
+        for rec in sorted(tied, key=revision_key, reverse=True):
+            picked.setdefault(rec.batch or rec.sha256, rec)
+        return tuple(sorted(r.sha256 for r in picked.values()))
+
+    def _tied(self, source: str, dates: list[RevisionDate], newest: CaptureRecord,
+              keep: Callable[[CaptureRecord], bool] = lambda r: True) -> list[CaptureRecord]:
+        """The verified revisions among ``dates`` but ``newest`` with its ``retrievedAt`` (that
+        ``keep`` accepts). Only those whose head date is the same, or unknown, are read: a head
+        date is the file's own, so any other rules a revision out unread."""
+        top = time_key(newest.retrieved_at)
+        maybe = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256
+                 and (d.retrieved_at is None or time_key(d.retrieved_at) == top))
+        return [r for r in maybe if r is not None and time_key(r.retrieved_at) == top and keep(r)]
 
     def newest_revisions(self, source: str) -> NewestRevisions:
         """What "the newest revision" of ``source`` is for a check that is given none (a quotation
@@ -338,17 +361,12 @@ class Store:
         Several groups are a tie that nothing may break silently (no digest order, no file
         order): a check passes only when it holds in each group (:meth:`NewestRevisions.split`).
         Empty when nothing verifies. Verified are the newest revision, the others whose head
-        date is not older, and, only with a batch, every revision, to learn theirs."""
+        date is the same or unknown, and, only with a batch, every revision, to learn theirs."""
         dates = self._dated(source, list(self._listing(source)))
         newest = next(self._newest_first(source, dates), None)
         if newest is None:
             return NewestRevisions(())
-        top = time_key(newest.retrieved_at)
-        # A head date older than the newest one rules a revision out unread; an unknown one (or a
-        # head that lies) is settled by the verified record's own date.
-        maybe = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256
-                 and (d.retrieved_at is None or time_key(d.retrieved_at) >= top))
-        tied = [newest] + [r for r in maybe if r is not None and time_key(r.retrieved_at) == top]
+        tied = [newest] + self._tied(source, dates, newest)
         batches = {r.batch for r in tied if r.batch is not None}
         members: dict[str, list[CaptureRecord]] = {b: [] for b in batches}
         if batches:
