@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions, revision_key
 from citelint.escape import quoted
 from citelint.facts import MIN_SNIPPET_CHARS, MissBudget, is_invisible, shown_digests
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
@@ -273,11 +273,13 @@ class QuotationChecker:
         try:
             return NewestRevisions(((self.store.lookup(source, named),),))
         except CaptureMissing:
-            recent = self.store.recent_revisions(source, limit=1)
-            hint = (f"; its newest revision is capture:{recent[-1].sha256} ({recent[-1].retrieved_at})"
-                    if recent else "")
+            # The newest revisions, as an untitled quotation would be checked against: each of a tie.
+            heads = [max(g, key=revision_key) for g in self.store.newest_revisions(source).groups]
+            listed = ", ".join(f"capture:{r.sha256}" for r in heads)
+            hint = ("" if not heads else f"; its newest revision is {listed} ({heads[0].retrieved_at})"
+                    if len(heads) == 1 else f"; its newest revisions, tied at {heads[0].retrieved_at}, are {listed}")
             # Beside the newest revision's digest, the title's is shown whole: the two are compared.
-            title = shown_digests([named] + [r.sha256 for r in recent])[named]
+            title = shown_digests([named] + [r.sha256 for r in heads])[named]
             return LinkIssue("CL204", link, (
                 f"the link title names capture:{title}, but {_show_url(source)} has no such revision, and "
                 f"no other revision is used in its place; name a revision that exists{hint}"), *at, capture=named)
