@@ -273,6 +273,14 @@ def test_a_term_miss_hint_speaks_of_that_term_only(project: Project, link: str, 
         assert f"characters of the {term} occur in the capture, then {term} character" in hint
 
 
+def test_a_suffix_that_follows_another_occurrence_of_the_start_term_is_named_so(project: Project) -> None:
+    """The suffix follows "text" in "more text, and", but not the "text" right after the prefix."""
+    project.report(f"[a]({q('text', prefix='an example', suffix=', and this')})\n")
+    (finding,) = at_line(project.check(), 1)
+    assert "the suffix ', and this' does not follow the start term right after the prefix" in finding
+    assert "snippet" not in finding
+
+
 def test_match_only_in_older_revision_is_rejected_and_named(project: Project) -> None:
     project.report(f"[a]({q('the grass was green in the spring')})\n")
     run = project.check("--format", "json")

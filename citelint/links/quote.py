@@ -174,13 +174,16 @@ def _diagnose(text: str, d: TextDirective) -> _Miss:
             return _Miss(d.prefix, "prefix", f"the start term occurs, but never right after the prefix "
                                              f"{quoted(d.prefix, 80)} (only whitespace may come between them)")
         first = m.start(1)
+    # With a prefix, the start term that counts is one right after it: say so, since the
+    # other occurrences of the start term are no part of the claim.
+    after_prefix = " right after the prefix" if d.prefix is not None else ""
     if d.end is not None and text.find(d.end, first + len(d.start)) < 0:
-        where = "only before the start term" if d.end in text else "nowhere"
+        where = f"only before the start term{after_prefix}" if d.end in text else "nowhere"
         return _Miss(d.end, "end term", f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the "
-                                        "start term")
+                                        f"start term{after_prefix}")
+    last = "end term" if d.end is not None else f"start term{after_prefix}"
     return _Miss(d.suffix or "", "suffix", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
-                                           f"{'end' if d.end is not None else 'start'} term (only whitespace may "
-                                           "come between)")
+                                           f"{last} (only whitespace may come between)")
 
 
 class QuotationChecker:
