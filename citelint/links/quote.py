@@ -248,6 +248,11 @@ class QuotationChecker:
         revisions = self._revisions(source, named, link)
         if isinstance(revisions, LinkIssue):
             return issues + [revisions]
+        if not revisions.groups:  # every revision failed verification after grounding found one
+            return issues + [LinkIssue("CL204", link, (
+                f"quotation of {_show_url(link.href)}: no capture of this source verifies, so there is nothing "
+                "to verify the quoted text against; restore the captures from version control or capture the "
+                "source again"), *at)]
         ranged = any(d.end is not None for d in visible)
         note = _RANGE_NOTE if ranged else ""
         hits, failed = revisions.split(lambda r: all(match_spans(r.text, d, limit=1) for d in visible))
