@@ -46,7 +46,7 @@ def tool(name: str) -> str:
         return str(candidate)
     found = shutil.which(name)
     if not found:
-        sys.exit(f"{name} not found next to {sys.executable} or on PATH; install citelint[test]")
+        sys.exit(f"{name} not found next to {sys.executable} or on PATH; pip install '.[test]' from a checkout")
     return found
 
 

@@ -464,6 +464,10 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         if name.strip("*") == "":
             raise error(where, f"labels: {name!r} would approve every label, which turns CL003 off; name the "
                                "labels, or a pattern with a fixed part such as claim-*")
+        if name != name.strip():
+            # As in a report (CL002): "claim-1 " and "claim-1" would look like one label.
+            raise error(where, f"labels: {name!r} begins or ends with whitespace, so it looks like another "
+                               "label; remove the whitespace")
 
     root = path.parent.resolve()
     cap = data.get("capture", {})

@@ -7,7 +7,7 @@ visible character, :func:`is_invisible`, :func:`invisible_message`) and
 CL105 (shorter than :data:`MIN_SNIPPET_CHARS`, or matching several
 passages: :func:`short_message`, :func:`repeated_snippet_message`,
 :func:`repeated_quotation_message`); so are the bound on explaining misses
-(:class:`MissBudget`) and the digests a hint shows (:func:`distinct_prefixes`).
+(:class:`MissBudget`) and the digests a hint shows (:func:`shown_digests`).
 
 An excerpt is accepted only when it occurs verbatim. When it does not, the
 message should say why it looked right: curly vs straight quotes, Unicode
@@ -94,16 +94,17 @@ def count_overlapping(excerpt: str, text: str) -> int:
     return count
 
 
-def distinct_prefixes(digests: Sequence[str], minimum: int = 12) -> dict[str, str]:
-    """The shortest prefix (at least ``minimum`` hex digits) of each digest
-    that no other digest in ``digests`` shares, so a hint listing several
-    revisions never shows two that look alike. Returns digest -> prefix."""
-    length = minimum
-    unique = sorted(set(digests))
-    for a, b in zip(unique, unique[1:]):
-        common = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        length = max(length, common + 1)
-    return {d: d[:length] for d in unique}
+def shown_digests(digests: Sequence[str]) -> dict[str, str]:
+    """How one message shows the digests it names: a lone digest as its first
+    12 hex digits and ``…``; several, whole. A message naming two digests asks
+    the reader to compare them (the digest a report wrote and the revisions
+    there are), and any cut, even one just long enough to tell them apart,
+    hides whatever else differs, such as a typo in the last digits.
+    Returns digest -> how it is shown."""
+    unique = set(digests)
+    if len(unique) == 1:
+        return {d: d[:12] + "…" for d in unique}
+    return {d: d for d in unique}
 
 
 #: Bounds of near-miss explanation, per capture in one run (so the output is
@@ -278,12 +279,13 @@ def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None
     return None
 
 
-def explain_miss(snippet: str, text: str, extractor: str | None = None) -> str:
+def explain_miss(snippet: str, text: str, extractor: str | None = None, *, what: str = "snippet") -> str:
     """The hint of :func:`explain_miss_at`, without the position."""
-    return explain_miss_at(snippet, text, extractor)[0]
+    return explain_miss_at(snippet, text, extractor, what=what)[0]
 
 
-def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tuple[str, int]:
+def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
+                    what: str = "snippet") -> tuple[str, int]:
     """A hint for a snippet that is not a substring of ``text`` (CL104), and the
     code-point index in ``snippet`` of the first character that differs (0 when
     nothing of its start occurs), where a finding should point.
@@ -295,6 +297,11 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tu
     artefact of extraction (:data:`EXTRACTION_ARTEFACTS`) and ``extractor``
     (``"name version"``) made the capture, says so. Otherwise says how much
     of the snippet's start does occur.
+
+    ``what`` names the text explained in the hint's words: ``snippet`` for a
+    fact, or the quotation term that failed (``prefix``, ``start term``,
+    ``end term``, ``suffix``), so a hint about one term never reads as a
+    statement about another.
     """
     fs, _ = _fold(snippet)
     ft, where = _fold(text)
@@ -315,11 +322,11 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tu
             have = char_name(a) if a else "its end"
             want = char_name(b) if b else "the end of the passage"
             if extractor and kind in EXTRACTION_ARTEFACTS:
-                return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+                return (f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
                         f"capture has {want}, as extractor {extractor} wrote the text: a typical artefact of "
                         "extraction, not a sign of fabrication; quote the capture's text as it is "
                         "(`citelint show` prints it)"), i
-            return (f"near miss ({kind}): at snippet character {i + 1} the snippet has {have} where the "
+            return (f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
                     f"capture has {want}; copy the text exactly from the capture, never edit the capture"), i
     lo, hi = 0, len(snippet)
     while lo < hi:
@@ -329,7 +336,8 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None) -> tu
         else:
             hi = mid - 1
     if lo < 5:  # a few letters occur anywhere; that says nothing
-        return "no part of the snippet's start occurs in the capture; quote the capture verbatim", 0
+        return f"no part of the {what}'s start occurs in the capture; quote the capture verbatim", 0
     nxt = snippet[lo]
-    return (f"the first {lo} characters occur in the capture, then snippet character {lo + 1} "
+    of = "" if what == "snippet" else f" of the {what}"
+    return (f"the first {lo} characters{of} occur in the capture, then {what} character {lo + 1} "
             f"({char_name(nxt)}) does not follow them; quote the capture verbatim"), lo

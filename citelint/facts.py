@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, 
 
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 from citelint.model import RULES, LabelInfo
-from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, count_overlapping, distinct_prefixes, explain_miss_at,
+from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, count_overlapping, shown_digests, explain_miss_at,
                                 invisible_message, is_invisible, repeated_snippet_message, short_message)
 
 #: Code points of capture text kept on each side of an accepted snippet, so a
@@ -54,28 +54,25 @@ def _short(sha: str) -> str:
 def _missing_hint(store: Store, source: str, sha: str) -> str:
     """CL102's message: no capture of (source, sha); other revisions are listed, never used."""
     others = store.recent_revisions(source, limit=3)
+    shown = shown_digests([sha] + [r.sha256 for r in others])
     if others:
-        shown = distinct_prefixes([sha] + [r.sha256 for r in others[-3:]])
-        listed = ", ".join(f"{shown[r.sha256]}… ({r.retrieved_at})" for r in others[-3:])
+        listed = ", ".join(f"{shown[r.sha256]} ({r.retrieved_at})" for r in others)
         hint = f"; this source has other revisions, never used in its place: {listed}"
     else:
-        shown = {sha: _short(sha)}
         hint = "; this source has no capture at all: run `citelint capture` for it"
-    return f"no capture of this source with captureSha256 {shown[sha]}…{hint}"
+    return f"no capture of this source with captureSha256 {shown[sha]}{hint}"
 
 
-def _elsewhere_hint(store: Store, source: str, sha: str, snippet: str) -> str:
-    """The end of CL104's hint naming another revision that does hold the snippet ('' if none)."""
+def _elsewhere(store: Store, source: str, sha: str, snippet: str) -> str | None:
+    """The digest of the newest other revision that does hold the snippet (CL104's hint), or None."""
     elsewhere = store.revisions_containing(source, snippet, exclude=sha, limit=1)
-    if not elsewhere:
-        return ""
-    other = distinct_prefixes([sha, elsewhere[-1].sha256])[elsewhere[-1].sha256]
-    return f"; it does occur in revision {other}… of this source (cite that one)"
+    return elsewhere[-1].sha256 if elsewhere else None
 
 
-def _newer(store: Store, source: str, record: CaptureRecord) -> CaptureRecord | None:
-    """The newest verified revision strictly later than ``record`` (what CL106 names), or None."""
-    return store.newer_revision(source, record)
+def _newer(store: Store, source: str, record: CaptureRecord) -> list[CaptureRecord]:
+    """The newest verified revisions strictly later than ``record`` (what CL106 names; several
+    when they tie), or none."""
+    return store.newer_revisions(source, record)
 
 
 _INVISIBLE = Issue("CL108", "snippet", invisible_message("snippet"))
@@ -84,7 +81,7 @@ _INVISIBLE = Issue("CL108", "snippet", invisible_message("snippet"))
 _NO_CONTEXT = ("", "")
 
 
-def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: CaptureRecord | None,
+def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Sequence[CaptureRecord],
                    budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS) -> Verdict:
     """Verify one visible snippet against the verified capture ``record`` it cites
     (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the
@@ -96,23 +93,33 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Cap
     if offset < 0:
         budget = budget or MissBudget(text)
         made_by = record.extractor.describe() if record.extractor is not None else None
-        at = 0
+        at, other = 0, None
         if budget.take():
             hint, at = explain_miss_at(snippet, text, made_by)
-            hint += _elsewhere_hint(store, record.source, record.sha256, snippet)
+            other = _elsewhere(store, record.source, record.sha256, snippet)
         else:
             hint = f"{budget.why}; quote the capture verbatim"
-        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {_short(record.sha256)}…: {hint}",
+        shown = shown_digests([record.sha256] + ([other] if other else []))
+        if other:
+            hint += f"; it does occur in revision {shown[other]} of this source (cite that one)"
+        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
                               at),), resolved=True)
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:
         issues.append(Issue("CL105", "snippet", short_message("snippet", len(snippet))))
     elif text.find(snippet, offset + 1) >= 0:
         issues.append(Issue("CL105", "snippet", repeated_snippet_message(count_overlapping(snippet, text))))
-    if newer is not None:
+    if len(newer) == 1:
         issues.append(Issue("CL106", "captureSha256",
-                             f"a newer capture of this source exists ({_short(newer.sha256)}…, "
-                             f"{newer.retrieved_at}); check the snippet against it and cite it"))
+                             f"a newer capture of this source exists ({_short(newer[0].sha256)}…, "
+                             f"{newer[0].retrieved_at}); check the snippet against it and cite it"))
+    elif newer:
+        # Tied for newest: naming one would pick it by digest order, so all are named, whole.
+        listed = ", ".join(r.sha256 for r in newer)
+        issues.append(Issue("CL106", "captureSha256",
+                             f"{len(newer)} newer captures of this source share the newest retrievedAt "
+                             f"({newer[0].retrieved_at}) and are not one batch: {listed}; check the snippet "
+                             "against each and cite the one it quotes"))
     if context_chars:
         end = offset + len(snippet)
         context = (text[max(0, offset - context_chars):offset], text[end:end + context_chars])

@@ -141,19 +141,36 @@ class LabelInfo(NamedTuple):
     check_at: str | None = None
 
 
-#: What ``*`` in a label pattern matches: one or more characters, none of them a
-#: control (C0, DEL, C1), bidi, zero-width or other invisible format character.
-_STAR = "[^\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]+"
+class _LabelPattern(NamedTuple):
+    """A compiled label pattern: ``shape`` matches its fixed parts with ``.+``
+    for each ``*``; ``blanks`` counts the invisible characters of the fixed parts."""
+
+    shape: re.Pattern[str]
+    blanks: int
+    info: LabelInfo
+
+
+def _blanks(text: str) -> int:
+    """How many characters of ``text`` are, on their own, invisible (whitespace included)."""
+    # The one invisibility test of the snippet rules (CL108), so "visible" means one thing.
+    from citelint.facts import is_invisible
+
+    return 0 if text.isascii() and text.isprintable() and " " not in text else \
+        sum(1 for c in text if is_invisible(c))
 
 
 class ApprovedLabels(Mapping[str, LabelInfo]):
     """The config's approved ``labels``: exact names, and patterns for prose.
 
     A name holding ``*`` is a pattern: ``*`` stands for a run of one or more
-    characters, none of them a control, bidi or zero-width character
-    (``claim-*`` approves ``claim-1``, not ``claim-`` nor ``claim-\n1``);
-    every other character, ``?`` and ``[`` too, is literal. A pattern of
-    nothing but ``*`` would approve every label: the config refuses it.
+    characters, none of them whitespace (a no-break or ideographic space
+    too) nor otherwise invisible (controls, zero-width, bidi and other format
+    characters: what :func:`citelint.facts.is_invisible` calls invisible), so
+    ``claim-*`` approves ``claim-1``, not ``claim-``, ``claim- ``,
+    ``claim-1\u00a0`` nor ``claim-\n1``, and no two labels it approves look
+    alike for want of a visible difference; every other character, ``?`` and
+    ``[`` too, is literal. A pattern of nothing but ``*`` would approve every
+    label: the config refuses it.
     Looking a label up (``label in labels``, ``labels[label]``,
     ``labels.get(label)``) tries the exact names first, then the patterns in
     the order the config lists them, and gives the :class:`LabelInfo` of the
@@ -164,35 +181,40 @@ class ApprovedLabels(Mapping[str, LabelInfo]):
         infos = dict(infos or {})
         self._all = infos
         self._exact = {name: info for name, info in infos.items() if "*" not in name}
-        self._patterns = [(re.compile(_STAR.join(map(re.escape, name.split("*")))), info)
+        self._patterns = [_LabelPattern(re.compile(".+".join(map(re.escape, name.split("*"))), re.DOTALL),
+                                        _blanks(name.replace("*", "")), info)
                           for name, info in infos.items() if "*" in name]
 
     @property
     def patterns(self) -> list[str]:
         """The pattern names, in config order."""
-        return [info.name for _, info in self._patterns]
+        return [p.info.name for p in self._patterns]
+
+    @staticmethod
+    def _approves(pattern: _LabelPattern, label: str) -> bool:
+        # However a match splits ``label`` among the stars, the stars' characters are the label's
+        # minus the fixed parts' (as multisets): they are all visible exactly when the label has
+        # no invisible character beyond those of the fixed parts. So no split is searched.
+        return pattern.shape.fullmatch(label) is not None and _blanks(label) == pattern.blanks
 
     def __getitem__(self, label: str) -> LabelInfo:
-        info = self._exact.get(label)
-        if info is not None:
-            return info
-        for pattern, info in self._patterns:
-            if pattern.fullmatch(label):
-                return info
-        raise KeyError(label)
+        info = self.get(label)
+        if info is None:
+            raise KeyError(label)
+        return info
 
     def __contains__(self, label: object) -> bool:
         # Mapping's own goes through __getitem__ and a KeyError: this runs per fact.
         if label in self._exact:
             return True
-        return isinstance(label, str) and any(pattern.fullmatch(label) for pattern, _ in self._patterns)
+        return isinstance(label, str) and any(self._approves(p, label) for p in self._patterns)
 
     def get(self, label: str, default: LabelInfo | None = None) -> LabelInfo | None:  # type: ignore[override]
         """The :class:`LabelInfo` approving ``label``, else ``default``."""
         info = self._exact.get(label)
         if info is not None:
             return info
-        return next((info for pattern, info in self._patterns if pattern.fullmatch(label)), default)
+        return next((p.info for p in self._patterns if self._approves(p, label)), default)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all)

@@ -245,10 +245,10 @@ def test_newer_revision_verifies_only_what_it_names(tmp_path: Path, reads: list[
     store = Store(tmp_path)
     record = store.lookup(SRC, cited)
     reads.clear()
-    assert store.newer_revision(SRC, record).sha256 == middle
+    assert [r.sha256 for r in store.newer_revisions(SRC, record)] == [middle]
     assert reads == [newest_broken[:8], middle[:8]]
     reads.clear()
-    assert Store(tmp_path).newer_revision(SRC, Store(tmp_path).lookup(SRC, middle)) is None
+    assert Store(tmp_path).newer_revisions(SRC, Store(tmp_path).lookup(SRC, middle)) == []
     assert reads == [middle[:8], newest_broken[:8]]  # the lookup, then the one candidate, which fails
 
 
@@ -258,8 +258,8 @@ def test_newer_revision_of_unknown_date_is_verified_to_learn_it(tmp_path: Path) 
     unknown = _revision(tmp_path, "written otherwise, newest", "2026-09-01T00:00:00Z", layout="other")
     _revision(tmp_path, "written otherwise, older", "2025-09-01T00:00:00Z", layout="other")
     store = Store(tmp_path)
-    assert store.newer_revision(SRC, store.lookup(SRC, cited)).sha256 == unknown
-    assert store.newer_revision(SRC, store.lookup(SRC, unknown)) is None
+    assert [r.sha256 for r in store.newer_revisions(SRC, store.lookup(SRC, cited))] == [unknown]
+    assert store.newer_revisions(SRC, store.lookup(SRC, unknown)) == []
 
 
 def test_recent_and_containing_revisions_read_newest_first(tmp_path: Path, reads: list[str]) -> None:
@@ -293,10 +293,13 @@ def test_history_methods_agree_with_verifying_everything(tmp_path: Path) -> None
         store = Store(root)
         every = store.verified_revisions(SRC)
         assert [r.sha256 for r in store.recent_revisions(SRC)] == [r.sha256 for r in every[-3:]]
+        newest = [r for r in every if time_key(r.retrieved_at) == time_key(every[-1].retrieved_at)] if every else []
+        assert store.newest_revisions(SRC).groups == tuple((r,) for r in newest)
         for rec in every:
             later = [r for r in every if time_key(r.retrieved_at) > time_key(rec.retrieved_at)]
-            named = store.newer_revision(SRC, rec)
-            assert (named.sha256 if named else None) == (later[-1].sha256 if later else None)
+            # Every revision tied for the newest date is named, never one picked by its digest.
+            top = [r.sha256 for r in later if time_key(r.retrieved_at) == time_key(later[-1].retrieved_at)]
+            assert [r.sha256 for r in store.newer_revisions(SRC, rec)] == sorted(top)
             alpha = [r for r in every if r.sha256 != rec.sha256 and "alpha" in r.text]
             assert [r.sha256 for r in store.revisions_containing(SRC, "alpha", exclude=rec.sha256, limit=1)] == \
                 [r.sha256 for r in alpha[-1:]]
@@ -386,13 +389,14 @@ def test_batch_siblings_are_not_newer_revisions(tmp_path: Path) -> None:
     for rec in (first, second):
         write_capture(tmp_path, rec)
     store = Store(tmp_path)
-    assert store.newer_revision(SRC, first) is None
-    assert store.newest_revisions(SRC) == sorted([first, second], key=lambda r: r.sha256)
+    assert store.newer_revisions(SRC, first) == []
+    assert store.newest_revisions(SRC).records == sorted([first, second], key=lambda r: r.sha256)
+    assert not store.newest_revisions(SRC).tied
     later = _batched(SRC, "next request", "2026-08-01T00:00:00Z", other)
     write_capture(tmp_path, later)
     store = Store(tmp_path)
-    assert store.newer_revision(SRC, first) == later
-    assert store.newest_revisions(SRC) == [later]
+    assert store.newer_revisions(SRC, first) == [later]
+    assert store.newest_revisions(SRC).groups == ((later,),)
     plain = make_record(SRC, "fetched later", retrieved_at="2026-09-01T00:00:00Z")
     write_capture(tmp_path, plain)
-    assert Store(tmp_path).newest_revisions(SRC) == [plain]
+    assert Store(tmp_path).newest_revisions(SRC).records == [plain]

@@ -87,6 +87,20 @@ def test_ls_and_show(repo: Repo) -> None:
     assert run_cli("show", "https://nowhere.example/", cwd=repo.root).code == 1
 
 
+def test_show_names_revisions_tied_for_newest_instead_of_picking_one(repo: Repo) -> None:
+    """Issue 23, item 4: with two revisions in the same second, `show SOURCE` has no newest to show."""
+    first = repo.records[SOURCE_A]
+    second = repo.capture(SOURCE_A, "Synthetic source, recaptured: 43 items.", first.retrieved_at)
+    run = run_cli("show", SOURCE_A, cwd=repo.root)
+    assert run.code == 2 and run.out == ""
+    assert "2 revisions of this source share the newest retrievedAt" in run.err
+    assert first.sha256 in run.err and second.sha256 in run.err and "--revision" in run.err
+    assert run_cli("show", SOURCE_A, "--revision", second.sha256[:12], cwd=repo.root).code == 0
+    newer = repo.capture(SOURCE_A, "Synthetic source, a day later: 44 items.", "2026-07-02T00:00:00Z")
+    run = run_cli("show", SOURCE_A, cwd=repo.root)
+    assert run.code == 0 and f"revision:    {newer.sha256}" in run.out
+
+
 def test_rule_explains_with_examples() -> None:
     run = run_cli("rule", "CL104")
     assert run.code == 0 and "fails:" in run.out and "passes:" in run.out

@@ -129,10 +129,11 @@ def test_label_patterns_match_whole_labels_with_only_star_special(repo: Repo) ->
     repo.config(labels={"revenue": {"unit": "million"}, "claim-*": {"description": "prose"},
                         "q?[1]*": None, "*-end": {"unit": "u"}})
     labels = load_config(None, repo.root).labels
-    assert "claim-1" in labels and "claim-a b" in labels and "claim-é" in labels
-    # * is one or more characters, none of them a control, bidi or zero-width one.
-    for label in ("claim-", "claim-a\nb", "claim-\u202e1", "claim-\u200b", "claim-\x00"):
-        assert label not in labels, repr(label)
+    assert "claim-1" in labels and "claim-a-b" in labels and "claim-é" in labels and "claim-a b" not in labels
+    # * is one or more characters, none of them whitespace (of any kind) or invisible.
+    for label in ("claim-", "claim-a\nb", "claim-\u202e1", "claim-\u200b", "claim-\x00", "claim- ", "claim-\u00a0",
+                  "claim-\u3000", "claim-1 ", "claim-1\u2060", "claim-\u3164", "claim-1\ufe0f"):
+        assert label not in labels and labels.get(label) is None, repr(label)
     assert "Claim-1" not in labels and "xclaim-1" not in labels and "claim" not in labels
     assert "q?[1]x" in labels and "qa1x" not in labels  # ? and [ are literal
     assert labels["revenue"].unit == "million"
@@ -140,6 +141,27 @@ def test_label_patterns_match_whole_labels_with_only_star_special(repo: Repo) ->
     assert labels.get("x-end").unit == "u"
     assert labels.patterns == ["claim-*", "q?[1]*", "*-end"]
     assert list(labels) == ["revenue", "claim-*", "q?[1]*", "*-end"]
+
+
+def test_labels_that_differ_only_in_whitespace_cannot_escape_cl004(repo: Repo) -> None:
+    """Issue 23, item 7: "claim-1" and "claim-1 " look identical; the second is CL002, not a new label."""
+    repo.config(labels={"claim-*": {}, "revenue": {}})
+    repo.report(*({"state": "unavailable", "label": label, "reason": "not in the sources"}
+                  for label in ("claim-1", "claim-1 ", "claim-\u00a0", "claim-\u3000", "\trevenue")))
+    run = repo.check()
+    assert run.code == 1
+    edged = run.findings("CL002")
+    assert len(edged) == 4 and all("begins or ends with whitespace" in message for message in edged)
+    # The same facts in YAML: the same rule.
+    repo.write("reports/r.yaml", 'facts:\n  - {state: unavailable, label: "claim-2\\u3000", reason: x}\n')
+    assert "begins or ends with whitespace" in repo.check("reports/r.yaml").findings("CL002")[0]
+
+
+@pytest.mark.parametrize("labels", [["revenue "], {" claim-*": {}}, {"claim-*\u00a0": None}])
+def test_a_config_label_with_whitespace_at_an_end_is_refused(repo: Repo, labels: object) -> None:
+    repo.config(labels=labels)
+    run = repo.check()
+    assert run.code == 2 and "begins or ends with whitespace" in run.err, run.err
 
 
 @pytest.mark.parametrize("labels", [{"*": None}, {"**": {}}, ["revenue", "*"], {"": None}])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from citelint.excerpts import count_overlapping, distinct_prefixes, is_invisible
+from citelint.excerpts import count_overlapping, is_invisible, shown_digests
 from citelint.excerpts import explain_miss
 from conftest import SOURCE_A, Repo
 
@@ -45,13 +45,12 @@ def test_overlapping_occurrences_are_counted() -> None:
     assert count_overlapping("x", "yyy") == 0
 
 
-def test_distinct_prefixes_grow_until_digests_differ() -> None:
+def test_digests_side_by_side_are_whole_and_a_lone_one_is_cut() -> None:
     a = "0123456789abcdef" + "0" * 48
     b = "0123456789abcdef" + "1" * 48
     c = "f" * 64
-    shown = distinct_prefixes([a, b, c])
-    assert shown[a] == a[:17] and shown[b] == b[:17] and shown[c] == c[:17]
-    assert distinct_prefixes([c]) == {c: c[:12]}
+    assert shown_digests([a, b, c]) == {a: a, b: b, c: c}
+    assert shown_digests([c, c]) == {c: c[:12] + "…"}
 
 
 def test_missing_variation_selector_is_named() -> None:

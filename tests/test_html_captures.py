@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 import time
@@ -200,6 +201,79 @@ def test_trafilatura_is_selectable(repo: Repo) -> None:
     rec = record_of(repo, sha)
     assert rec.extractor.name == "trafilatura" and rec.extractor.options["deduplicate"] is False
     assert "Paragraph 3 of the article says that revenue rose by 3 percent" in rec.text
+
+
+# --------------------------------------------------------------------------- content types (issue 23, item 3)
+
+def test_an_html_page_without_content_type_is_refused_not_stored_as_text(repo: Repo) -> None:
+    """A real page held by a pipeline, recorded with no --content-type: its markup never becomes evidence."""
+    truth = json.loads(corpus_path("article-html", "ground-truth.json").read_text(encoding="utf-8"))
+    page_id = sorted(truth)[0]
+    page = gzip.decompress(corpus_path("article-html", "html", f"{page_id}.html.gz").read_bytes())
+    source = truth[page_id]["url"]
+    repo.config(sources=[source], capture={"timeout_s": 20})
+    held = repo.write("page.html", page)
+    before = files_under(repo.root / "captures")
+
+    def capture(*extra: str):
+        return run_cli("capture", "--source", source, "--from-file", str(held), *extra,
+                       "--retrieved-at", "2026-07-01T00:00:00Z", cwd=repo.root)
+
+    refused = capture()
+    assert refused.code == 2 and refused.out == ""
+    assert "page.html looks like text/html: pass --content-type text/html" in refused.err
+    assert files_under(repo.root / "captures") == before
+
+    as_html = capture("--content-type", "text/html")
+    assert as_html.code == 0 and as_html.err == "", as_html.err
+    # A sentence a person marked on the page (split as the corpus README says), now quotable.
+    sentence = re.split(r"(?<=[.!?])\s+|\n", truth[page_id]["articleBody"])[1].strip()
+    sha = as_html.out.split(" revision ")[1].split()[0]
+    repo.write("reports/r.json", {"facts": [{"state": "cited", "label": "sales", "source": source,
+                                             "captureSha256": sha, "snippet": sentence}]})
+    assert repo.check().code == 0
+
+    # Declared text/plain: recorded as the operator said, but never silently.
+    as_text = capture("--content-type", "text/plain")
+    assert as_text.code == 0 and as_text.out.startswith("captured: ")
+    assert "warning:" in as_text.err and "looks like text/html but was recorded as text/plain" in as_text.err
+
+
+@pytest.mark.parametrize("body, sniffed", [
+    (b"<!DOCTYPE html>\n<html><p>Revenue rose 12%.</p>", "text/html"),
+    (b"\xef\xbb\xbf \r\n\t<HTML lang=en><p>Revenue rose 12%.</p>", "text/html"),
+    (b"<!-- saved from url=(0014)about:internet -->\n<p>Revenue rose 12%.</p>", "text/html"),
+    (b"<p>Revenue rose 12%.</p>", "text/html"),
+    (b"<a href='https://example.org'>Revenue rose 12%.</a>", "text/html"),
+    (b'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><p>Revenue rose 12%.</p></html>',
+     "text/xml"),
+    (b"%PDF-1.7\n% Revenue rose 12%.\n", "application/pdf"),
+    (b"Revenue rose 12%.", None),
+    (b"<pre>Revenue rose 12%.</pre>", None),  # "<p" must end the tag name: "<pre" is not "<p"
+    (b"  <br/>Revenue rose 12%.", None),  # "/" does not end a tag name for WHATWG sniffing
+    (b"x <html> Revenue rose 12%.", None),  # markup later in a text is still text
+])
+def test_an_undeclared_body_is_sniffed_as_whatwg_identifies_an_unknown_type(repo: Repo, body: bytes,
+                                                                            sniffed: str | None) -> None:
+    repo.config(sources=[SOURCE_A])
+    path = repo.write("held.txt", body)
+    before = files_under(repo.root / "captures")
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(path), cwd=repo.root)
+    if sniffed is None:
+        assert run.code == 0 and run.out.startswith("captured: ") and run.err == ""
+        return
+    assert run.code == 2 and run.out == "" and f"held.txt looks like {sniffed}: pass --content-type " in run.err
+    assert ("--content-type text/html" if sniffed == "text/xml" else f"--content-type {sniffed}") in run.err
+    assert files_under(repo.root / "captures") == before
+
+
+def test_record_text_refuses_an_undeclared_html_body(tmp_path: Path) -> None:
+    from citelint.capture import ContentTypeUnclear
+
+    url = "https://example.org/page.html"
+    with pytest.raises(ContentTypeUnclear) as refused:
+        record_text(tmp_path / "captures", url, PAGE, sources=[url])
+    assert refused.value.sniffed == "text/html" and not (tmp_path / "captures").exists()
 
 
 # --------------------------------------------------------------------------- check, hints, verify

@@ -211,7 +211,8 @@ def test_capture_import_check_end_to_end(stem: str, mapping: dict | None, tmp_pa
     assert check.returncode == 1
     [finding] = [ln for ln in check.stdout.splitlines() if ": CL204 " in ln]
     assert f"quotation not found in capture {sha[:12]}… (named by the link title)" in finding
-    assert f"snippet character {at + 1}" in finding or f"first {at} characters occur" in finding, finding
+    assert f"start term character {at + 1}" in finding or f"first {at} characters of the start term occur" in finding, \
+        finding
     assert cli("check", "--fix", cwd=root).returncode == 1
     assert format_text_directive(changed) in answer.read_text(encoding="utf-8")
     # The genuine quote pointed at another document the model was sent: not in that capture.

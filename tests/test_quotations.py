@@ -247,6 +247,40 @@ def test_misses_are_cl204_with_near_miss_hints(project: Project) -> None:
     assert "the suffix 'preceded' does not follow" in at_line(run, 9)[0]
 
 
+@pytest.mark.parametrize("link, term", [
+    (q("an example text fragment", prefix="Zyxwvut qponm"), "prefix"),
+    (q("an example text fragment", suffix="Zyxwvut qponm"), "suffix"),
+    (q("It is followed by more text", "Zyxwvut qponm"), "end term"),
+    (q("It is followed by more text", "and this is the end.", suffix="Zyxwvut qponm"), "suffix"),
+    (q("an example text fragment", prefix="This is an exomple"), "prefix"),   # its first characters occur
+    (q("an example text fragment", suffix="It is followed by nore"), "suffix"),
+    (q("an example text fragment", prefix="THIS IS"), "prefix"),  # other letter case
+])
+def test_a_term_miss_hint_speaks_of_that_term_only(project: Project, link: str, term: str) -> None:
+    """Issue 23, item 8: when the start term occurs, a hint about the prefix, end term or suffix
+    that failed never says that "no part of the snippet's start occurs"."""
+    project.report(f"[a]({link})\n")
+    run = project.check()
+    (finding,) = at_line(run, 1)
+    assert ": CL204 " in finding and "snippet" not in finding, finding
+    hint = finding.split(": ", 2)[2]
+    assert f"the {term}" in hint
+    if "Zyxwvut" in link:
+        assert f"no part of the {term}'s start occurs in the capture" in hint
+    elif "THIS%20IS" in link:
+        assert "the prefix occurs with other letter case" in hint
+    else:
+        assert f"characters of the {term} occur in the capture, then {term} character" in hint
+
+
+def test_a_suffix_that_follows_another_occurrence_of_the_start_term_is_named_so(project: Project) -> None:
+    """The suffix follows "text" in "more text, and", but not the "text" right after the prefix."""
+    project.report(f"[a]({q('text', prefix='an example', suffix=', and this')})\n")
+    (finding,) = at_line(project.check(), 1)
+    assert "the suffix ', and this' does not follow the start term right after the prefix" in finding
+    assert "snippet" not in finding
+
+
 def test_match_only_in_older_revision_is_rejected_and_named(project: Project) -> None:
     project.report(f"[a]({q('the grass was green in the spring')})\n")
     run = project.check("--format", "json")
@@ -256,7 +290,8 @@ def test_match_only_in_older_revision_is_rejected_and_named(project: Project) ->
     assert finding["rule"] == "CL204"
     assert finding["capture"] == project.new.sha256  # the newest revision was used
     assert f'capture:{project.old.sha256}' in finding["message"]
-    assert "it does occur in revision " + project.old.sha256[:12] in finding["message"]
+    assert f"it does occur in the revision of {project.old.retrieved_at}" in finding["message"]
+    assert f"not found in capture {project.new.sha256} " in finding["message"]  # whole, beside the other
     schema = json.loads((REPO_ROOT / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(out, schema)
     # naming the old revision makes it pass
@@ -372,6 +407,63 @@ def test_newest_revision_includes_batch_siblings(tmp_path: Path) -> None:
     assert by_line[5]["rule"] == "CL105" and by_line[5]["capture"] == second.sha256  # the sibling used
     assert by_line[7]["rule"] == "CL204" and "1 batch sibling" in by_line[7]["message"]
     assert by_line[7]["capture"] == min(first.sha256, second.sha256)
+
+
+def test_revisions_tied_for_newest_must_each_hold_an_untitled_quotation(tmp_path: Path) -> None:
+    """Issue 23, item 4: two captures of one page in the same second (its markup as text, and its
+    extracted text). An untitled quotation of the markup used to pass against the raw one."""
+    page = tmp_path / "page.html"
+    page.write_text('<html><head><meta name="description" content="Quarterly results"></head>'
+                    "<body><p>Revenue rose 12% to $4.1 million in the third quarter.</p></body></html>\n",
+                    encoding="utf-8")
+    src = "https://example.org/q3.html"
+    p = Project(tmp_path, sources=[src], capture={"content_types": ["text/plain", "text/html"]})
+    shas = []
+    for content_type in ("text/plain", "text/html"):
+        done = subprocess.run([sys.executable, "-m", "citelint", "capture", "--source", src, "--from-file",
+                               str(page), "--content-type", content_type, "--retrieved-at", "2026-07-01T00:00:00Z"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        shas.append(done.stdout.split(" revision ")[1].split()[0])
+    raw, extracted = shas
+    markup = q('<meta name="description"', source=src)
+    p.report(f"[a]({markup})\n\n"
+             f"[b]({q('Revenue rose 12% to $4.1 million', source=src)})\n\n"
+             f'[c]({markup} "capture:{raw}")\n')
+    run = p.check()
+    assert run.returncode == 1
+    (miss,) = findings(run)
+    assert miss.startswith("reports/a.md:1:") and ": CL204 " in miss
+    assert f"capture:{raw}" in miss and f"capture:{extracted}" in miss  # both named, whole
+    assert "2 revisions share its newest retrievedAt (2026-07-01T00:00:00Z)" in miss
+    assert "must occur in each of them" in miss and 'give the link the title "capture:<sha256>"' in miss
+    assert f"in capture {extracted}: the start term" in miss and f"it occurs in capture:{raw} only" in miss
+
+    # A strictly newer revision ends the tie: it alone is the newest.
+    newer = p.capture("Revenue rose 12% to $4.1 million in the third quarter, as revised.", "2026-07-01T00:00:01Z", src)
+    run = p.check("--format", "json")
+    by_line = {f["line"]: f for f in json.loads(run.stdout)["findings"]}
+    assert set(by_line) == {1} and "(the newest revision of this source)" in by_line[1]["message"]
+    assert by_line[1]["capture"] == newer.sha256
+
+
+def test_a_batch_tied_with_another_revision_is_one_of_the_tied(tmp_path: Path) -> None:
+    """Siblings of one batch are one candidate (any may hold the passage); a revision of the same
+    date outside the batch is another, and the quotation must occur in both."""
+    p = Project(tmp_path)
+    src = "https://example.org/batch.pdf"
+    when = "2026-05-01T00:00:00Z"
+    p.capture("Chunk one: the first part of the document, page one.", when, src, "b" * 64)
+    p.capture("Chunk two: the second part of the document, page two.", when, src, "b" * 64)
+    alone = p.capture("Fetched alone: the first part of the document, page one.", when, src)
+    p.report(f"[a]({q('the first part of the document', source=src)})\n\n"
+             f"[b]({q('the second part of the document', source=src)})\n")
+    run = p.check("--format", "json")
+    by_line = {f["line"]: f for f in json.loads(run.stdout)["findings"]}
+    assert set(by_line) == {3}, by_line
+    message = by_line[3]["message"]
+    assert by_line[3]["rule"] == "CL204" and by_line[3]["capture"] == alone.sha256
+    assert "2 revisions share its newest retrievedAt" in message and "(batch of 2)" in message
 
 
 def test_quotation_severities_follow_the_catalog(project: Project) -> None:

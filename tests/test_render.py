@@ -126,7 +126,7 @@ def test_hostile_text_is_escaped_in_html(repo: Repo, tmp_path: Path) -> None:
     repo.capture(SOURCE_A, "Before. " + HOSTILE + " After.")
     repo.config(labels={"claim-*": {"check_at": "javascript:alert(1)"}})
     name = "reports/\u202eevil<b>.json"
-    repo.report(repo.cited("claim-<img src=x onerror=alert(1)>", snippet=HOSTILE),
+    repo.report(repo.cited("claim-<img/src=x/onerror=alert(1)>", snippet=HOSTILE),
                 {"state": "unavailable", "label": "claim-2", "reason": HOSTILE}, name=name)
     out = tmp_path / "h.html"
     run = render(repo.root, name, "-o", str(out))
@@ -138,7 +138,7 @@ def test_hostile_text_is_escaped_in_html(repo: Repo, tmp_path: Path) -> None:
     assert_self_contained(doc, raw)
     assert doc.xpath("string(//h1)") == "reports/\\u202eevil<b>.json"
     assert doc.xpath("string(//blockquote)") == "<script>alert(1)</script> ::error::pwned \\u001b[31mred \\u202eevil"
-    assert doc.xpath("string(//article[1]/h3/text())") == "claim-<img src=x onerror=alert(1)>"
+    assert doc.xpath("string(//article[1]/h3/text())") == "claim-<img/src=x/onerror=alert(1)>"
     # A check_at that is not an http(s) URL is shown as words, never as a link.
     assert not doc.xpath("//a[starts-with(@href, 'javascript')]")
     assert "javascript:alert(1)" in doc.xpath("string(//p[@class='where'])")
@@ -300,3 +300,15 @@ def test_markdown_view_keeps_the_report_below_what_citelint_wrote(repo: Repo) ->
     assert ours < theirs and run.stdout.index("Rendered by citelint") < theirs
     html_out = cmarkgfm.github_flavored_markdown_to_html(run.stdout)
     assert "Rendered by citelint" in html_out.split("<!--")[0]
+
+
+def test_sources_tied_for_newest_are_each_listed(repo: Repo) -> None:
+    """Issue 23, item 4: two revisions of one source with the same retrievedAt; the reader view
+    names both rather than one picked by digest order."""
+    first = repo.records[SOURCE_A]
+    second = repo.capture(SOURCE_A, TEXT_A + " A second wording, captured in the same second.", first.retrieved_at)
+    repo.write("reports/a.md", f"See [the source]({SOURCE_A}).\n")
+    run = render(repo.root, "reports/a.md", "--format", "md")
+    assert run.returncode == 0, run.stderr
+    listed = run.stdout.split("## Captured sources used\n\n")[1].split("\n\n")[0]
+    assert listed.count(SOURCE_A) >= 2 and first.sha256[:12] in listed and second.sha256[:12] in listed

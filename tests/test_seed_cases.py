@@ -71,6 +71,24 @@ def test_missing_exact_source_never_borrows_another_capture(tmp_path, monkeypatc
     assert "never used in its place" in line
 
 
+def test_a_digest_with_a_typo_in_its_last_digits_is_shown_whole_beside_the_real_one(repo: Repo) -> None:
+    """Issue 23, item 9: CL102 cut both digests to the 61 digits that tell them apart, hiding the
+    rest of the difference. Beside another, a digest is never cut."""
+    real = repo.records[SOURCE_A].sha256
+    typo = real[:60] + ("0" if real[60] != "0" else "1") + real[61:63] + ("0" if real[63] != "0" else "1")
+    fact = repo.cited()
+    fact["captureSha256"] = typo
+    repo.report(fact)
+    run = repo.check()
+    (line,) = run.findings("CL102")
+    assert f"captureSha256 {typo};" in line and f"its place: {real} (" in line
+    # A quotation link naming the same typo: the title's digest is whole beside the newest one.
+    repo.config(markdown=["reports/*.md"])
+    repo.write("reports/a.md", f'[q]({SOURCE_A}#:~:text=items "capture:{typo}")\n')
+    (quote,) = repo.check("reports/a.md").findings("CL204")
+    assert f"names capture:{typo}, but" in quote and f"newest revision is capture:{real} (" in quote
+
+
 def test_tampered_text_fails_closed(repo: Repo) -> None:
     repo.report(repo.cited())
     path = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)

@@ -338,7 +338,7 @@ def test_no_verifier_available_is_cl402_naming_the_extra(repo: Repo, keys: dict[
     env.update(PATH="", PYTHONPATH=str(REPO_ROOT))
     done = subprocess.run([sys.executable, "-c", code], cwd=repo.root, env=env, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "CL402" in done.stdout and "citelint[sign]" in done.stdout
+    assert "CL402" in done.stdout and "pip install 'citelint-provenance[sign]'" in done.stdout
 
 
 # --------------------------------------------------------------------------- SSHSIG against ssh-keygen

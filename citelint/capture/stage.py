@@ -9,11 +9,12 @@ Nothing prints; the command line turns outcomes into lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Sequence
 
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
+from citelint.capture.sniff import HTML, PDF, XML, sniff_media_type
 from citelint.store.captures import (
     CaptureError,
     CaptureRecord,
@@ -48,7 +49,9 @@ class CaptureOutcome:
     ``status`` is one of ``captured``, ``already captured``, ``refused`` or
     (dry run) ``would fetch``. ``reason`` explains a refusal. ``sha256``,
     ``bytes`` (body length on the wire) and ``path`` describe the revision
-    for ``captured`` and ``already captured``.
+    for ``captured`` and ``already captured``. ``warning``, when not empty,
+    says what about the recorded body deserves a second look (a declared
+    media type its bytes contradict).
     """
 
     source: str
@@ -57,6 +60,7 @@ class CaptureOutcome:
     sha256: str | None = None
     bytes: int | None = None
     path: Path | None = None
+    warning: str = ""
 
     @property
     def failed(self) -> bool:
@@ -140,8 +144,39 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
     return record, (body if settings.keep_raw else None)
 
 
+class ContentTypeUnclear(CaptureRefused):
+    """A held body was given no media type, and its bytes say it is not plain
+    text (:func:`~citelint.capture.sniff.sniff_media_type`): recording it as
+    ``text/plain`` would make its markup (or a PDF's bytes) the evidence.
+
+    ``sniffed`` is the media type the body looks like; ``suggested`` the
+    one to declare for it (``text/html`` for an XML document, which is most
+    likely XHTML). Nothing was written.
+    """
+
+    def __init__(self, sniffed: str) -> None:
+        self.sniffed = sniffed
+        self.suggested = "text/html" if sniffed == XML else sniffed
+        super().__init__(f"the body looks like {sniffed} but no content type was given; declare "
+                         f"{self.suggested} (or text/plain to record its bytes as the text)")
+
+
+def _declared_mismatch(content_type: str, sniffed: str | None) -> str:
+    """A warning when the declared ``content_type`` is not what the body's
+    bytes look like (``sniffed``), else an empty string. XML declared as
+    HTML is no mismatch: that is what an XHTML page is."""
+    declared = content_type.split(";", 1)[0].strip().lower()
+    if sniffed is None or sniffed == declared or (sniffed, declared) == (XML, HTML):
+        return ""
+    if declared == "text/plain":
+        return (f"the body looks like {sniffed} but was recorded as text/plain, as declared: the "
+                f"capture's text is the body itself, {'its bytes' if sniffed == PDF else 'markup'} included, "
+                "not the text a reader sees")
+    return f"the body looks like {sniffed} but was recorded as {declared}, as declared"
+
+
 def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: Sequence[str],
-                max_bytes: int = DEFAULT_MAX_BYTES, content_type: str = "text/plain",
+                max_bytes: int = DEFAULT_MAX_BYTES, content_type: str | None = None,
                 content_types: Sequence[str] = DEFAULT_CONTENT_TYPES,
                 retrieved_at: str | None = None, extractors: Sequence[tuple[str, str]] = (),
                 keep_raw: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S) -> CaptureOutcome:
@@ -156,7 +191,11 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
     extractor ``extractors`` (``(media type, name)`` pairs over the
     defaults) names, run in a child process within ``timeout_s`` seconds,
     its raw bytes kept beside the capture unless ``keep_raw`` is False
-    (:mod:`citelint.capture.extract`). The same checks as a fetch apply:
+    (:mod:`citelint.capture.extract`). With no ``content_type`` the body is
+    sniffed: one that looks like HTML, XML or PDF is refused with
+    :class:`ContentTypeUnclear`, anything else is ``text/plain``; a declared
+    type the bytes contradict is recorded as declared, with the outcome's
+    ``warning`` saying so. The same checks as a fetch apply:
     ``source`` must be in ``sources`` exactly (``http`` is accepted here,
     since nothing is fetched), no userinfo or fragment; at most ``max_bytes``
     bytes; ``content_type`` must pass :func:`check_content_type` against
@@ -169,6 +208,8 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
         ``sha256``, ``bytes`` and ``path``.
 
     Raises:
+        ContentTypeUnclear: no ``content_type``, and the body looks like
+            another type than plain text.
         CaptureRefused: any check fails, an existing file at the revision's
             path fails verification, or the file cannot be written.
     """
@@ -179,6 +220,11 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
         except UnicodeEncodeError:
             raise CaptureRefused("the text contains lone surrogates and is not valid "
                                  "Unicode") from None
+    sniffed = sniff_media_type(data)
+    if content_type is None:
+        if sniffed is not None:
+            raise ContentTypeUnclear(sniffed)
+        content_type = "text/plain"
     # text/plain is the documented default for held text, so it is always
     # accepted (by _make); anything else must be a type the operator allows.
     settings = CaptureSettings(max_bytes=max_bytes, content_types=tuple(content_types), timeout_s=timeout_s,
@@ -187,7 +233,9 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
         record, raw = _make(source, data, content_type, settings, retrieved_at, "text")
     except TextRejected as exc:
         raise CaptureRefused(str(exc)) from None
-    return _record_outcome(captures_dir, record, raw)
+    outcome = _record_outcome(captures_dir, record, raw)
+    warning = _declared_mismatch(content_type, sniffed)
+    return replace(outcome, warning=warning) if warning else outcome
 
 
 def read_input(path: str, max_bytes: int, *, stdin: BinaryIO | None = None) -> bytes:

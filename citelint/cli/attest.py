@@ -45,7 +45,7 @@ unencrypted OpenSSH private key (Ed25519, ECDSA or RSA): --sign-key, else
 $CITELINT_SIGN_KEY, else capture.sign_key. Each capture is verified before
 it is signed; one that does not verify is refused. Signing again with the
 same key is "already signed". In-process with the cryptography library
-(pip install 'citelint[sign]'), else with ssh-keygen.
+(pip install 'citelint-provenance[sign]'), else with ssh-keygen.
 
 exit codes: 0 every capture signed (or already signed), 1 a capture was
 refused, 2 usage or config error (no key, an unusable key or allowed-signers

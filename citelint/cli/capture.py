@@ -86,7 +86,8 @@ def add_options(capture: argparse.ArgumentParser) -> None:
                               "(\"0\", \"search_result:0\") or title to its source URL")
     capture.add_argument("--content-type", metavar="TYPE",
                          help="with --from-file: the body's Content-Type, which picks its extractor "
-                              "(default text/plain; also text/html, application/pdf)")
+                              "(text/plain, text/html, application/pdf; default: text/plain unless the "
+                              "body looks like HTML or PDF, which is refused until its type is given)")
     capture.add_argument("--retrieved-at", metavar="TIME", type=_rfc3339,
                          help="with --from-file: when the text was retrieved, RFC 3339 UTC like "
                               "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible)")
@@ -121,6 +122,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.capture import (
         REFUSED,
         CaptureRefused,
+        ContentTypeUnclear,
         check_settings,
         read_input,
         record_text,
@@ -180,17 +182,27 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                               stdin=getattr(sys.stdin, "buffer", None))
             outcome = record_text(config.captures_dir, args.source, data, sources=config.sources,
                                   max_bytes=options.max_bytes,
-                                  content_type=args.content_type or "text/plain",
+                                  content_type=args.content_type,
                                   content_types=options.content_types, retrieved_at=args.retrieved_at,
                                   extractors=options.extractors, keep_raw=options.keep_raw,
                                   timeout_s=options.timeout_s)
         except OSError as exc:
             err.write(f"citelint: cannot read {args.from_file}: {exc.strerror or exc}\n")
             return EXIT_USAGE
+        except ContentTypeUnclear as exc:
+            # Not a refused source but an incomplete command: the type was assumed, never given.
+            what = "standard input" if args.from_file == "-" else terminal(args.from_file)
+            err.write(f"citelint: {what} looks like {exc.sniffed}: pass --content-type {exc.suggested}"
+                      + (" (an XHTML page)" if exc.suggested != exc.sniffed else "")
+                      + " (--content-type text/plain records the body itself, markup included); "
+                      "nothing was written\n")
+            return EXIT_USAGE
         except CaptureRefused as exc:
             out.write(f"refused: {terminal(args.source)}: {terminal(str(exc))}\n")
             return EXIT_FINDINGS
         out.write(_capture_line(outcome) + "\n")
+        if outcome.warning:
+            err.write(f"citelint: warning: {terminal(args.source)}: {terminal(outcome.warning)}\n")
         return EXIT_FINDINGS if signer and _sign(signer, config.captures_dir, outcome, out, err) else EXIT_OK
 
     if args.verify_extraction:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from citelint.store.captures import CaptureError, Store
+from citelint.store.captures import CaptureError, Store, revision_key
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, load_config
 from citelint.escape import terminal
 
@@ -20,6 +20,9 @@ examples:
   citelint show https://example.org/q3.txt                 the newest revision
   citelint show https://example.org/q3.txt --revision 5891b5b5
   citelint show https://example.org/q3.txt --format json   metadata and text as JSON (text exact, unescaped)
+
+When several revisions share the newest retrievedAt (and are not one batch),
+none is the newest: name one with --revision (exit 2 until then).
 """
 
 
@@ -53,11 +56,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_USAGE if matches else EXIT_FINDINGS
         chosen = matches[0].sha256
     else:
-        good = store.verified_revisions(args.source)
-        if not good:
+        newest = store.newest_revisions(args.source)
+        if not newest.groups:
             err.write("citelint: every capture of this source is corrupt; see `citelint ls`\n")
             return EXIT_FINDINGS
-        chosen = good[-1].sha256
+        if newest.tied:
+            # No revision is "the newest": showing one would pick it by its digest.
+            heads = [max(g, key=revision_key) for g in newest.groups]
+            err.write(f"citelint: {len(heads)} revisions of this source share the newest retrievedAt "
+                      f"({heads[0].retrieved_at}) and are not one batch: {', '.join(r.sha256 for r in heads)}; "
+                      "name one with --revision\n")
+            return EXIT_USAGE
+        chosen = max(newest.records, key=revision_key).sha256
     try:
         rec = store.lookup(args.source, chosen)
     except CaptureError as exc:

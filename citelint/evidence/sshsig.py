@@ -56,7 +56,8 @@ KEY_TYPES = {
     "ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256"),
 }
 #: What the extra is called when neither backend is available.
-EXTRA_HINT = "pip install 'citelint[sign]' (the cryptography library), or install OpenSSH's ssh-keygen"
+EXTRA_HINT = ("pip install 'citelint-provenance[sign]' (the cryptography library; from a checkout: "
+              "pip install '.[sign]'), or install OpenSSH's ssh-keygen")
 #: ssh-keygen gets this long (seconds) to check one signature.
 SSH_KEYGEN_TIMEOUT_S = 20.0
 #: The largest SSHSIG blob parsed (bytes): the biggest key OpenSSH accepts

@@ -8,8 +8,10 @@ quoted text against the capture:
 - the revision is the one the link title names as ``capture:<64 hex>``, else
   the newest revision and its batch siblings
   (:meth:`citelint.store.captures.Store.newest_revisions`), any of which may hold
-  the passage; a named revision that is missing or corrupt is a CL204, never
-  replaced by another;
+  the passage; when several revisions (not one batch) share the newest
+  ``retrievedAt``, the passage must occur in each of them, since nothing says
+  which one the author quoted; a named revision that is missing or corrupt is
+  a CL204, never replaced by another;
 - each ``text=`` directive must match **verbatim** (percent-decoded, no case
   folding, no normalisation, no word boundaries): ``start`` occurs; ``end``
   occurs after the end of ``start``; ``prefix`` is immediately before
@@ -34,12 +36,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.store.captures import CaptureCorrupt, CaptureMissing
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions, revision_key
 from citelint.escape import quoted
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import raw_attr, raw_tag
-from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, distinct_prefixes, explain_miss, invisible_message,
+from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, shown_digests, explain_miss, invisible_message,
                                 is_invisible, repeated_quotation_message, short_message)
 
 if TYPE_CHECKING:
@@ -153,9 +155,11 @@ def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -
 
 @dataclass(frozen=True)
 class _Miss:
-    """Why a directive does not match a capture: the term that fails and what to say."""
+    """Why a directive does not match a capture: the term that fails, its name (``start term``,
+    ``prefix``, ``end term``, ``suffix``: what a hint about it must call it) and what to say."""
 
     term: str
+    name: str
     what: str
 
 
@@ -163,18 +167,23 @@ def _diagnose(text: str, d: TextDirective) -> _Miss:
     """The first term of ``d`` that fails against ``text``, in the order a reader checks them."""
     first = text.find(d.start)
     if first < 0:
-        return _Miss(d.start, f"the start term {quoted(d.start, 80)} does not occur")
+        return _Miss(d.start, "start term", f"the start term {quoted(d.start, 80)} does not occur")
     if d.prefix is not None:
         m = _adjacent(d.prefix, d.start, None).search(text)
         if m is None:
-            return _Miss(d.prefix, f"the start term occurs, but never right after the prefix {quoted(d.prefix, 80)} "
-                                   "(only whitespace may come between them)")
+            return _Miss(d.prefix, "prefix", f"the start term occurs, but never right after the prefix "
+                                             f"{quoted(d.prefix, 80)} (only whitespace may come between them)")
         first = m.start(1)
+    # With a prefix, the start term that counts is one right after it: say so, since the
+    # other occurrences of the start term are no part of the claim.
+    after_prefix = " right after the prefix" if d.prefix is not None else ""
     if d.end is not None and text.find(d.end, first + len(d.start)) < 0:
-        where = "only before the start term" if d.end in text else "nowhere"
-        return _Miss(d.end, f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the start term")
-    return _Miss(d.suffix or "", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
-                                 f"{'end' if d.end is not None else 'start'} term (only whitespace may come between)")
+        where = f"only before the start term{after_prefix}" if d.end in text else "nowhere"
+        return _Miss(d.end, "end term", f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the "
+                                        f"start term{after_prefix}")
+    last = "end term" if d.end is not None else f"start term{after_prefix}"
+    return _Miss(d.suffix or "", "suffix", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
+                                           f"{last} (only whitespace may come between)")
 
 
 class QuotationChecker:
@@ -237,29 +246,48 @@ class QuotationChecker:
         revisions = self._revisions(source, named, link)
         if isinstance(revisions, LinkIssue):
             return issues + [revisions]
+        if not revisions.groups:  # every revision failed verification after grounding found one
+            return issues + [LinkIssue("CL204", link, (
+                f"quotation of {_show_url(link.href)}: no capture of this source verifies, so there is nothing "
+                "to verify the quoted text against; restore the captures from version control or capture the "
+                "source again"), *at)]
         ranged = any(d.end is not None for d in visible)
         note = _RANGE_NOTE if ranged else ""
-        for record in revisions:
+        hits, failed = revisions.split(lambda r: all(match_spans(r.text, d, limit=1) for d in visible))
+        if failed or not hits:
+            return issues + [self._miss(link, visible, revisions, failed, hits, named is not None, source, note)]
+        # Found in every group (with a tie, in each tied revision): each is relied upon.
+        seen: set[tuple[str, str]] = set()
+        for record in hits:
             found = [match_spans(record.text, d) for d in visible]
-            if all(found):
-                signed = [LinkIssue(rule, link, message, *at, capture=record.sha256, fixable=False)
-                          for rule, message in (self.signature_issues(record) if self.signature_issues else ())]
-                return issues + self._weak(link, visible, found, record, note) + signed
-        return issues + [self._miss(link, visible, revisions, named is not None, source, note)]
+            for weak in self._weak(link, visible, found, record, note):
+                key = (weak.rule, weak.message.replace(record.sha256[:12], ""))
+                if key not in seen:  # a short start term is short in every revision: said once
+                    seen.add(key)
+                    issues.append(weak)
+        for record in hits:
+            issues += [LinkIssue(rule, link, message, *at, capture=record.sha256, fixable=False)
+                       for rule, message in (self.signature_issues(record) if self.signature_issues else ())]
+        return issues
 
-    def _revisions(self, source: str, named: str | None, link: Link) -> list[CaptureRecord] | LinkIssue:
-        """The revisions to check: the named one, else the newest and its batch siblings."""
+    def _revisions(self, source: str, named: str | None, link: Link) -> NewestRevisions | LinkIssue:
+        """The revisions to check: the named one, else the newest (a group per tied revision,
+        each with its batch siblings)."""
         at = (link.line, link.col, link.end_line, link.end_col)
         if named is None:
             return self.store.newest_revisions(source)
         try:
-            return [self.store.lookup(source, named)]
+            return NewestRevisions(((self.store.lookup(source, named),),))
         except CaptureMissing:
-            recent = self.store.recent_revisions(source, limit=1)
-            hint = (f"; its newest revision is capture:{recent[-1].sha256} ({recent[-1].retrieved_at})"
-                    if recent else "")
+            # The newest revisions, as an untitled quotation would be checked against: each of a tie.
+            heads = [max(g, key=revision_key) for g in self.store.newest_revisions(source).groups]
+            listed = ", ".join(f"capture:{r.sha256}" for r in heads)
+            hint = ("" if not heads else f"; its newest revision is {listed} ({heads[0].retrieved_at})"
+                    if len(heads) == 1 else f"; its newest revisions, tied at {heads[0].retrieved_at}, are {listed}")
+            # Beside the newest revision's digest, the title's is shown whole: the two are compared.
+            title = shown_digests([named] + [r.sha256 for r in heads])[named]
             return LinkIssue("CL204", link, (
-                f"the link title names capture:{named[:12]}…, but {_show_url(source)} has no such revision, and "
+                f"the link title names capture:{title}, but {_show_url(source)} has no such revision, and "
                 f"no other revision is used in its place; name a revision that exists{hint}"), *at, capture=named)
         except CaptureCorrupt as exc:
             return LinkIssue("CL204", link, (
@@ -282,11 +310,14 @@ class QuotationChecker:
                                      *at, capture=record.sha256))
         return out
 
-    def _miss(self, link: Link, visible: list[TextDirective], revisions: list[CaptureRecord], named: bool,
+    def _miss(self, link: Link, visible: list[TextDirective], revisions: NewestRevisions,
+              failed: list[tuple[CaptureRecord, ...]], hits: list[CaptureRecord], named: bool,
               source: str, note: str) -> LinkIssue:
-        """CL204 for a quotation found in none of ``revisions``, explained against the first of them."""
+        """CL204 for a quotation missing from the ``failed`` groups of ``revisions`` (found in
+        ``hits``, one per other group), explained against the first failed revision."""
         at = (link.line, link.col, link.end_line, link.end_col)
-        record = revisions[0]
+        group = failed[0]
+        record = group[0]
         text = record.text
         failing = next(d for d in visible if not match_spans(text, d, limit=1))
         miss = _diagnose(text, failing)
@@ -297,32 +328,46 @@ class QuotationChecker:
             hint = "quote the capture verbatim"
         elif budget.take():
             made_by = record.extractor.describe() if record.extractor is not None else None
-            hint = explain_miss(miss.term, text, made_by)
+            hint = explain_miss(miss.term, text, made_by, what=miss.name)
             if miss.term.casefold() in text.casefold():
-                hint = ("it occurs with other letter case: browsers fold case, citelint does not; "
+                hint = (f"the {miss.name} occurs with other letter case: browsers fold case, citelint does not; "
                         "copy the text exactly from the capture")
         else:
             hint = f"{budget.why}; quote the capture verbatim"
+        siblings = (f" or its {len(group) - 1} batch sibling{'s' * (len(group) > 2)}" if len(group) > 1 else "")
+        if revisions.tied:
+            # Several revisions share the newest retrievedAt: none is "the newest", so the
+            # quotation must hold in each, and the fix is to say which one it quotes. Every
+            # digest is whole: the reader compares them.
+            tied = ", ".join(f"capture:{g[0].sha256}" + (f" (batch of {len(g)})" if len(g) > 1 else "")
+                             for g in revisions.groups)
+            only = ("; it occurs in " + ", ".join(f"capture:{r.sha256}" for r in hits) + " only") if hits else ""
+            return LinkIssue("CL204", link, (
+                f"quotation not found in every newest revision of this source: {len(revisions.groups)} revisions "
+                f"share its newest retrievedAt ({record.retrieved_at}) and are not one batch ({tied}), so a "
+                f"quotation with no capture: title must occur in each of them; in capture {record.sha256}"
+                f"{siblings}: {miss.what}; {hint}{only}{note}; give the link the title \"capture:<sha256>\" of the "
+                "revision it quotes; --fix leaves this link alone"), *at, capture=record.sha256)
+        other = self._elsewhere(source, visible, revisions)
+        shown = shown_digests([record.sha256] + ([other.sha256] if other else []))[record.sha256]
         if named:
-            which = f"capture {record.sha256[:12]}… (named by the link title)"
-        elif len(revisions) > 1:
-            which = (f"capture {record.sha256[:12]}… or its {len(revisions) - 1} batch sibling"
-                     f"{'s' * (len(revisions) > 2)} (the newest revision of this source)")
+            which = f"capture {shown} (named by the link title)"
         else:
-            which = f"capture {record.sha256[:12]}… (the newest revision of this source)"
+            which = f"capture {shown}{siblings} (the newest revision of this source)"
+        elsewhere = (f"; it does occur in the revision of {other.retrieved_at} of this source: quote that "
+                     f"one with the link title \"capture:{other.sha256}\"") if other else ""
         return LinkIssue("CL204", link, (
-            f"quotation not found in {which}: {miss.what}; {hint}{self._elsewhere(source, visible, revisions)}"
+            f"quotation not found in {which}: {miss.what}; {hint}{elsewhere}"
             f"{note}; --fix leaves this link alone"), *at, capture=record.sha256)
 
-    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: list[CaptureRecord]) -> str:
-        """The end of a CL204 hint naming another revision that holds the whole quotation ('' if none)."""
-        checked = {r.sha256 for r in revisions}
-        for other in self.store.revisions_containing(source, visible[0].start, exclude=revisions[0].sha256, limit=3):
+    def _elsewhere(self, source: str, visible: list[TextDirective], revisions: NewestRevisions
+                   ) -> CaptureRecord | None:
+        """Another revision that holds the whole quotation (for the CL204 hint), or None."""
+        checked = [r.sha256 for r in revisions.records]
+        for other in self.store.revisions_containing(source, visible[0].start, exclude=checked[0], limit=3):
             if other.sha256 not in checked and all(match_spans(other.text, d, limit=1) for d in visible):
-                shown = distinct_prefixes([r.sha256 for r in revisions] + [other.sha256])[other.sha256]
-                return (f"; it does occur in revision {shown}… ({other.retrieved_at}) of this source: quote that "
-                        f"one with the link title \"capture:{other.sha256}\"")
-        return ""
+                return other
+        return None
 
 
 def _show_url(url: str) -> str:

@@ -20,7 +20,7 @@ from bisect import bisect_right
 from typing import Any, Sequence
 
 from citelint.reports import pointers
-from citelint.store.captures import Store
+from citelint.store.captures import Store, revision_key
 from citelint.config import Config
 from citelint.reports.document import ParseFailure
 from citelint.reports.loaders import load_text
@@ -159,8 +159,8 @@ def _link_sources(linked: dict[str, int], config: Config) -> tuple[SourceItem, .
     store = Store(config.captures_dir)
     items = []
     for source, count in uses.items():
-        newest = store.newest_revisions(source)
-        if newest:
-            record = max(newest, key=lambda r: r.retrieved_at)
+        # Revisions tied for newest are each listed: picking one would be a silent choice.
+        for group in store.newest_revisions(source).groups:
+            record = max(group, key=revision_key)
             items.append(SourceItem(source, record.sha256, record.retrieved_at, count))
     return tuple(items)

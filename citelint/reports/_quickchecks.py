@@ -8,45 +8,49 @@ import re as _re
 
 from citelint.reports.quickcheck import MISSING, unique_strings as _unique
 
-DIGESTS = {'config.schema.json': 'ced11740d28cfd6442f383e994db74875e1aca25c13eaaf54ae6663e2aa1a90a', 'report.schema.json': '310e05a8bf2121ad3e5c135c9edaedb7e93a8efe01100c6ce8b4f1ade4300113'}
+DIGESTS = {'config.schema.json': '649c8e5c8e3abe74e10aae3768ff221c1b644aa600418af4dad166765a2648ed', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
 
 _k_0_4 = frozenset(('cited', 'unavailable', ))
-_k_0_9 = _re.compile('^[0-9a-f]{64}$', 32).match
+_k_0_7 = _re.compile('^\\S(?:[\\s\\S]*\\S)?(?![\\s\\S])', 32).search
+_k_0_10 = _re.compile('^[0-9a-f]{64}$', 32).match
+_k_0_14 = _re.compile('^\\S(?:[\\s\\S]*\\S)?(?![\\s\\S])', 32).search
 
 def _f_0_1(v_0_2):
     if not isinstance(v_0_2, dict): return False
     v_0_3 = v_0_2.get('state', MISSING)
     if type(v_0_3) is not str or v_0_3 not in _k_0_4: return False
-    t_0_14 = v_0_2.get('state')
-    if t_0_14 == 'cited':
+    t_0_16 = v_0_2.get('state')
+    if t_0_16 == 'cited':
         if len(v_0_2) != 5: return False
         v_0_5 = v_0_2.get('state', MISSING)
         if type(v_0_5) is not str or v_0_5 != 'cited': return False
         v_0_6 = v_0_2.get('label', MISSING)
         if not isinstance(v_0_6, str): return False
         if not (1 <= len(v_0_6) <= 200): return False
-        v_0_7 = v_0_2.get('source', MISSING)
-        if not isinstance(v_0_7, str): return False
-        if not (1 <= len(v_0_7) <= 8192): return False
-        v_0_8 = v_0_2.get('captureSha256', MISSING)
+        if _k_0_7(v_0_6) is None: return False
+        v_0_8 = v_0_2.get('source', MISSING)
         if not isinstance(v_0_8, str): return False
-        if len(v_0_8) != 64: return False
-        if _k_0_9(v_0_8) is None: return False
-        v_0_10 = v_0_2.get('snippet', MISSING)
-        if not isinstance(v_0_10, str): return False
-        if len(v_0_10) < 1: return False
-        if not v_0_10 or v_0_10.isspace(): return False
-    elif t_0_14 == 'unavailable':
+        if not (1 <= len(v_0_8) <= 8192): return False
+        v_0_9 = v_0_2.get('captureSha256', MISSING)
+        if not isinstance(v_0_9, str): return False
+        if len(v_0_9) != 64: return False
+        if _k_0_10(v_0_9) is None: return False
+        v_0_11 = v_0_2.get('snippet', MISSING)
+        if not isinstance(v_0_11, str): return False
+        if len(v_0_11) < 1: return False
+        if not v_0_11 or v_0_11.isspace(): return False
+    elif t_0_16 == 'unavailable':
         if len(v_0_2) != 3: return False
-        v_0_11 = v_0_2.get('state', MISSING)
-        if type(v_0_11) is not str or v_0_11 != 'unavailable': return False
-        v_0_12 = v_0_2.get('label', MISSING)
-        if not isinstance(v_0_12, str): return False
-        if not (1 <= len(v_0_12) <= 200): return False
-        v_0_13 = v_0_2.get('reason', MISSING)
+        v_0_12 = v_0_2.get('state', MISSING)
+        if type(v_0_12) is not str or v_0_12 != 'unavailable': return False
+        v_0_13 = v_0_2.get('label', MISSING)
         if not isinstance(v_0_13, str): return False
-        if len(v_0_13) < 1: return False
-        if not v_0_13 or v_0_13.isspace(): return False
+        if not (1 <= len(v_0_13) <= 200): return False
+        if _k_0_14(v_0_13) is None: return False
+        v_0_15 = v_0_2.get('reason', MISSING)
+        if not isinstance(v_0_15, str): return False
+        if len(v_0_15) < 1: return False
+        if not v_0_15 or v_0_15.isspace(): return False
     else:
         return False
     return True

@@ -96,6 +96,9 @@ def _describe(error: Any, branch: str | None) -> tuple[str, str, bool]:
     if field == "captureSha256" and v in ("pattern", "type", "minLength", "maxLength"):
         return "", ("captureSha256 must be 64 lowercase hex characters naming a captured revision "
                     "(see `citelint ls`)"), False
+    if v == "pattern" and field == "label" and isinstance(error.instance, str) and error.instance.strip():
+        return "", (f"label {error.instance!r} begins or ends with whitespace, so it looks like another label "
+                    "(and would escape CL004); remove the whitespace"), False
     if v in ("minLength", "pattern") and field in ("snippet", "reason", "label", "source"):
         return "", f"{field} must not be empty or blank", False
     if v == "maxLength":

@@ -20,7 +20,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
 from citelint.store.record import (
@@ -44,7 +44,7 @@ from citelint.store.record import (
 
 __all__ = [
     "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
-    "CaptureRecord", "MigrateOutcome", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
+    "CaptureRecord", "MigrateOutcome", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
     "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
     "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
     "write_capture",
@@ -160,6 +160,39 @@ def read_head_date(path: Path | str, source: str, sha256: str) -> str | None:
     when = head[len(prefix):].partition(b'"')[0].decode("ascii", "replace")
     ok = head.startswith(prefix) and head[len(prefix) + len(when):][:1] == b'"' and is_rfc3339_utc(when)
     return when if ok else None
+
+
+class NewestRevisions(NamedTuple):
+    """The newest revisions of a source (:meth:`Store.newest_revisions`), as ``groups``: one
+    per revision with the latest ``retrievedAt``, or per batch such a revision belongs to (a
+    batch's documents are chunks the model saw together, so any of them may hold a passage).
+    Groups and their members are sorted by digest."""
+
+    groups: tuple[tuple[CaptureRecord, ...], ...]
+
+    @property
+    def records(self) -> list[CaptureRecord]:
+        """Every revision of every group, sorted by digest."""
+        return sorted((r for g in self.groups for r in g), key=lambda r: r.sha256)
+
+    @property
+    def tied(self) -> bool:
+        """True when several revisions, not one batch, share the latest ``retrievedAt``."""
+        return len(self.groups) > 1
+
+    def split(self, holds: Callable[[CaptureRecord], bool]
+              ) -> tuple[list[CaptureRecord], list[tuple[CaptureRecord, ...]]]:
+        """The first record of each group for which ``holds`` is true, and the groups with
+        none. A check of "the newest revision" passes only when the second list is empty and
+        the first is not: with a tie, it must hold in each tied revision."""
+        found, failed = [], []
+        for group in self.groups:
+            hit = next((r for r in group if holds(r)), None)
+            if hit is None:
+                failed.append(group)
+            else:
+                found.append(hit)
+        return found, failed
 
 
 class Store:
@@ -278,39 +311,73 @@ class Store:
             if rec is not None:
                 yield rec
 
-    def newer_revision(self, source: str, record: CaptureRecord) -> CaptureRecord | None:
-        """The newest verified revision of ``source`` whose ``retrievedAt`` is strictly later than
-        ``record``'s (the one CL106 names), or None. Dates come from file heads; verified are only
-        the revision returned, newer ones that fail verification, and those of unknown date."""
-        sha = self._newer(source, record.sha256, record.retrieved_at, record.batch)
-        return None if sha is None else self._verified(source, sha)
+    def newer_revisions(self, source: str, record: CaptureRecord) -> list[CaptureRecord]:
+        """The newest verified revisions of ``source`` whose ``retrievedAt`` is strictly later than
+        ``record``'s (what CL106 names), sorted by digest; empty when none is. Several when they
+        tie for that newest date and are not one batch (one revision stands for each batch among
+        them): nothing says which to cite, so every one is named, never one picked by its digest.
+        Dates come from file heads; verified are only the revisions returned, newer ones that
+        fail verification, those of unknown date and those whose head date ties."""
+        shas = self._newer(source, record.sha256, record.retrieved_at, record.batch)
+        found = (self._verified(source, sha) for sha in shas)
+        return [r for r in found if r is not None]
 
-    def _newer_sha(self, source: str, sha256: str, retrieved_at: str, batch: str | None) -> str | None:
+    def _newer_sha(self, source: str, sha256: str, retrieved_at: str, batch: str | None) -> tuple[str, ...]:
         others_listed = [r for r in self._listing(source) if r.sha256 != sha256]
         if not others_listed:
-            return None  # the only revision: nothing can be newer
+            return ()  # the only revision: nothing can be newer
         mine = time_key(retrieved_at)
         others = self._dated(source, others_listed)
         later = [d for d in others if d.retrieved_at is None or time_key(d.retrieved_at) > mine]
         # A sibling of the same batch is another chunk the model saw, not a successor.
-        found = next((r for r in self._newest_first(source, later)
-                      if time_key(r.retrieved_at) > mine and (batch is None or r.batch != batch)), None)
-        return found.sha256 if found else None
+        def successor(r: CaptureRecord) -> bool:
+            return time_key(r.retrieved_at) > mine and (batch is None or r.batch != batch)
 
-    def newest_revisions(self, source: str) -> list[CaptureRecord]:
-        """The newest verified revision of ``source`` and, when it belongs to a batch, its
-        siblings (same ``batch``, any date): what "the newest revision" means for a quotation that
-        names none (DESIGN §9). Sorted by digest; empty when nothing verifies. Only with a batch
-        are the other revisions verified, to learn theirs."""
+        found = next((r for r in self._newest_first(source, later) if successor(r)), None)
+        if found is None:
+            return ()
+        tied = [found] + self._tied(source, later, found, successor)
+        # One per batch among them (its last by digest, as before), and every unbatched one.
+        picked: dict[str, CaptureRecord] = {}
+        for rec in sorted(tied, key=revision_key, reverse=True):
+            picked.setdefault(rec.batch or rec.sha256, rec)
+        return tuple(sorted(r.sha256 for r in picked.values()))
+
+    def _tied(self, source: str, dates: list[RevisionDate], newest: CaptureRecord,
+              keep: Callable[[CaptureRecord], bool] = lambda r: True) -> list[CaptureRecord]:
+        """The verified revisions among ``dates`` but ``newest`` with its ``retrievedAt`` (that
+        ``keep`` accepts). Only those whose head date is the same, or unknown, are read: a head
+        date is the file's own, so any other rules a revision out unread."""
+        top = time_key(newest.retrieved_at)
+        maybe = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256
+                 and (d.retrieved_at is None or time_key(d.retrieved_at) == top))
+        return [r for r in maybe if r is not None and time_key(r.retrieved_at) == top and keep(r)]
+
+    def newest_revisions(self, source: str) -> NewestRevisions:
+        """What "the newest revision" of ``source`` is for a check that is given none (a quotation
+        without a ``capture:`` title; DESIGN §9): the verified revisions with the latest
+        ``retrievedAt``, each with its batch siblings (same ``batch``, any date) as one group.
+
+        Several groups are a tie that nothing may break silently (no digest order, no file
+        order): a check passes only when it holds in each group (:meth:`NewestRevisions.split`).
+        Empty when nothing verifies. Verified are the newest revision, the others whose head
+        date is the same or unknown, and, only with a batch, every revision, to learn theirs."""
         dates = self._dated(source, list(self._listing(source)))
         newest = next(self._newest_first(source, dates), None)
         if newest is None:
-            return []
-        if newest.batch is None:
-            return [newest]
-        siblings = (self._verified(source, d.sha256) for d in dates if d.sha256 != newest.sha256)
-        found = [newest] + [r for r in siblings if r is not None and r.batch == newest.batch]
-        return sorted(found, key=lambda r: r.sha256)
+            return NewestRevisions(())
+        tied = [newest] + self._tied(source, dates, newest)
+        batches = {r.batch for r in tied if r.batch is not None}
+        members: dict[str, list[CaptureRecord]] = {b: [] for b in batches}
+        if batches:
+            known = {r.sha256: r for r in tied}
+            for d in dates:
+                rec = known.get(d.sha256) or self._verified(source, d.sha256)
+                if rec is not None and rec.batch in members:
+                    members[rec.batch].append(rec)
+        groups = [tuple(sorted(members[b], key=lambda r: r.sha256)) for b in batches]
+        groups += [(r,) for r in tied if r.batch is None]
+        return NewestRevisions(tuple(sorted(groups, key=lambda g: g[0].sha256)))
 
     def recent_revisions(self, source: str, limit: int = 3) -> list[CaptureRecord]:
         """The newest ``limit`` revisions of ``source`` that verify, oldest
