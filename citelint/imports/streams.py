@@ -30,9 +30,11 @@ The events are then reassembled per provider:
   Other ``response.*`` events (tool progress) are passed over, since the
   ``output_item.done`` that follows carries the item; ``error`` and
   ``response.failed`` are errors.
-  Chat Completions chunks (``chat.completion.chunk``, OpenRouter) are
-  assembled into ``choices[].message`` with ``content`` and
-  ``annotations``.
+  Chat Completions chunks (``chat.completion.chunk``, OpenRouter, and
+  Perplexity's stream) are assembled into ``choices[].message`` with
+  ``content`` and ``annotations``; top-level keys (Perplexity's
+  ``citations``, ``search_results``) are kept as the last chunk gave them.
+  A Cohere stream is refused (no recording of one to build on).
 - **Gemini** ``streamGenerateContent``: each event is a whole
   GenerateContentResponse chunk. Candidates are matched by ``index``; their
   ``content.parts`` are concatenated in order, because
@@ -72,7 +74,7 @@ from citelint.imports.framing import decode_json, frames
 from citelint.imports.model import ResponseError
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-VENDORS = ("anthropic", "openai", "gemini")
+VENDORS = ("anthropic", "openai", "gemini", "cohere", "perplexity")
 
 
 def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
@@ -80,7 +82,8 @@ def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
     messages) as one dict in ``vendor``'s non-streamed shape.
 
     Args:
-        vendor: ``"anthropic"``, ``"openai"`` or ``"gemini"``.
+        vendor: one of :data:`VENDORS` (a Cohere response must be whole;
+            a Perplexity stream is Chat Completions chunks).
         data: the whole file: a JSON response, server-sent events, or one
             JSON event per line (see the module docstring).
         name: the file name to start messages with.
@@ -118,7 +121,12 @@ def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
     for number, _, value in events:
         if not isinstance(value, dict):
             raise ResponseError(f"{name}:{number}: an event must be a JSON object, found {shape.kind(value)}")
-    assemble = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}[vendor]
+    if vendor == "cohere":
+        # No recording of a Cohere stream exists to build its reassembly on.
+        raise ResponseError(f"{name}: a saved Cohere stream is not read; save the whole chat v2 response "
+                            "(stream: false)")
+    # Perplexity streams Chat Completions chunks, which carry its citations at the top level.
+    assemble = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "perplexity": _openai}[vendor]
     return assemble(events, name)
 
 
