@@ -65,7 +65,9 @@ class Citation:
     last sentence. ``marker`` is set when the span is the model's own
     citation marker (Perplexity's ``[2]``): it holds the marker's number as
     written (``"2"``), and the report turns the marker itself into the link
-    (``[[2]](URL)``) instead of adding a second number beside it.
+    (``[[2]](URL)``) instead of adding a second number beside it; on a
+    whole-answer citation it is the number the provider's list gives it,
+    used as its link text for the same reason.
     ``key`` is the provider's own identifier of the source (Cohere's
     source ``id``, ``"doc:0"``): a source map key, tried after the title.
     """

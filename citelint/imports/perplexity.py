@@ -19,8 +19,9 @@ So:
 - a marker whose number names no listed source (``[0]``, or past the end)
   is a citation with no URL: not linked, never dropped;
 - a listed source that no marker names is a citation of the whole answer
-  (:attr:`Citation.whole`), listed after it: the model was given it and the
-  provider reports it as cited, so it is governed like the others.
+  (:attr:`Citation.whole`), listed after it with its number in the list
+  (``Sources: [[4]](URL)``): the provider reports it as cited, so it is
+  governed like the others.
 
 A marker is ``[digits]`` not followed by ``(`` or ``:`` (the model's own
 Markdown link or link reference definition) and not inside a code span or
@@ -97,8 +98,8 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
     for i, (url, title, where) in enumerate(sources):
         if i not in named:
             result.citations.append(Citation(len(text), len(text), "citation", url=url, title=title, whole=True,
-                                             notes=(f"{where} is named by no [n] marker: listed among the "
-                                                    "sources after the answer",)))
+                                             marker=str(i + 1), notes=(f"{where} is named by no [n] marker: "
+                                                                       "listed among the sources after the answer",)))
     result.citations.sort(key=lambda c: (c.end, c.start))
     return result
 

@@ -67,8 +67,10 @@ _LEADING_BLANKS = re.compile(r"^[ \t]+", re.M)
 _LABEL = "claim-{}"
 #: What the report writes where an unlinked citation's link would be.
 UNLINKED = "[{}: not linked]"
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_HTML_TAG = re.compile(r"<[^>]*>")
+#: An HTML comment or tag in cmark's output, closed or not: a browser shows nothing of
+#: either, and cmark writes a "<" of the text as "&lt;", so every "<" left is markup.
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HTML_TAG = re.compile(r"<[^>]*(?:>|\Z)")
 
 
 @dataclass(frozen=True)
