@@ -59,7 +59,8 @@ def test_as_facts_an_unlinked_citation_is_an_unavailable_fact_that_checks(tmp_pa
     root = project(tmp_path / "p", [], labels=["claim-*"])
     run = cli("import", "anthropic", str(corpus(TINY)), "--as", "facts", "--out", "reports/a.json", cwd=root)
     assert run.returncode == 1, run.stderr
-    assert run.stdout == "wrote reports/a.json: fact report: 0 fact(s) for 2 citation(s), 2 not linked\n"
+    assert run.stdout == ("wrote reports/a.json: fact report: 0 cited fact(s) for 2 citation(s), "
+                          "2 not linked (unavailable facts)\n")
     facts = json.loads((root / "reports" / "a.json").read_text())["facts"]
     assert [(f["state"], f["label"]) for f in facts] == [("unavailable", "claim-1"), ("unavailable", "claim-2")]
     assert facts[0]["reason"] == ('citation [1] is not linked: the import found no source URL for it '

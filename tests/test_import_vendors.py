@@ -68,9 +68,14 @@ def test_perplexity_marker_naming_no_url_is_not_linked(tmp_path: Path) -> None:
     written = (tmp_path / "a.md").read_text(encoding="utf-8")
     assert "methodology.[9: not linked]" in written
     assert "the answer's marker [9] names no source: the response lists 7" in run.stderr
+    assert 'not linked: no source URL: add "[9]": https://... to the source map' in run.stderr
     assert run.stderr.splitlines()[-1].startswith("citelint: 1 of 14 citations not linked")
     # [5] is still named by its other markers; nothing else changes.
     assert len(LINK.findall(written)) == 13
+    (tmp_path / "map.json").write_text(json.dumps({"[9]": "https://example.org/nine"}))
+    run = cli("import", "perplexity", "r.json", "--source-map", "map.json", "--out", "a.md", "--force", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "methodology.[[9]](https://example.org/nine)" in (tmp_path / "a.md").read_text(encoding="utf-8")
 
 
 def test_perplexity_search_results_alone_and_markers_in_code(tmp_path: Path) -> None:

@@ -243,8 +243,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for line in written.messages:
         err.write(f"citelint: {terminal(line)}\n")
     total = len(answer.citations)
-    kind = "fact report: {} fact(s)" if args.as_ == "facts" else "Markdown report: {} link(s)"
-    unlinked = f", {len(written.unlinked)} not linked" if written.unlinked else ""
+    kind = "fact report: {} cited fact(s)" if args.as_ == "facts" else "Markdown report: {} link(s)"
+    unlinked = ""
+    if written.unlinked:
+        unlinked = f", {len(written.unlinked)} not linked" + (" (unavailable facts)" if args.as_ == "facts" else "")
     out.write(f"wrote {terminal(str(target))}: {kind.format(written.items)} for {total} citation(s){unlinked}\n")
     if not written.unlinked:
         return EXIT_OK

@@ -17,7 +17,8 @@ So:
   itself (:attr:`Citation.marker`): the report turns the marker into a
   link to the n-th URL, keeping the model's number as the link text;
 - a marker whose number names no listed source (``[0]``, or past the end)
-  is a citation with no URL: not linked, never dropped;
+  is a citation with no URL: not linked, never dropped (a source map can
+  still name it, by the marker as written: ``"[9]": https://...``);
 - a listed source that no marker names is a citation of the whole answer
   (:attr:`Citation.whole`), listed after it with its number in the list
   (``Sources: [[4]](URL)``): the provider reports it as cited, so it is
@@ -93,7 +94,9 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
             result.citations.append(Citation(m.start(), m.end(), "citation_marker", url=url, title=title,
                                              marker=m.group(1), notes=(f"the answer's marker [{n}]: {where}",)))
         else:
-            result.citations.append(Citation(m.start(), m.end(), "citation_marker", marker=m.group(1), notes=(
+            # The marker as written is its source map key: the one name the operator can give it a URL by.
+            result.citations.append(Citation(m.start(), m.end(), "citation_marker", marker=m.group(1),
+                                             key=m.group(0), notes=(
                 f"the answer's marker [{n}] names no source: the response lists {len(sources)}",)))
     for i, (url, title, where) in enumerate(sources):
         if i not in named:
