@@ -86,7 +86,11 @@ def test_openai_links_are_grounded_once_captured_with_query_noise_ignored(tmp_pa
     url = "https://apnews.com/article/aad7af5ddfb56b7484fa9db591297c9e"
     root = project(tmp_path / "p", [url])
     capture_text(root, url, "Sushila Karki is sworn in as interim prime minister of Nepal.")
-    assert cli("import", "openai", str(response), "--out", "reports/answer.md", cwd=root).returncode == 0
+    run = cli("import", "openai", str(response), "--out", "reports/answer.md", cwd=root)
+    assert run.returncode == 0, run.stderr
+    # The model's own links are the citations: none added, none dropped, and the line says so.
+    assert run.stdout == "wrote reports/answer.md: Markdown report: 0 link(s) (and 3 of the model's own, kept) " \
+                         "for 3 citation(s)\n"
     written = (root / "reports" / "answer.md").read_text(encoding="utf-8")
     assert f"({url}?utm_source=openai)" in written  # the model's own link, kept as it wrote it
     strict = json.loads(cli("check", "--format", "json", cwd=root).stdout)

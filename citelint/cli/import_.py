@@ -247,7 +247,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unlinked = ""
     if written.unlinked:
         unlinked = f", {len(written.unlinked)} not linked" + (" (unavailable facts)" if args.as_ == "facts" else "")
-    out.write(f"wrote {terminal(str(target))}: {kind.format(written.items)} for {total} citation(s){unlinked}\n")
+    kept = f" (and {written.kept} of the model's own, kept)" if written.kept else ""
+    out.write(f"wrote {terminal(str(target))}: {kind.format(written.items)}{kept} for {total} citation(s)"
+              f"{unlinked}\n")
     if not written.unlinked:
         return EXIT_OK
     err.write(f"citelint: {_summary(len(written.unlinked), total, args.allow_unlinked)}\n")

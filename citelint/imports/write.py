@@ -140,14 +140,16 @@ def _destination(url: str, quote: str | None) -> str:
 @dataclass(frozen=True)
 class Written:
     """A report's text, the messages about it (one line each, for stderr),
-    how many citations it holds (links, or cited facts), and ``unlinked``:
+    how many citations it holds (links added, or cited facts), ``unlinked``:
     the numbers of the citations the import could give no source URL (each
-    marked in ``text``, each named in ``messages``)."""
+    marked in ``text``, each named in ``messages``), and ``kept``: how many
+    are the model's own links to their URL, kept as written (OpenAI)."""
 
     text: str
     messages: list[str]
     items: int = 0
     unlinked: tuple[int, ...] = ()
+    kept: int = 0
 
 
 def numbered(answer: Answer) -> list[tuple[int, Citation]]:
@@ -250,6 +252,7 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
     added: list[tuple[str, str]] = []
     marks: list[str] = []
     unlinked: list[int] = []
+    kept = 0
     for n, c in numbered(answer):
         r = resolve(c, source_map)
         messages += _messages(n, c, r)
@@ -265,6 +268,7 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
                 edits.append((_anchor(answer.text, c), _anchor(answer.text, c), " " + mark))
             continue
         if c.inline:
+            kept += 1
             continue
         quote = quotation(c)
         if quote is not None and not _encodable(quote):
@@ -288,7 +292,7 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
                         "characters are escaped in the report")
         text = _with_sources(_insert(answer.text, edits, escape=True), tail)
     text = text if text.endswith("\n") else text + "\n"
-    return Written(text, messages, len(added), tuple(unlinked))
+    return Written(text, messages, len(added), tuple(unlinked), kept)
 
 
 def _visible(markdown: str) -> str:
