@@ -103,12 +103,14 @@ def test_perplexity_bad_citation_list_names_its_path(tmp_path: Path) -> None:
     assert files(tmp_path) == {"r.json"}
 
 
-def test_perplexity_saved_stream_of_chat_chunks(tmp_path: Path) -> None:
-    # Constructed: the recording's answer as Chat Completions chunks, citations on each chunk.
+@pytest.mark.parametrize("kind", ["chat.completion.chunk", "chat.completion"])
+def test_perplexity_saved_stream_of_chat_chunks(kind: str, tmp_path: Path) -> None:
+    # Constructed: the recording's answer as Chat Completions chunks, citations on each chunk;
+    # read as chunks whatever their "object" says.
     data = _recorded(PERPLEXITY)
     text = data["choices"][0]["message"]["content"]
     cut = text.index("\n\n")
-    chunks = [{"id": data["id"], "object": "chat.completion.chunk", "citations": data["citations"],
+    chunks = [{"id": data["id"], "object": kind, "citations": data["citations"],
                "choices": [{"index": 0, "delta": {"content": part}, "finish_reason": finish}]}
               for part, finish in ((text[:cut], None), (text[cut:], "stop"))]
     (tmp_path / "r.sse.txt").write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")

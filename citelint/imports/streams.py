@@ -125,8 +125,9 @@ def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
         # No recording of a Cohere stream exists to build its reassembly on.
         raise ResponseError(f"{name}: a saved Cohere stream is not read; save the whole chat v2 response "
                             "(stream: false)")
-    # Perplexity streams Chat Completions chunks, which carry its citations at the top level.
-    assemble = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "perplexity": _openai}[vendor]
+    # Perplexity streams only Chat Completions chunks (which carry its citations at the top level),
+    # whatever their "object" says: no Responses stream to tell them from.
+    assemble = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "perplexity": _chat_chunks}[vendor]
     return assemble(events, name)
 
 
