@@ -219,3 +219,14 @@ def test_nothing_imported_from_a_response_that_lists_citations_is_refused(tmp_pa
     assert run.returncode == 2
     assert "r.json: output[0].citations lists citations, but none were imported; citelint import openai reads" \
         in run.stderr
+
+
+def test_responses_url_citation_at_0_0_is_a_source_of_the_whole_answer() -> None:
+    # Constructed: an empty span before the first character supports nothing, as in Chat Completions.
+    from citelint.imports import openai
+
+    response = {"output": [{"type": "message", "content": [{"type": "output_text", "text": "An answer.",
+                "annotations": [{"type": "url_citation", "url": "https://example.org/", "start_index": 0,
+                                 "end_index": 0}]}]}]}
+    (citation,) = openai.answer(response, request=None).citations
+    assert citation.whole and (citation.start, citation.end) == (10, 10)

@@ -16,7 +16,9 @@
   shape) gives ``url_citation`` with ``url`` alone, no indices
   (``xai-responses-web-search.vercel-ai``): such a citation has no
   position, so it is :attr:`Citation.whole`, a source of the whole answer
-  (listed after it); one index without the other is an error.
+  (listed after it), as is one whose indices are 0/0 (an empty span
+  before the first character supports nothing); one index without the
+  other is an error.
 - ``file_citation`` {``file_id``, ``filename``, ``index``}: one position
   (the end of the cited sentence), so the citation is the empty span
   ``index..index``; ``title`` is the file name, ``url`` None (a source map
@@ -178,11 +180,13 @@ def _annotation(note: Any, where: str, text: str, base: int, sources: set[str], 
         if sources and _without_tag(url) not in sources and url not in sources:
             notes.append("this URL is not among the web_search_call sources the provider listed")
         title = shape.field(note, "title", where, "string", required=False)
-        if _no_span(note):
-            # xAI: a source of the answer, not of a span (its position is filled in by the caller).
+        start, end = (0, 0) if _no_span(note) else shape.span(note, ("start_index", "end_index"), where,
+                                                               len(text), _UNIT)
+        if start == end == 0 and text:
+            # No indices (xAI), or 0/0 as OpenRouter gives them: a source of the answer, not of
+            # its first character (the caller sets the position, the end of the whole answer).
             return Citation(-1, -1, kind, url=url, title=title or None, whole=True,
                             notes=tuple(notes + [_NO_POSITION]))
-        start, end = shape.span(note, ("start_index", "end_index"), where, len(text), _UNIT)
         inline = _links_to(text[start:end], url)
         return Citation(base + start, base + end, kind, url=url, title=title, inline=inline, notes=tuple(notes))
     if kind == "file_citation":
