@@ -121,8 +121,50 @@ def test_bad_values_name_their_path(tmp_path: Path) -> None:
     assert files(tmp_path) == {"r.json"}
 
 
-def test_a_saved_stream_is_refused_with_what_to_save(tmp_path: Path) -> None:
-    (tmp_path / "r.sse.txt").write_text('event: message-start\ndata: {"type": "message-start"}\n\n')
-    run = cli("import", "cohere", "r.sse.txt", "--out", "a.md", cwd=tmp_path)
-    assert run.returncode == 2
-    assert "a saved Cohere stream is not read; save the whole chat v2 response" in run.stderr
+def _stream(response: dict[str, Any], end: bool = True) -> str:
+    """``response`` as a chat v2 server-sent event stream, event shapes as Cohere's reference gives them."""
+    message = response["message"]
+    events = [{"type": "message-start", "id": response["id"], "delta": {"message": {"role": "assistant"}}}]
+    for i, part in enumerate(message["content"]):
+        text = part["text"]
+        events.append({"type": "content-start", "index": i, "delta": {"message": {"content": {"type": "text",
+                                                                                            "text": ""}}}})
+        events += [{"type": "content-delta", "index": i, "delta": {"message": {"content": {"text": text[k:k + 9]}}}}
+                   for k in range(0, len(text), 9)]
+        events.append({"type": "content-end", "index": i})
+    for i, cite in enumerate(message["citations"]):
+        events += [{"type": "citation-start", "index": i, "delta": {"message": {"citations": cite}}},
+                   {"type": "citation-end", "index": i}]
+    if end:
+        events.append({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+def test_a_saved_stream_is_reassembled_into_the_whole_response(tmp_path: Path) -> None:
+    response = _response([_cite("mowing high", [_doc("doc:0", title="Mowing", url="https://example.org/mow")])])
+    whole = _import(tmp_path, response)
+    assert whole.returncode == 0, whole.stderr
+    expected = (tmp_path / "a.md").read_text(encoding="utf-8")
+    (tmp_path / "r.sse.txt").write_text(_stream(response), encoding="utf-8")
+    run = cli("import", "cohere", "r.sse.txt", "--out", "b.md", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "b.md").read_text(encoding="utf-8") == expected
+    (tmp_path / "cut.sse.txt").write_text(_stream(response, end=False), encoding="utf-8")
+    run = cli("import", "cohere", "cut.sse.txt", "--out", "c.md", cwd=tmp_path)
+    assert run.returncode == 2 and "ends before message-end (a truncated recording?)" in run.stderr
+    (tmp_path / "odd.sse.txt").write_text('data: {"type": "content-shuffle"}\n\n', encoding="utf-8")
+    run = cli("import", "cohere", "odd.sse.txt", "--out", "c.md", cwd=tmp_path)
+    assert run.returncode == 2 and "odd.sse.txt:1: not a Cohere chat v2 stream event: type 'content-shuffle'" \
+        in run.stderr
+    assert not (tmp_path / "c.md").exists()
+
+
+def test_content_index_offsets_count_within_that_part() -> None:
+    response = _response([])
+    response["message"]["content"] = [{"type": "thinking", "thinking": "..."}, {"type": "text", "text": "Intro. "},
+                                      {"type": "text", "text": TEXT}]
+    cite = _cite("mowing high", [_doc("d", url="https://example.org/")])
+    response["message"]["citations"] = [dict(cite, content_index=2)]
+    (citation,) = cohere.answer(response, request=None).citations
+    assert (citation.start, citation.end) == (len("Intro. ") + cite["start"], len("Intro. ") + cite["end"])
+    assert citation.notes == ()

@@ -6,8 +6,10 @@ so): ``message.content[]`` holds parts of ``type: "text"`` with ``text``;
 ``message.citations[]`` holds
 
 - ``start``, ``end``: offsets of the cited span **of the answer** (end
-  exclusive), read as code points; ``text``: that span of the answer (not
-  a quote of the source, so :attr:`Citation.quote` stays None);
+  exclusive), read as code points, within the text part ``content_index``
+  names when it is given, else within the joined answer; ``text``: that
+  span of the answer (not a quote of the source, so
+  :attr:`Citation.quote` stays None);
 - ``sources[]``: each ``{type: "document", id, document: {...}}`` (the
   document as the request passed it: ``title``, ``url``, ``snippet``... as
   the caller chose) or ``{type: "tool", id, tool_output: {...}}`` (a tool
@@ -52,8 +54,8 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
     """The answer and citations of a Cohere chat v2 ``response``.
 
     Args:
-        response: the whole response object (a saved stream is refused earlier,
-            by :func:`citelint.imports.streams.load_response`).
+        response: the response, as :func:`citelint.imports.streams.load_response`
+            returns it (a saved stream reassembled).
         request: the request body, or None (only its type is checked).
     Returns:
         An :class:`Answer` with ``vendor="cohere"``, one citation per source
@@ -75,21 +77,24 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
                                "cut short")
     message = response["message"]
     texts = []
+    parts: dict[int, tuple[int, int]] = {}  # content index -> (start, end) of that text part in the answer
     for i, part in enumerate(shape.field(message, "content", "message", "array", required=False, default=[])):
         where = f"message.content[{i}]"
         shape.obj(part, where)
         if shape.field(part, "type", where, "string") == "text":
+            start = sum(map(len, texts))
             texts.append(shape.field(part, "text", where, "string"))
+            parts[i] = (start, start + len(texts[-1]))
     result.text = "".join(texts)
     if not texts:
         result.warnings.append("the response has no text content: no answer to import")
     for i, cite in enumerate(shape.field(message, "citations", "message", "array", required=False, default=[])):
-        result.citations += _citation(cite, f"message.citations[{i}]", result)
+        result.citations += _citation(cite, f"message.citations[{i}]", result, parts)
     result.citations.sort(key=lambda c: (c.end, c.start))
     return result
 
 
-def _citation(cite: Any, where: str, result: Answer) -> list[Citation]:
+def _citation(cite: Any, where: str, result: Answer, parts: dict[int, tuple[int, int]]) -> list[Citation]:
     from citelint.imports.anthropic import offset_unit
 
     shape.obj(cite, where)
@@ -97,17 +102,25 @@ def _citation(cite: Any, where: str, result: Answer) -> list[Citation]:
     if kind == "PLAN":
         result.warnings.append(f"{where}: a citation of the tool plan, not of the answer: not imported")
         return []
-    start, end = shape.span(cite, ("start", "end"), where, len(result.text), _UNIT)
+    # With content_index, the offsets count within that text part; without, within the joined answer.
+    index = shape.field(cite, "content_index", where, "int", required=False)
+    if index is not None and index not in parts:
+        at = shape.path(where, "content_index")
+        raise ResponseError(f"{at} is {index}, which names no text part of message.content", at)
+    base, limit = parts[index] if index is not None else (0, len(result.text))
+    text = result.text[base:limit]
+    start, end = shape.span(cite, ("start", "end"), where, len(text), _UNIT)
     span = shape.field(cite, "text", where, "string", required=False)
     notes: list[str] = []
     if span is not None:
-        unit = offset_unit(result.text, start, end, span)
+        unit = offset_unit(text, start, end, span)
         if unit is None:
             result.warnings.append(f"{where}: offsets {start}-{end} disagree with the citation's text")
             notes.append(f"offsets disagree: the answer [{start}:{end}] is not the citation's text "
                          f"{shape.show(span)}")
         elif unit == "UTF-16 code units":
             notes.append(f"offsets {start}-{end} match counted in UTF-16 code units")
+    start, end = base + start, base + end
     sources = shape.field(cite, "sources", where, "array", required=False, default=[])
     if not sources:
         return [Citation(start, end, kind.lower(), notes=tuple(notes + ["the citation names no source"]))]
