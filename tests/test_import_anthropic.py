@@ -451,6 +451,9 @@ def test_saved_stream(tmp_path: Path) -> None:
 def test_help_has_examples(tmp_path: Path) -> None:
     run = cli("import", "--help", cwd=tmp_path)
     assert run.returncode == 0 and "examples:" in run.stdout and "--source-map" in run.stdout
+    assert "citelint import perplexity response.json" in run.stdout
+    assert "citelint import cohere response.json" in run.stdout and "--allow-unlinked" in run.stdout
+    assert "1 it was\nwritten, but citations are not linked (0 with --allow-unlinked)" in run.stdout
     run = cli("import", "anthropic", "r.json", cwd=tmp_path)
     assert run.returncode == 2 and "--out" in run.stderr
 

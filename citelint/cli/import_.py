@@ -78,9 +78,10 @@ reports it (CL201). Other messages about citations (provider redirects,
 offsets that disagree, sources the operator must capture) also go to
 standard error.
 
-exit codes: 0 the report was written; 1 it was written, but citations are
-not linked (0 with --allow-unlinked); 2 usage or input error, or a response
-of a shape the vendor's adapter does not read (nothing written)
+exit codes: 0 the report was written, every citation linked; 1 it was
+written, but citations are not linked (0 with --allow-unlinked); 2 usage or
+input error, or a response of a shape the vendor's adapter does not read
+(nothing written)
 """
 
 
