@@ -102,12 +102,16 @@ def test_offsets_are_checked_against_the_cited_text() -> None:
     assert any("disagree" in w for w in result.warnings)
 
 
-def test_plan_citations_and_unfinished_answers_warn() -> None:
+def test_plan_citations_and_unfinished_answers_warn(tmp_path: Path) -> None:
     response = _response([_cite("mowing high", [_doc("d", url="https://example.org/")], kind="PLAN")])
     response["finish_reason"] = "MAX_TOKENS"
     result = cohere.answer(response, request=None)
-    assert result.citations == []
+    assert result.citations == [] and result.skipped == 1
     assert any("tool plan" in w for w in result.warnings) and any("MAX_TOKENS" in w for w in result.warnings)
+    # Left out on purpose and said so: not mistaken for citations in a shape nobody read.
+    run = _import(tmp_path, response)
+    assert run.returncode == 0, run.stderr
+    assert "a citation of the tool plan, not of the answer: not imported" in run.stderr
 
 
 def test_bad_values_name_their_path(tmp_path: Path) -> None:

@@ -221,7 +221,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if isinstance(exc, ShapeError):
                 message = _unknown_shape(args.vendor, response, message)
             raise _Refused(f"{name}: {where}{message}") from None
-        listed = None if answer.citations else shape.find_listed(response, _CITATION_KEYS)
+        listed = None if answer.citations or answer.skipped else shape.find_listed(response, _CITATION_KEYS)
         if listed is not None:
             # Exit 0 with nothing imported would pass citations that were there.
             raise _Refused(f"{args.response}: " + _unknown_shape(

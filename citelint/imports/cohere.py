@@ -101,6 +101,7 @@ def _citation(cite: Any, where: str, result: Answer, parts: dict[int, tuple[int,
     kind = shape.field(cite, "type", where, "string", required=False, default="TEXT_CONTENT")
     if kind == "PLAN":
         result.warnings.append(f"{where}: a citation of the tool plan, not of the answer: not imported")
+        result.skipped += 1
         return []
     # With content_index, the offsets count within that text part; without, within the joined answer.
     index = shape.field(cite, "content_index", where, "int", required=False)

@@ -95,9 +95,13 @@ class Answer:
     counts them) and its ``citations`` in order of ``end``. ``vendor`` is
     the adapter's name (``anthropic``, ``openai``, ``gemini``, ``cohere``,
     ``perplexity``); ``warnings`` are messages about
-    the whole response (no request given, offsets that disagree)."""
+    the whole response (no request given, offsets that disagree);
+    ``skipped`` counts citations the adapter read and left out on purpose,
+    each with a warning (Cohere's citations of its tool plan), so that the
+    caller does not take them for citations in a shape nobody read."""
 
     vendor: str
     text: str
     citations: list[Citation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    skipped: int = 0
