@@ -144,13 +144,16 @@ def test_page_location_links_have_no_capture_and_say_so(tmp_path: Path) -> None:
     assert "\r\n" in found[0][2] and "\u0002" in found[0][2]  # Anthropic's text layer, quoted as it is
 
 
-def test_unresolved_sources_are_reported_with_the_keys_to_map(tmp_path: Path) -> None:
+def test_unresolved_sources_are_marked_reported_with_the_keys_to_map_and_fail(tmp_path: Path) -> None:
     response = corpus("anthropic-messages-char-location-tiny.langchainjs.response.json")
     run = cli("import", "anthropic", str(response), "--out", "a.md", cwd=tmp_path)
-    assert run.returncode == 0
-    assert links((tmp_path / "a.md").read_text()) == []
-    assert 'not linked: no source URL: add "0": https://... or "My Document": https://...' in run.stderr
+    assert run.returncode == 1, run.stderr
+    written = (tmp_path / "a.md").read_text()
+    assert links(written) == []
+    assert "- The grass is green [1: not linked]\n- The sky is blue [2: not linked]" in written
+    assert 'citation [1]: not linked: no source URL: add "0": https://... or "My Document": https://...' in run.stderr
     assert "no request given (--request)" in run.stderr
+    assert run.stderr.splitlines()[-1].startswith("citelint: 2 of 2 citations not linked: pass --source-map")
 
 
 # --------------------------------------------------------------------------- end to end
@@ -449,6 +452,9 @@ def test_saved_stream(tmp_path: Path) -> None:
 def test_help_has_examples(tmp_path: Path) -> None:
     run = cli("import", "--help", cwd=tmp_path)
     assert run.returncode == 0 and "examples:" in run.stdout and "--source-map" in run.stdout
+    assert "citelint import perplexity response.json" in run.stdout
+    assert "citelint import cohere response.json" in run.stdout and "--allow-unlinked" in run.stdout
+    assert "1 it was\nwritten, but citations are not linked (0 with --allow-unlinked)" in run.stdout
     run = cli("import", "anthropic", "r.json", cwd=tmp_path)
     assert run.returncode == 2 and "--out" in run.stderr
 

@@ -18,7 +18,9 @@ from test_import_anthropic import cli, links
 
 API = CORPUS / "api-citations"
 VENDOR = {"anthropic": "anthropic", "openai": "openai", "openrouter": "openai", "gemini": "gemini",
-          "gemini3": "gemini"}
+          "gemini3": "gemini", "perplexity": "perplexity", "xai": "openai"}
+UNLINKED_MARK = re.compile(r"\[(\d+): not linked\]")
+SUMMARY = re.compile(r"^citelint: (\d+) of (\d+) citations not linked: pass --source-map", re.M)
 
 
 def recorded() -> list[str]:
@@ -52,8 +54,23 @@ def test_every_recorded_response_imports_and_checks_without_error(name: str, tmp
     vendor = VENDOR[name.split("-", 1)[0]]
     root = project(tmp_path / "p")
     run = cli("import", vendor, str(API / name), "--out", "reports/answer.md", cwd=root)
-    assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
+    # Without a source map, citations of documents the response names no URL for are not linked:
+    # each is marked in the report, counted in the last line, and the import fails; no other exit.
+    assert run.returncode in (0, 1), run.stderr
+    written = (root / "reports" / "answer.md").read_text(encoding="utf-8")
+    marks = UNLINKED_MARK.findall(written)
+    summary = SUMMARY.search(run.stderr)
+    if run.returncode == 1:
+        assert summary and int(summary.group(1)) == len(marks) > 0, run.stderr
+        assert run.stderr.splitlines()[-1].startswith(summary.group(0))
+        assert len(re.findall(r"^citelint: citation \[\d+\]: not linked: ", run.stderr, re.M)) == len(marks)
+        allowed = cli("import", vendor, str(API / name), "--out", "reports/answer.md", "--force",
+                      "--allow-unlinked", cwd=root)
+        assert allowed.returncode == 0, allowed.stderr
+        assert (root / "reports" / "answer.md").read_text(encoding="utf-8") == written
+    else:
+        assert not marks and not summary, run.stderr
     check = cli("check", "--format", "json", cwd=root)
     assert check.returncode in (0, 1), check.stderr
     findings = json.loads(check.stdout)["findings"]
@@ -69,7 +86,11 @@ def test_openai_links_are_grounded_once_captured_with_query_noise_ignored(tmp_pa
     url = "https://apnews.com/article/aad7af5ddfb56b7484fa9db591297c9e"
     root = project(tmp_path / "p", [url])
     capture_text(root, url, "Sushila Karki is sworn in as interim prime minister of Nepal.")
-    assert cli("import", "openai", str(response), "--out", "reports/answer.md", cwd=root).returncode == 0
+    run = cli("import", "openai", str(response), "--out", "reports/answer.md", cwd=root)
+    assert run.returncode == 0, run.stderr
+    # The model's own links are the citations: none added, none dropped, and the line says so.
+    assert run.stdout == "wrote reports/answer.md: Markdown report: 0 link(s) (and 3 of the model's own, kept) " \
+                         "for 3 citation(s)\n"
     written = (root / "reports" / "answer.md").read_text(encoding="utf-8")
     assert f"({url}?utm_source=openai)" in written  # the model's own link, kept as it wrote it
     strict = json.loads(cli("check", "--format", "json", cwd=root).stdout)

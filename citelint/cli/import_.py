@@ -1,11 +1,15 @@
 """``citelint import``: turn a saved model response with citations into a report.
 
-Read a saved Anthropic, OpenAI or Gemini response (a whole JSON body, or a
-saved stream of server-sent events), optionally with the request that
-produced it and a source map, and write it as a Markdown report with one
-link per citation (a quotation link where the provider returned the cited
-text) or as a fact report. The response is model output, untrusted: the
-import writes only the file named by --out, never captures or config.
+Read a saved Anthropic, OpenAI (or xAI), Gemini, Cohere or Perplexity
+response (a whole JSON body, or a saved stream of server-sent events),
+optionally with the request that produced it and a source map, and write it
+as a Markdown report with one link per citation (a quotation link where the
+provider returned the cited text) or as a fact report. The response is
+model output, untrusted: the import writes only the file named by --out,
+never captures or config. No citation is dropped silently: one the import
+can give no source URL is marked in the report and fails the import (exit
+1) unless --allow-unlinked; a response of a shape the adapter does not
+read is refused (exit 2).
 """
 
 from __future__ import annotations
@@ -17,16 +21,26 @@ import stat
 from pathlib import Path
 from typing import Any, TextIO
 
-from citelint.cli.common import EXIT_OK, EXIT_USAGE
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from citelint.escape import terminal
 
 NAME = "import"
 
-VENDORS = ("anthropic", "openai", "gemini")
+VENDORS = ("anthropic", "openai", "gemini", "cohere", "perplexity")
+#: Keys that list citations in some vendor's shape: a response from which nothing was imported
+#: but that holds one of them non-empty is in a shape the chosen adapter does not read.
+_CITATION_KEYS = ("citations", "search_results")
 
 EPILOG = """\
+vendors:
+  anthropic   Messages (text blocks with citations), or its content list alone
+  openai      OpenAI Responses (output[]; also xAI's Responses) or Chat Completions (OpenRouter)
+  gemini      generateContent / streamGenerateContent (groundingMetadata), or an Interaction
+  cohere      chat v2 (message.citations[] with sources[])
+  perplexity  Chat Completions with top-level citations[] / search_results[] and [n] markers
+
 examples:
-  citelint import anthropic response.json --out reports/answer.md
+  citelint import anthropic response.json --source-map sources.yaml --out reports/answer.md
                          the answer as Markdown, each cited span followed by its link(s)
   citelint import anthropic response.json --request request.json --source-map sources.yaml \\
       --out reports/answer.md
@@ -38,17 +52,36 @@ examples:
                          a fact report: one cited fact (label claim-<n>) per quotation
   citelint import openai stream.sse.txt --out reports/answer.md
                          a saved stream (server-sent events) works as a whole response does
+  citelint import openai xai-response.json --out reports/answer.md
+                         xAI's citations carry no position: listed as Sources after the answer
+  citelint import perplexity response.json --out reports/answer.md
+                         each [n] marker becomes a link to the n-th cited URL
+  citelint import cohere response.json --source-map sources.yaml --out reports/answer.md
+                         Cohere's document sources, by id ("doc:0") or title, or their url field
+  citelint import anthropic response.json --allow-unlinked --out reports/draft.md
+                         write it even though citations have no source URL (marked, exit 0)
 
 A source map is a JSON or YAML object: keys are a document's 0-based index
-as a string ("0"), "search_result:<n>", its title, or a URL the provider
-gave (to map a redirect); values are absolute http(s) URLs:
+as a string ("0"), "search_result:<n>", its title, a provider's id
+("doc:0"), or a URL the provider gave (to map a redirect); values are
+absolute http(s) URLs:
   "0": https://example.org/handbook.txt
   Order Tracking Information: https://example.org/help/tracking
 
-Messages about citations (unresolved sources, provider redirects, offsets
-that disagree, sources the operator must capture) go to standard error.
+A citation the import can give no source URL (a document with no source map
+entry, a marker naming no URL) is not linked: the report marks it
+"[n: not linked]" (with --as facts: an unavailable fact claim-<n>), its
+line on standard error names the source map entry that would link it, and
+a last line counts them ("2 of 2 citations not linked: pass --source-map
+..."). A citation with a URL that has no capture is linked; citelint check
+reports it (CL201). Other messages about citations (provider redirects,
+offsets that disagree, sources the operator must capture) also go to
+standard error.
 
-exit codes: 0 the report was written, 2 usage or input error (nothing written)
+exit codes: 0 the report was written, every citation linked; 1 it was
+written, but citations are not linked (0 with --allow-unlinked); 2 usage or
+input error, or a response of a shape the vendor's adapter does not read
+(nothing written)
 """
 
 
@@ -62,6 +95,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="the kind of report to write (default: markdown)")
     p.add_argument("--out", metavar="FILE", required=True, help="the report file to write")
     p.add_argument("--force", action="store_true", help="replace --out if it exists (never a symlink)")
+    p.add_argument("--allow-unlinked", action="store_true",
+                   help="exit 0 even when citations have no source URL (they stay marked in the report)")
 
 
 #: How an adapter's message starts when the problem is in the request, not the response.
@@ -123,14 +158,42 @@ def _write(path: Path, text: str, force: bool) -> None:
         raise _Refused(f"cannot write --out {path}: {exc.strerror or exc}") from None
 
 
+def _adapter(vendor: str) -> Any:
+    return importlib.import_module(f"citelint.imports.{vendor}")
+
+
+def _unknown_shape(vendor: str, response: Any, what: str) -> str:
+    """The message refusing a response of a shape ``vendor``'s adapter does
+    not read: ``what`` it is, the shapes the adapter reads, and the vendor
+    whose adapter recognises it, when exactly one does."""
+    known = " or ".join(_adapter(vendor).SHAPES)
+    others = [v for v in VENDORS if v != vendor and _adapter(v).recognises(response)]
+    hint = f"; it looks like a {others[0]} response: try citelint import {others[0]}" if len(others) == 1 else ""
+    return f"{what}; citelint import {vendor} reads {known}{hint}"
+
+
+def _summary(unlinked: int, total: int, allowed: bool) -> str:
+    """The last line on standard error when citations are not linked."""
+    if allowed:
+        return (f"{unlinked} of {total} citations not linked (--allow-unlinked): each is marked "
+                "[n: not linked] in the report")
+    return (f"{unlinked} of {total} citations not linked: pass --source-map FILE with an entry for each "
+            "(its line above names the keys), or --allow-unlinked to write them marked")
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Read the response (and request, source map), write the report, print
     one line saying what was written and messages about citations to ``err``.
 
-    Returns EXIT_OK when the report was written, EXIT_USAGE for any input
-    or output problem (then nothing is written).
+    Returns EXIT_OK when the report was written with every citation linked
+    (or with --allow-unlinked); EXIT_FINDINGS when it was written but
+    citations are not linked (each marked in the report, named on ``err``,
+    and counted in a last line); EXIT_USAGE for any input or output problem,
+    or a response of a shape the vendor's adapter does not read (then
+    nothing is written).
     """
-    from citelint.imports.model import ResponseError
+    from citelint.imports import shape
+    from citelint.imports.model import ResponseError, ShapeError
     from citelint.imports.sourcemap import load_source_map
     from citelint.imports.write import fact_report, markdown_report
 
@@ -146,7 +209,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         source_map = {}
         if args.source_map is not None:
             source_map = load_source_map(_read(args.source_map, "source map"), args.source_map)
-        adapter = importlib.import_module(f"citelint.imports.{args.vendor}")
+        adapter = _adapter(args.vendor)
         try:
             answer = adapter.answer(response, request=request)
         except ResponseError as exc:
@@ -155,14 +218,21 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 message, name = message[len(_IN_REQUEST):], args.request
             # Messages that already name the JSON path are not given it twice.
             where = f"{exc.where}: " if exc.where and exc.where not in message else ""
+            if isinstance(exc, ShapeError):
+                message = _unknown_shape(args.vendor, response, message)
             raise _Refused(f"{name}: {where}{message}") from None
+        listed = None if answer.citations or answer.skipped else shape.find_listed(response, _CITATION_KEYS)
+        if listed is not None:
+            # Exit 0 with nothing imported would pass citations that were there.
+            raise _Refused(f"{args.response}: " + _unknown_shape(
+                args.vendor, response, f"{listed} lists citations, but none were imported"))
         try:
             answer.text.encode("utf-8")
         except UnicodeEncodeError:
             raise _Refused(f"{args.response}: the answer text holds lone surrogates (\\ud800-style escapes), "
                            "which are not text") from None
         written = (fact_report if args.as_ == "facts" else markdown_report)(answer, source_map)
-        if args.as_ == "facts" and not written.items:
+        if args.as_ == "facts" and not written.items and not written.unlinked:
             for line in written.messages:
                 err.write(f"citelint: {terminal(line)}\n")
             raise _Refused("no citation can be a fact (each needs cited text, a source and a known "
@@ -173,7 +243,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     for line in written.messages:
         err.write(f"citelint: {terminal(line)}\n")
-    kind = "fact report: {} fact(s)" if args.as_ == "facts" else "Markdown report: {} link(s)"
-    out.write(f"wrote {terminal(str(target))}: {kind.format(written.items)} for "
-              f"{len(answer.citations)} citation(s)\n")
-    return EXIT_OK
+    total = len(answer.citations)
+    kind = "fact report: {} cited fact(s)" if args.as_ == "facts" else "Markdown report: {} link(s)"
+    unlinked = ""
+    if written.unlinked:
+        unlinked = f", {len(written.unlinked)} not linked" + (" (unavailable facts)" if args.as_ == "facts" else "")
+    kept = f" (and {written.kept} of the model's own, kept)" if written.kept else ""
+    out.write(f"wrote {terminal(str(target))}: {kind.format(written.items)}{kept} for {total} citation(s)"
+              f"{unlinked}\n")
+    if not written.unlinked:
+        return EXIT_OK
+    err.write(f"citelint: {_summary(len(written.unlinked), total, args.allow_unlinked)}\n")
+    return EXIT_OK if args.allow_unlinked else EXIT_FINDINGS

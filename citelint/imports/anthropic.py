@@ -42,7 +42,7 @@ from citelint.imports.documents import (
     request_documents,
 )
 from citelint.imports import shape
-from citelint.imports.model import Answer, Citation, ResponseError
+from citelint.imports.model import Answer, Citation, ResponseError, ShapeError
 from citelint.store.record import sha256_hex
 
 #: What Anthropic appends to a web-search excerpt it cut.
@@ -201,6 +201,17 @@ def _citation(cite: Any, start: int, end: int, where: str, documents: list[Reque
     return Citation(**base, notes=tuple(notes))
 
 
+#: The shapes this adapter reads, for the message refusing any other.
+SHAPES = ("a Messages response (content[] of text blocks with citations)",
+          "its content list alone, as SDK wrappers save it")
+
+
+def recognises(response: object) -> bool:
+    """True when ``response`` has one of :data:`SHAPES` (a list of content
+    blocks is already ``{"content": [...]}`` here: :mod:`citelint.imports.streams`)."""
+    return isinstance(response, dict) and isinstance(response.get("content"), list)
+
+
 def answer(response: Any, *, request: dict | None) -> Answer:
     """The :class:`Answer` of one whole (non-streamed) Messages response.
 
@@ -219,7 +230,7 @@ def answer(response: Any, *, request: dict | None) -> Answer:
     """
     content = response.get("content") if isinstance(response, dict) else response
     if not isinstance(content, list):
-        raise ResponseError("not an Anthropic Messages response: no content list", "content")
+        raise ShapeError("not an Anthropic Messages response: no content list", "content")
     documents = None
     if request is not None:
         try:

@@ -53,10 +53,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from citelint.imports import shape
-from citelint.imports.model import Answer, Citation, ResponseError
+from citelint.imports.model import Answer, Citation, ResponseError, ShapeError
 
 _UNIT = "UTF-8 bytes"
 _KIND = "grounding_chunk"
+
+
+#: The shapes this adapter reads, for the message refusing any other.
+SHAPES = ("a GenerateContentResponse (candidates[], groundingMetadata)",
+          "an Interaction (steps[], url_citation annotations)")
+
+
+def recognises(response: object) -> bool:
+    """True when ``response`` has one of :data:`SHAPES`."""
+    return isinstance(response, dict) and any(isinstance(response.get(k), list) for k in ("candidates", "steps"))
 
 
 def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answer:
@@ -79,7 +89,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
     elif "steps" in response:
         result = _interaction(response)
     else:
-        raise ResponseError("neither a Gemini GenerateContentResponse (candidates[]) nor an Interaction (steps[])")
+        raise ShapeError("neither a Gemini GenerateContentResponse (candidates[]) nor an Interaction (steps[])")
     result.citations.sort(key=lambda c: (c.end, c.start))
     return result
 

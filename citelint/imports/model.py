@@ -1,7 +1,8 @@
 """What every provider adapter hands on: an :class:`Answer` and its :class:`Citation` values.
 
 An adapter (:mod:`citelint.imports.anthropic`, :mod:`~citelint.imports.openai`,
-:mod:`~citelint.imports.gemini`) turns one saved response, already reassembled
+:mod:`~citelint.imports.gemini`, :mod:`~citelint.imports.cohere`,
+:mod:`~citelint.imports.perplexity`) turns one saved response, already reassembled
 from a stream where it was one (:mod:`citelint.imports.streams`), into an
 :class:`Answer`; :mod:`citelint.imports.write` turns that into a report.
 Offsets here are always code-point indices into :attr:`Answer.text`,
@@ -21,6 +22,13 @@ class ResponseError(ValueError):
     def __init__(self, message: str, where: str = ""):
         super().__init__(message)
         self.where = where
+
+
+class ShapeError(ResponseError):
+    """A response of a shape the chosen adapter does not read (another
+    vendor's, or none known). The CLI adds the shapes the adapter reads
+    (its ``SHAPES``) and, when another adapter recognises the response,
+    which ``citelint import`` to use instead."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,20 @@ class Citation:
     is an excerpt that may hold HTML character references such as
     ``&#x27;`` (Anthropic web search): the writer decodes them, and only
     them, before quoting.
+
+    ``whole`` is True when the provider gave the citation no position
+    (xAI's ``url_citation`` without indices, Perplexity's ``citations``
+    that no ``[n]`` marker names, OpenRouter's 0/0 indices): it stands for
+    the answer as a whole, ``start == end == len(text)``, and the report
+    lists it among the sources after the answer rather than tie it to the
+    last sentence. ``marker`` is set when the span is the model's own
+    citation marker (Perplexity's ``[2]``): it holds the marker's number as
+    written (``"2"``), and the report turns the marker itself into the link
+    (``[[2]](URL)``) instead of adding a second number beside it; on a
+    whole-answer citation it is the number the provider's list gives it,
+    used as its link text for the same reason.
+    ``key`` is the provider's own identifier of the source (Cohere's
+    source ``id``, ``"doc:0"``): a source map key, tried after the title.
     """
 
     start: int
@@ -62,16 +84,24 @@ class Citation:
     inline: bool = False
     notes: tuple[str, ...] = ()
     entities: bool = False
+    whole: bool = False
+    marker: str | None = None
+    key: str | None = None
 
 
 @dataclass
 class Answer:
     """A model's answer: its ``text`` (all text parts joined as the provider
     counts them) and its ``citations`` in order of ``end``. ``vendor`` is
-    ``anthropic``, ``openai`` or ``gemini``; ``warnings`` are messages about
-    the whole response (no request given, offsets that disagree)."""
+    the adapter's name (``anthropic``, ``openai``, ``gemini``, ``cohere``,
+    ``perplexity``); ``warnings`` are messages about
+    the whole response (no request given, offsets that disagree);
+    ``skipped`` counts citations the adapter read and left out on purpose,
+    each with a warning (Cohere's citations of its tool plan), so that the
+    caller does not take them for citations in a shape nobody read."""
 
     vendor: str
     text: str
     citations: list[Citation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    skipped: int = 0

@@ -12,7 +12,13 @@
   span is the inline Markdown link the model wrote, not the claim, so
   :attr:`Citation.inline` is set when the span holds a Markdown link to
   ``url``. URLs often end in ``?utm_source=openai`` (the provider's tag):
-  they are kept as given, with a note.
+  they are kept as given, with a note. xAI's Responses API (the same
+  shape) gives ``url_citation`` with ``url`` alone, no indices
+  (``xai-responses-web-search.vercel-ai``): such a citation has no
+  position, so it is :attr:`Citation.whole`, a source of the whole answer
+  (listed after it), as is one whose indices are 0/0 (an empty span
+  before the first character supports nothing); one index without the
+  other is an error.
 - ``file_citation`` {``file_id``, ``filename``, ``index``}: one position
   (the end of the cited sentence), so the citation is the empty span
   ``index..index``; ``title`` is the file name, ``url`` None (a source map
@@ -30,13 +36,20 @@ line between them; each part's offsets are shifted by where it starts.
 OpenAI-compatible API): ``content`` with ``annotations[]`` of
 ``{type: url_citation, url_citation: {url, title, content, start_index,
 end_index}}``. On ``openrouter-chat-completions-web-search.pydantic-ai``
-every index is 0/0, i.e. no position: such a citation is placed at the end
-of the answer, with a note. Other indices are read as code points, as the
+every index is 0/0, i.e. no position: such a citation is
+:attr:`Citation.whole` (listed after the answer), with a note; so is one
+with no indices at all. Other indices are read as code points, as the
 Responses API's (unconfirmed: that fixture is the only one). ``content`` is a page excerpt the provider
 chose, not a verbatim quote of anything captured, so it goes into a note,
 never into :attr:`Citation.quote`.
 
 OpenAI citations never carry source text: ``quote`` is always None.
+
+A Chat Completions object with a top-level ``citations`` or
+``search_results`` list is Perplexity's shape
+(:mod:`citelint.imports.perplexity`): it is refused with a
+:class:`ShapeError`, since reading only its ``annotations`` would import
+none of its citations and pass.
 
 Validation: a wrong type, or an index that is negative, past its text or
 before its start, is a :class:`ResponseError` naming the value's path. An
@@ -47,14 +60,30 @@ answer is usable, and the warning keeps it from passing silently).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from citelint.imports import shape
-from citelint.imports.model import Answer, Citation, ResponseError
+from citelint.imports.model import Answer, Citation, ResponseError, ShapeError
 
 _UNIT = "code points"
 _SEPARATOR = "\n\n"
+#: The shapes this adapter reads, for the message refusing any other.
+SHAPES = ("an OpenAI or xAI Responses object (output[])",
+          "a Chat Completions object (choices[], annotations url_citation; OpenRouter)")
+#: Top-level keys of Perplexity's Chat Completions, which this adapter does not read.
+FOREIGN_CHAT_KEYS = ("citations", "search_results")
+_NO_POSITION = "the provider gave no position: listed among the sources after the answer"
+
+
+def recognises(response: object) -> bool:
+    """True when ``response`` has one of :data:`SHAPES` (and not Perplexity's)."""
+    if not isinstance(response, dict):
+        return False
+    if isinstance(response.get("output"), list):
+        return True
+    return isinstance(response.get("choices"), list) and not any(k in response for k in FOREIGN_CHAT_KEYS)
 
 
 def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answer:
@@ -68,7 +97,8 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
     Returns:
         An :class:`Answer` with ``vendor="openai"``, citations ordered by end.
     Raises:
-        ResponseError: neither shape, or a bad value (``where`` is its path).
+        ShapeError: neither shape, or Perplexity's (top-level citations).
+        ResponseError: a bad value (``where`` is its path).
     """
     shape.obj(response, "")
     if request is not None:
@@ -76,10 +106,14 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
     if "output" in response:
         result = _responses(response)
     elif "choices" in response:
-        result = _chat(response)
+        foreign = [k for k in FOREIGN_CHAT_KEYS if k in response]
+        if foreign:
+            raise ShapeError(f"a Chat Completions object with a top-level {foreign[0]} list, which is "
+                             f"Perplexity's shape", foreign[0])
+        result = chat(response)
     else:
-        raise ResponseError("neither an OpenAI Responses object (output[]) nor a Chat Completions object "
-                            "(choices[])")
+        raise ShapeError("neither an OpenAI Responses object (output[]) nor a Chat Completions object "
+                         "(choices[])")
     result.citations.sort(key=lambda c: (c.end, c.start))
     return result
 
@@ -118,6 +152,8 @@ def _responses(response: dict[str, Any]) -> Answer:
             texts.append(text)
             base += len(text)
     result.text = _SEPARATOR.join(texts)
+    end = len(result.text)
+    result.citations = [replace(c, start=end, end=end) if c.whole else c for c in result.citations]
     if not texts:
         result.warnings.append("the response has no output_text: no answer to import")
     return result
@@ -139,15 +175,20 @@ def _annotation(note: Any, where: str, text: str, base: int, sources: set[str], 
     shape.obj(note, where)
     kind = shape.field(note, "type", where, "string")
     if kind == "url_citation":
-        start, end = shape.span(note, ("start_index", "end_index"), where, len(text), _UNIT)
         url = _url(note, where)
         notes = list(_url_notes(url))
         if sources and _without_tag(url) not in sources and url not in sources:
             notes.append("this URL is not among the web_search_call sources the provider listed")
+        title = shape.field(note, "title", where, "string", required=False)
+        start, end = (0, 0) if _no_span(note) else shape.span(note, ("start_index", "end_index"), where,
+                                                               len(text), _UNIT)
+        if start == end == 0 and text:
+            # No indices (xAI), or 0/0 as OpenRouter gives them: a source of the answer, not of
+            # its first character (the caller sets the position, the end of the whole answer).
+            return Citation(-1, -1, kind, url=url, title=title or None, whole=True,
+                            notes=tuple(notes + [_NO_POSITION]))
         inline = _links_to(text[start:end], url)
-        return Citation(base + start, base + end, kind, url=url,
-                        title=shape.field(note, "title", where, "string", required=False),
-                        inline=inline, notes=tuple(notes))
+        return Citation(base + start, base + end, kind, url=url, title=title, inline=inline, notes=tuple(notes))
     if kind == "file_citation":
         index = shape.offset(note, "index", where, len(text), _UNIT)
         file_id = shape.field(note, "file_id", where, "string")
@@ -163,6 +204,11 @@ def _annotation(note: Any, where: str, text: str, base: int, sources: set[str], 
                                "nothing here to verify",))
     result.warnings.append(f"{where}: annotation of type {shape.show(kind)} is not imported")
     return None
+
+
+def _no_span(note: dict[str, Any]) -> bool:
+    """True when an annotation gives neither index (absent or null): no position at all."""
+    return note.get("start_index") is None and note.get("end_index") is None
 
 
 def _url(note: dict[str, Any], where: str) -> str:
@@ -189,7 +235,19 @@ def _links_to(span: str, url: str) -> bool:
     return re.search(r"\]\(\s*<?" + re.escape(url) + r">?(?:\s+[\"'(][^)]*)?\s*\)", span) is not None
 
 
-def _chat(response: dict[str, Any]) -> Answer:
+def chat(response: dict[str, Any]) -> Answer:
+    """The answer of a Chat Completions object: ``choices[0].message``'s
+    ``content`` and its ``url_citation`` annotations (module docstring).
+    Shared with :mod:`citelint.imports.perplexity`, whose answers are Chat
+    Completions too.
+
+    Args:
+        response: an object with ``choices`` (not checked for other keys).
+    Returns:
+        An :class:`Answer` with ``vendor="openai"``, citations in annotation order.
+    Raises:
+        ResponseError: ``choices`` empty or a bad value (``where`` is its path).
+    """
     result = Answer("openai", "")
     choices = shape.field(response, "choices", "", "array")
     if not choices:
@@ -212,18 +270,24 @@ def _chat(response: dict[str, Any]) -> Answer:
             continue
         inner = shape.field(note, "url_citation", at, "object")
         at += ".url_citation"
-        start, end = shape.span(inner, ("start_index", "end_index"), at, len(text), _UNIT, start_default=0)
         url = _url(inner, at)
         notes = list(_url_notes(url))
-        if start == end == 0 and text:
+        whole = _no_span(inner)
+        start, end = (0, 0) if whole else shape.span(inner, ("start_index", "end_index"), at, len(text), _UNIT,
+                                                      start_default=0)
+        if whole:
+            notes.append(_NO_POSITION)
+        elif start == end == 0 and text:
+            whole = True
+            notes.append("the provider gave no position (start_index = end_index = 0): listed among the "
+                         "sources after the answer")
+        if whole:
             start = end = len(text)
-            notes.append("the provider gave no position (start_index = end_index = 0): placed at the end "
-                         "of the answer")
         excerpt = shape.field(inner, "content", at, "string", required=False)
         if excerpt:
             notes.append("the provider's page excerpt (its choice of text, not a verbatim quote of a capture): "
                          + shape.show(excerpt, 200))
         title = shape.field(inner, "title", at, "string", required=False)
-        result.citations.append(Citation(start, end, kind, url=url, title=title or None,
-                                         inline=_links_to(text[start:end], url), notes=tuple(notes)))
+        result.citations.append(Citation(start, end, kind, url=url, title=title or None, whole=whole,
+                                         inline=not whole and _links_to(text[start:end], url), notes=tuple(notes)))
     return result

@@ -125,3 +125,25 @@ def span(parent: dict[str, Any], keys: tuple[str, str], where: str, limit: int, 
 def show(value: str, limit: int = 80) -> str:
     """A provider-supplied string quoted for a message (ASCII, bounded), by :func:`citelint.escape.quoted`."""
     return quoted(value, limit)
+
+
+def find_listed(value: Any, keys: tuple[str, ...], where: str = "") -> str | None:
+    """The JSON path of the first non-empty array held by a key in ``keys``
+    anywhere inside ``value`` (depth first, in document order), or None.
+    The CLI asks this of a response from which an adapter imported no
+    citation, so that citations in a shape it does not read are refused,
+    not passed over. Nesting is bounded by the strict JSON reading."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            at = path(where, key)
+            if key in keys and isinstance(item, list) and item:
+                return at
+            found = find_listed(item, keys, at)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = find_listed(item, keys, path(where, i))
+            if found is not None:
+                return found
+    return None

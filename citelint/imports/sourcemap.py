@@ -10,8 +10,10 @@ from. A key is, tried in this order:
    (``search_result_index`` counts separately, so a bare number would be
    ambiguous); for other providers, the index their adapter records;
 2. its title (``document_title``, a search result's ``title``);
-3. a URL or source string the provider gave, so that a redirect URL or a
-   search result's non-URL ``source`` can be mapped to the page itself.
+3. an identifier, URL or source string the provider gave (Cohere's source
+   ``id`` such as ``"doc:0"``, a Perplexity marker naming no source such as
+   ``"[9]"``), so that a redirect URL or a search result's non-URL
+   ``source`` can be mapped to the page itself.
 
 A key that maps nothing is harmless; a value that is not an absolute
 http(s) URL is an error. YAML keys are read as written (``0:`` is the

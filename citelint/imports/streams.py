@@ -30,9 +30,19 @@ The events are then reassembled per provider:
   Other ``response.*`` events (tool progress) are passed over, since the
   ``output_item.done`` that follows carries the item; ``error`` and
   ``response.failed`` are errors.
-  Chat Completions chunks (``chat.completion.chunk``, OpenRouter) are
-  assembled into ``choices[].message`` with ``content`` and
-  ``annotations``.
+  Chat Completions chunks (``chat.completion.chunk``, OpenRouter, and
+  Perplexity's stream) are assembled into ``choices[].message`` with
+  ``content`` and ``annotations``; top-level keys (Perplexity's
+  ``citations``, ``search_results``) are kept as the last chunk gave them.
+- **Cohere** chat v2 (built from Cohere's API reference: no recording of a
+  stream is public): ``message-start`` (``id``), ``content-start`` and
+  ``content-delta`` (``index``, ``delta.message.content`` with ``text`` or
+  ``thinking``), ``citation-start`` (``delta.message.citations``, one
+  citation), ``message-end`` (``delta.finish_reason``) into the chat v2
+  response; ``content-end``, ``citation-end``, ``tool-plan-delta``,
+  ``tool-call-*`` and ``debug`` carry nothing the answer needs. An unknown
+  event type, a delta for content never started, or a stream with no
+  ``message-end`` is an error.
 - **Gemini** ``streamGenerateContent``: each event is a whole
   GenerateContentResponse chunk. Candidates are matched by ``index``; their
   ``content.parts`` are concatenated in order, because
@@ -72,7 +82,7 @@ from citelint.imports.framing import decode_json, frames
 from citelint.imports.model import ResponseError
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-VENDORS = ("anthropic", "openai", "gemini")
+VENDORS = ("anthropic", "openai", "gemini", "cohere", "perplexity")
 
 
 def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
@@ -80,7 +90,8 @@ def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
     messages) as one dict in ``vendor``'s non-streamed shape.
 
     Args:
-        vendor: ``"anthropic"``, ``"openai"`` or ``"gemini"``.
+        vendor: one of :data:`VENDORS` (a Perplexity stream is Chat
+            Completions chunks).
         data: the whole file: a JSON response, server-sent events, or one
             JSON event per line (see the module docstring).
         name: the file name to start messages with.
@@ -118,7 +129,10 @@ def load_response(vendor: str, data: bytes, name: str) -> dict[str, Any]:
     for number, _, value in events:
         if not isinstance(value, dict):
             raise ResponseError(f"{name}:{number}: an event must be a JSON object, found {shape.kind(value)}")
-    assemble = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}[vendor]
+    # Perplexity streams only Chat Completions chunks (which carry its citations at the top level),
+    # whatever their "object" says: no Responses stream to tell them from.
+    assemble = {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini, "perplexity": _chat_chunks,
+                "cohere": _cohere}[vendor]
     return assemble(events, name)
 
 
@@ -338,6 +352,55 @@ def _chat_chunks(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any
                 merged["finish_reason"] = choice["finish_reason"]
     response["object"] = "chat.completion"
     response["choices"] = [choices[i] for i in sorted(choices)]
+    return response
+
+
+# --------------------------------------------------------------------------- Cohere
+
+#: Cohere stream events that carry nothing the answer needs.
+_COHERE_PASSED = ("content-end", "citation-end", "tool-plan-delta", "tool-call-start", "tool-call-delta",
+                  "tool-call-end", "debug")
+
+
+def _cohere(events: list[tuple[int, str, Any]], name: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    citations: list[Any] = []
+    response: dict[str, Any] = {"message": {"role": "assistant", "content": content, "citations": citations}}
+    ended = False
+    for line, _, event in events:
+        kind = event.get("type")
+        if kind == "message-start":
+            if isinstance(event.get("id"), str):
+                response["id"] = event["id"]
+        elif kind in ("content-start", "content-delta", "citation-start"):
+            delta = _at(_at(event, "delta", "object", name, line), "message", "object", name, line, "delta")
+            if kind == "citation-start":
+                citations.append(_at(delta, "citations", "object", name, line, "delta.message"))
+                continue
+            index = _at(event, "index", "int", name, line)
+            part = _at(delta, "content", "object", name, line, "delta.message")
+            if kind == "content-start":
+                if index != len(content):
+                    raise _fail(name, line, f"content-start for index {index}, expected {len(content)}", "index")
+                content.append(dict(part))
+                continue
+            if not 0 <= index < len(content):
+                raise _fail(name, line, f"content-delta for index {index}, which was never started", "index")
+            for key in ("text", "thinking"):
+                if key in part:
+                    so_far = content[index].get(key) or ""
+                    if not isinstance(so_far, str):
+                        raise _fail(name, line, f"the {key} so far is not a string", "index")
+                    content[index][key] = so_far + _at(part, key, "string", name, line, "delta.message.content")
+        elif kind == "message-end":
+            delta = event.get("delta")
+            if isinstance(delta, dict) and delta.get("finish_reason") is not None:
+                response["finish_reason"] = delta["finish_reason"]
+            ended = True
+        elif kind not in _COHERE_PASSED:
+            raise _fail(name, line, f"not a Cohere chat v2 stream event: type {shape.show(str(kind))}", "type")
+    if not ended:
+        raise ResponseError(f"{name}: the stream ends before message-end (a truncated recording?)")
     return response
 
 

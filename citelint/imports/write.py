@@ -28,9 +28,20 @@ cited fact labelled ``claim-<n>`` (schemas/report.schema.json); every other
 citation is named in a message instead.
 
 Sources come from :mod:`citelint.imports.sourcemap` first, then from the URL
-the provider named; a citation with neither is not linked, and a message
-says which source map entry would resolve it. A provider redirect URL is
-linked as given but reported, with how to map it to the page itself.
+the provider named. A citation with neither (or whose URL is unusable) is
+**not linked**: it is never dropped. The Markdown report writes
+``[n: not linked]`` where its link would be (a Perplexity marker ``[n]``
+becomes ``[n: not linked]``), the fact report an ``unavailable`` fact
+whose reason says so, and :attr:`Written.unlinked` names it so that the
+caller can fail the import; a message says which source map entry would
+resolve it. A provider redirect URL is linked as given but reported, with
+how to map it to the page itself.
+
+A citation with no position (:attr:`Citation.whole`) is written after the
+answer, in a closing ``Sources:`` paragraph, since it supports the answer
+as a whole and not its last sentence. A citation whose span is the model's
+own marker (:attr:`Citation.marker`, Perplexity's ``[2]``) turns that
+marker into the link, keeping the model's number as its text.
 """
 
 from __future__ import annotations
@@ -54,6 +65,12 @@ _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _LEADING_BLANKS = re.compile(r"^[ \t]+", re.M)
 _LABEL = "claim-{}"
+#: What the report writes where an unlinked citation's link would be.
+UNLINKED = "[{}: not linked]"
+#: An HTML comment or tag in cmark's output, closed or not: a browser shows nothing of
+#: either, and cmark writes a "<" of the text as "&lt;", so every "<" left is markup.
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HTML_TAG = re.compile(r"<[^>]*(?:>|\Z)")
 
 
 @dataclass(frozen=True)
@@ -71,7 +88,7 @@ class Resolved:
 
 def _keys(c: Citation) -> list[str]:
     kind = "search_result" if c.kind == "search_result_location" else "document"
-    return map_keys(kind, c.document, c.title, [c.url])
+    return map_keys(kind, c.document, c.title, [c.key, c.url])
 
 
 def resolve(c: Citation, source_map: dict[str, str]) -> Resolved:
@@ -123,11 +140,24 @@ def _destination(url: str, quote: str | None) -> str:
 @dataclass(frozen=True)
 class Written:
     """A report's text, the messages about it (one line each, for stderr),
-    and how many citations it holds (links, or facts)."""
+    how many citations it holds (links added, or cited facts), ``unlinked``:
+    the numbers of the citations the import could give no source URL (each
+    marked in ``text``, each named in ``messages``), and ``kept``: how many
+    are the model's own links to their URL, kept as written (OpenAI)."""
 
     text: str
     messages: list[str]
     items: int = 0
+    unlinked: tuple[int, ...] = ()
+    kept: int = 0
+
+
+def numbered(answer: Answer) -> list[tuple[int, Citation]]:
+    """The citations of ``answer`` with the number both reports give them:
+    in order of the span's end (a stable sort, so the adapter's order
+    breaks ties), the whole-answer ones (:attr:`Citation.whole`) last."""
+    ordered = sorted(answer.citations, key=lambda c: (c.whole, c.end))
+    return list(enumerate(ordered, start=1))
 
 
 def _messages(n: int, c: Citation, r: Resolved) -> list[str]:
@@ -138,10 +168,12 @@ def _messages(n: int, c: Citation, r: Resolved) -> list[str]:
 
 
 def _link(n: int, c: Citation, r: Resolved, quote: str | None) -> str:
+    """The link for citation ``n`` (without the space before it): its text is
+    the model's marker where the span is one, else ``[n]``."""
     assert r.url is not None
     dest = _destination(r.url, quote)
     title = f' "capture:{c.capture}"' if c.capture and quote is not None else ""
-    return f" [[{n}]]({dest}{title})"
+    return f"[[{c.marker or n}]]({dest}{title})"
 
 
 def _encodable(text: str) -> bool:
@@ -162,16 +194,42 @@ def _escape(text: str) -> str:
     return _LEADING_BLANKS.sub(lambda m: "".join(f"&#{ord(ch)};" for ch in m.group(0)), text)
 
 
-def _insert(text: str, links: list[tuple[int, str]], escape: bool) -> str:
-    """The answer text with each ``(offset, link)`` inserted at its offset."""
+def _insert(text: str, edits: list[tuple[int, int, str]], escape: bool) -> str:
+    """The answer text with each ``(start, end, new)`` edit applied: ``new``
+    replaces ``text[start:end]`` (an insertion where ``start == end``).
+    Edits are applied in order of ``start``; one that begins inside an
+    earlier replacement is inserted right after it, so no text is lost."""
     out, at = [], 0
-    for offset, link in sorted(links, key=lambda x: x[0]):
-        piece = text[at:offset]
+    for start, end, new in sorted(edits, key=lambda x: (x[0], x[1])):
+        if start < at:
+            start = end = at
+        piece = text[at:start]
         out.append(_escape(piece) if escape else piece)
-        out.append(link)
-        at = offset
+        out.append(new)
+        at = end
     out.append(_escape(text[at:]) if escape else text[at:])
     return "".join(out)
+
+
+def _anchor(text: str, c: Citation) -> int:
+    """Where the link or mark of ``c`` goes: the span's end, before trailing
+    white space, or, for a span that is the destination of the model's own
+    link (``](...)``), after that link's closing parenthesis."""
+    at = c.end
+    if c.inline:
+        return at + 1 if text[at:at + 1] == ")" else at
+    while at > c.start and text[at - 1].isspace():
+        at -= 1
+    return at
+
+
+def _with_sources(text: str, tail: list[str]) -> str:
+    """``text`` and, when there are whole-answer citations, a closing
+    ``Sources:`` paragraph holding their links and marks."""
+    if not tail:
+        return text
+    gap = "" if text.endswith("\n\n") or not text else "\n" if text.endswith("\n") else "\n\n"
+    return f"{text}{gap}Sources: {' '.join(tail)}\n"
 
 
 def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
@@ -179,43 +237,80 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
     sources through ``source_map`` (key → URL).
 
     Returns:
-        The report text (ending in a newline) and the messages for the
-        operator: notes, unresolved sources, redirects, escaping.
+        The report text (ending in a newline), the messages for the
+        operator (notes, unresolved sources, redirects, escaping), the
+        number of links added, and the numbers of the unlinked citations
+        (each marked ``[n: not linked]`` in the text).
     """
     from urllib.parse import unquote
 
     from citelint.links import extract
 
     messages = list(answer.warnings)
-    links: list[tuple[int, str]] = []
+    edits: list[tuple[int, int, str]] = []
+    tail: list[str] = []
     added: list[tuple[str, str]] = []
-    for n, c in enumerate(sorted(answer.citations, key=lambda c: c.end), start=1):
+    marks: list[str] = []
+    unlinked: list[int] = []
+    kept = 0
+    for n, c in numbered(answer):
         r = resolve(c, source_map)
         messages += _messages(n, c, r)
-        if c.inline or r.url is None:
+        if r.url is None:
+            unlinked.append(n)
+            mark = UNLINKED.format(c.marker or n)
+            marks.append(mark)
+            if c.whole:
+                tail.append(mark)
+            elif c.marker is not None:
+                edits.append((c.start, c.end, mark))
+            else:
+                edits.append((_anchor(answer.text, c), _anchor(answer.text, c), " " + mark))
+            continue
+        if c.inline:
+            kept += 1
             continue
         quote = quotation(c)
         if quote is not None and not _encodable(quote):
             messages.append(f"citation [{n}]: its cited text holds lone surrogates (\\ud800-style escapes), "
                             "which are not text: linked without a quotation")
             quote = None
-        at = c.end
-        while at > c.start and answer.text[at - 1].isspace():
-            at -= 1
         link = _link(n, c, r, quote)
-        links.append((at, link))
+        if c.whole:
+            tail.append(link)
+        elif c.marker is not None:
+            edits.append((c.start, c.end, link))
+        else:
+            at = _anchor(answer.text, c)
+            edits.append((at, at, " " + link))
         dest = _destination(r.url, quote)
-        added.append((f"[{n}]", unquote(dest[1:-1] if dest.startswith("<") else dest)))
+        added.append((f"[{c.marker or n}]", unquote(dest[1:-1] if dest.startswith("<") else dest)))
     model_links = [link.href for link in extract(answer.text)]
-    text = _insert(answer.text, links, escape=False)
-    if links and not _added_intact(text, model_links, added):
-        messages.append("the answer's Markdown would have broken the added links, so its Markdown "
+    text = _with_sources(_insert(answer.text, edits, escape=False), tail)
+    if (edits or tail) and not _added_intact(text, model_links, added, marks):
+        messages.append("the answer's Markdown would have broken the added links or marks, so its Markdown "
                         "characters are escaped in the report")
-        text = _insert(answer.text, links, escape=True)
-    return Written(text if text.endswith("\n") else text + "\n", messages, len(links))
+        text = _with_sources(_insert(answer.text, edits, escape=True), tail)
+    text = text if text.endswith("\n") else text + "\n"
+    return Written(text, messages, len(added), tuple(unlinked), kept)
 
 
-def _added_intact(text: str, model_links: list[str], added: list[tuple[str, str]]) -> bool:
+def _visible(markdown: str) -> str:
+    """The text a reader sees when ``markdown`` is rendered (cmark-gfm, as
+    GitHub renders it): the HTML's text, without its tags, attributes and
+    comments, character references decoded."""
+    from citelint.links import GITHUB_EXTENSIONS, render_html
+
+    out = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
+    return html.unescape(_HTML_TAG.sub("", _HTML_COMMENT.sub("", out)))
+
+
+def _added_intact(text: str, model_links: list[str], added: list[tuple[str, str]], marks: list[str]) -> bool:
+    """True when the report ``text`` renders with exactly the ``added``
+    links (text, destination), the model's own links unchanged, and every
+    unlinked mark in ``marks`` visible (not swallowed by an HTML comment,
+    an attribute or a link destination)."""
+    from collections import Counter
     from urllib.parse import unquote
 
     from citelint.links import extract
@@ -223,34 +318,56 @@ def _added_intact(text: str, model_links: list[str], added: list[tuple[str, str]
     found = [(link.text, unquote(link.href)) for link in extract(text)]
     ours = [f for f in found if f in added]
     theirs = sorted(unquote(h) for t, h in found if (t, h) not in added)
-    return sorted(ours) == sorted(added) and theirs == sorted(unquote(h) for h in model_links)
+    if sorted(ours) != sorted(added) or theirs != sorted(unquote(h) for h in model_links):
+        return False
+    if not marks:
+        return True
+    seen = _visible(text)
+    return all(seen.count(mark) >= count for mark, count in Counter(marks).items())
+
+
+def _unlinked_reason(n: int, c: Citation) -> str:
+    """The reason of the ``unavailable`` fact an unlinked citation becomes:
+    that it is not linked, and the source map keys that would link it (no
+    URL, so that the reason cannot be read as a citation)."""
+    keys = " or ".join(f'"{k[:80]}"' for k in [k for k in _keys(c) if k != c.url][:2])
+    how = (f"map {keys} to its URL with --source-map" if keys
+           else "the provider's URL is not usable" if c.url else "its provider names no source")
+    return f"citation [{n}] is not linked: the import found no source URL for it ({how})"
 
 
 def fact_report(answer: Answer, source_map: dict[str, str]) -> Written:
     """The fact report of ``answer``: one cited fact (label ``claim-<n>``,
     numbered as the Markdown report numbers citations) per citation with a
-    quotation, a resolved source and a known capture.
+    quotation, a resolved source and a known capture, and one
+    ``unavailable`` fact (same label) per citation that is not linked,
+    whose reason says why and how to link it.
 
     Returns:
-        The report as JSON text and the messages (each citation left out,
-        and why). The text's ``facts`` may be empty; the caller decides.
+        The report as JSON text, the messages (each citation left out, and
+        why), the number of cited facts, and the numbers of the unlinked
+        citations. The text's ``facts`` may be empty; the caller decides.
     """
     messages = list(answer.warnings)
     facts = []
-    for n, c in enumerate(sorted(answer.citations, key=lambda c: c.end), start=1):
+    unlinked: list[int] = []
+    cited = 0
+    for n, c in numbered(answer):
         r = resolve(c, source_map)
         messages += _messages(n, c, r)
         quote = quotation(c)
-        if quote is None or not _encodable(quote):
+        if r.url is None:
+            unlinked.append(n)
+            facts.append({"state": "unavailable", "label": _LABEL.format(n), "reason": _unlinked_reason(n, c)})
+        elif quote is None or not _encodable(quote):
             messages.append(f"citation [{n}]: not a fact: the provider returned no cited text"
                             + ("" if quote is None else " that is valid Unicode"))
-        elif r.url is None:
-            messages.append(f"citation [{n}]: not a fact: its source is not resolved")
         elif c.capture is None:
             messages.append(f"citation [{n}]: not a fact: no capture is known for it (give --request, or "
                             "capture the source and use --as markdown)")
         else:
+            cited += 1
             facts.append({"state": "cited", "label": _LABEL.format(n), "source": r.url,
                           "captureSha256": c.capture, "snippet": quote})
     text = json.dumps({"facts": facts}, ensure_ascii=False, indent=2) + "\n"
-    return Written(text, messages, len(facts))
+    return Written(text, messages, cited, tuple(unlinked))

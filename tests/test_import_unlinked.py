@@ -1,0 +1,113 @@
+"""Imports fail loudly (issue 23): a citation the import can give no source URL
+is marked in the report, named on standard error with the fix, and fails the
+import (exit 1) unless ``--allow-unlinked``; with ``--as facts`` it is an
+``unavailable`` fact. A citation with a URL but no capture is linked, and
+``check`` reports it (CL201). Recorded responses of the corpus, as a user runs them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from citelint.imports.model import Answer, Citation
+from citelint.imports.write import markdown_report
+from citelint.links import GITHUB_EXTENSIONS, render_html
+from test_import_anthropic import cli, corpus, files, links, project
+
+TINY = "anthropic-messages-char-location-tiny.langchainjs.response.json"
+HELPCENTER = "anthropic-messages-char-location-helpcenter.cookbook"
+
+
+def test_anthropic_answer_without_source_map_exits_1_with_both_citations_marked(tmp_path: Path) -> None:
+    run = cli("import", "anthropic", str(corpus(TINY)), "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert run.stdout == "wrote a.md: Markdown report: 0 link(s) for 2 citation(s), 2 not linked\n"
+    assert (tmp_path / "a.md").read_text() == ("Based on the document, I can tell you that:\n\n"
+                                               "- The grass is green [1: not linked]\n"
+                                               "- The sky is blue [2: not linked]\n")
+    last = run.stderr.splitlines()[-1]
+    assert last.startswith("citelint: 2 of 2 citations not linked: pass --source-map FILE")
+    assert "--allow-unlinked" in last
+
+
+def test_allow_unlinked_writes_the_same_marked_report_and_exits_0(tmp_path: Path) -> None:
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "a.md").read_text().count(": not linked]") == 2
+    assert run.stderr.splitlines()[-1] == ("citelint: 2 of 2 citations not linked (--allow-unlinked): each is "
+                                           "marked [n: not linked] in the report")
+
+
+def test_a_source_map_links_them(tmp_path: Path) -> None:
+    response = corpus(f"{HELPCENTER}.response.json")
+    request = corpus(f"{HELPCENTER}.request.json")
+    run = cli("import", "anthropic", str(response), "--request", str(request), "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 1
+    assert 'not linked: no source URL: add "3": https://... or "Order Tracking Information": https://...' \
+        in run.stderr  # the request tied the citation to its document 3
+    (tmp_path / "map.json").write_text(json.dumps({"Order Tracking Information": "https://example.org/t"}))
+    run = cli("import", "anthropic", str(response), "--request", str(request), "--source-map", "map.json",
+              "--out", "a.md", "--force", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "not linked" not in run.stderr + (tmp_path / "a.md").read_text()
+    assert [url for _, url, _, _ in links((tmp_path / "a.md").read_text())] == ["https://example.org/t"] * 2
+
+
+def test_as_facts_an_unlinked_citation_is_an_unavailable_fact_that_checks(tmp_path: Path) -> None:
+    root = project(tmp_path / "p", [], labels=["claim-*"])
+    run = cli("import", "anthropic", str(corpus(TINY)), "--as", "facts", "--out", "reports/a.json", cwd=root)
+    assert run.returncode == 1, run.stderr
+    assert run.stdout == ("wrote reports/a.json: fact report: 0 cited fact(s) for 2 citation(s), "
+                          "2 not linked (unavailable facts)\n")
+    facts = json.loads((root / "reports" / "a.json").read_text())["facts"]
+    assert [(f["state"], f["label"]) for f in facts] == [("unavailable", "claim-1"), ("unavailable", "claim-2")]
+    assert facts[0]["reason"] == ('citation [1] is not linked: the import found no source URL for it '
+                                  '(map "0" or "My Document" to its URL with --source-map)')
+    assert "https://" not in facts[0]["reason"]  # a reason, nothing that looks like a citation
+    check = cli("check", cwd=root)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_url_without_a_capture_is_linked_not_an_import_failure(tmp_path: Path) -> None:
+    root = project(tmp_path / "p", [])
+    response = corpus("openrouter-chat-completions-web-search.pydantic-ai.response.json")
+    run = cli("import", "openai", str(response), "--out", "reports/a.md", cwd=root)
+    assert run.returncode == 0 and "not linked" not in run.stderr
+    check = cli("check", "--format", "json", cwd=root)
+    assert {f["rule"] for f in json.loads(check.stdout)["findings"]} == {"CL201"}
+
+
+def test_unusable_provider_urls_are_not_linked(tmp_path: Path) -> None:
+    """Gemini's web search named some sources by a URL with a space in it: no link can be written."""
+    response = corpus("gemini-generate-content-google-search.pydantic-ai.response.json")
+    run = cli("import", "gemini", str(response), "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 1
+    assert "not linked: the provider's URL holds a space or a control character" in run.stderr
+    assert run.stderr.splitlines()[-1].startswith("citelint: 3 of 6 citations not linked")
+    assert len(re.findall(r"\[\d+: not linked\]", (tmp_path / "a.md").read_text())) == 3
+
+
+def _visible(markdown: str) -> str:
+    html = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
+    return re.sub(r"<[^>]*(?:>|\Z)", "", re.sub(r"<!--.*?(?:-->|\Z)", "", html, flags=re.S))
+
+
+def test_a_mark_the_answer_would_hide_is_kept_visible_by_escaping() -> None:
+    # Constructed: a span that ends inside an HTML block (a comment the model never closed,
+    # which runs to the end of the document) would hide the mark.
+    text = "The grass is green.\n<!-- a comment the model never closed"
+    answer = Answer("anthropic", text, [Citation(0, len(text), "char_location", quote="green")])
+    written = markdown_report(answer, {})
+    assert written.unlinked == (1,)
+    assert "[1: not linked]" in _visible(written.text)
+    assert any("escaped" in m for m in written.messages)
+    # A mark that renders as it is needs no escaping.
+    plain = markdown_report(Answer("anthropic", "Green.", [Citation(0, 6, "char_location", quote="x")]), {})
+    assert plain.text == "Green. [1: not linked]\n" and not any("escaped" in m for m in plain.messages)
+
+
+def test_nothing_but_out_is_written(tmp_path: Path) -> None:
+    run = cli("import", "anthropic", str(corpus(TINY)), "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 1 and files(tmp_path) == {"a.md"}
