@@ -265,12 +265,15 @@ OUTPUT_MODES = ("replace", "create", "rewrite", "append")
 
 class WriteRefused(Exception):
     """:func:`write_output` will not write ``path``; ``why`` says why and what
-    to do instead (``str()`` is ``why``). Nothing was written."""
+    to do instead (``str()`` is ``why``). ``exists`` is True when the only
+    reason is that a create-only write found the file there. Nothing was
+    written."""
 
-    def __init__(self, path: Path | str, why: str):
+    def __init__(self, path: Path | str, why: str, *, exists: bool = False):
         super().__init__(why)
         self.path = path
         self.why = why
+        self.exists = exists
 
 
 def entry_kind(mode: int) -> str:
@@ -347,7 +350,8 @@ def check_output(path: Path | str, *, mode: str = "replace", root: Path | str,
                                  "never writes through one: name a path without it")
     folder = Path(os.path.realpath(target.parent))
     if not folder.is_dir():
-        raise WriteRefused(path, f"the folder {target.parent} does not exist; create it first")
+        raise WriteRefused(path, f"{target.parent} is not a directory" if os.path.lexists(folder) else
+                           f"the folder {target.parent} does not exist; create it first")
     real = folder / target.name
     try:
         st: os.stat_result | None = os.lstat(real)
@@ -357,14 +361,14 @@ def check_output(path: Path | str, *, mode: str = "replace", root: Path | str,
         raise WriteRefused(path, f"it cannot be inspected ({exc.strerror or exc})") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         what = entry_kind(st.st_mode)
-        raise WriteRefused(path, f"it is {what}; citelint writes only regular files, never "
-                                 f"{'through a symlink' if what == 'a symlink' else 'into ' + what}: "
-                                 "name a new file or a regular one")
+        raise WriteRefused(path, ("it is a symlink; citelint never writes through one" if what == "a symlink" else
+                                  f"it is {what}, not a regular file; citelint writes only regular files")
+                           + ": name a new file or a regular one")
     why = protect(real) if protect is not None else None
     if why:
         raise WriteRefused(path, why)
     if mode == "create" and st is not None:
-        raise WriteRefused(path, "it exists, and is never overwritten")
+        raise WriteRefused(path, "it exists", exists=True)
     if mode == "rewrite" and st is None:
         raise WriteRefused(path, "it does not exist")
     return real
@@ -396,7 +400,7 @@ def write_output(path: Path | str, data: bytes, *, mode: str = "replace", root: 
     elif mode == "create" or (mode == "replace" and not os.path.lexists(real)):
         if not write_exclusive(real, data, tmp_prefix=f".tmp-{real.name}-"):
             if mode == "create":
-                raise WriteRefused(path, "it appeared while citelint wrote it, and is never overwritten")
+                raise WriteRefused(path, "it appeared while citelint wrote it", exists=True)
             return write_output(path, data, mode=mode, root=root, protect=protect)
     else:
         replace_atomically(real, data, tmp_prefix=f".tmp-{real.name}-")
