@@ -236,24 +236,6 @@ def replace_atomically(path: Path, data: bytes, *, tmp_prefix: str) -> None:
         raise
 
 
-def unsafe_to_replace(path: Path, root: Path) -> str | None:
-    """Why ``path`` must not be replaced (``check --fix``), or None when it may:
-    it must be a regular file inside ``root``, reached through no symlink at
-    all, so a fix never writes anywhere the author pointed a link at."""
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"it cannot be inspected ({exc.strerror})"
-    if not stat.S_ISREG(st.st_mode):
-        return "it is a symlink or not a regular file"
-    real = os.path.realpath(path)
-    if real != os.path.abspath(path):
-        return "a directory on its path is a symlink"
-    if not Path(real).is_relative_to(os.path.realpath(root)):
-        return "it is outside the project directory"
-    return None
-
-
 # --------------------------------------------------------------------------- the output writer
 
 #: How :func:`write_output` may write: ``replace`` creates the file or replaces
