@@ -30,7 +30,7 @@ import yaml
 
 from actions_runner import ActionRun, run_composite, workflow_commands
 from citelint import __version__
-from citelint.store.captures import make_record, write_capture
+from citelint.store.captures import capture_path, make_record, write_capture
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, Repo, run_cli
 from gitrepo import commit_all, copy_source_tree, git, git_env, init_repo
 
@@ -83,8 +83,14 @@ def test_hook_manifest_is_valid_and_matches_design() -> None:
 
     files = re.compile(hooks["citelint-all"]["files"])
     assert [p for p in ("citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json",
-                        "reports/r.json", "my-citelint.yaml", "notcaptures/x.json") if files.search(p)] == \
-        ["citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json"]
+                        "reviews/ab.json", "reports/r.json", "my-citelint.yaml", "notcaptures/x.json")
+            if files.search(p)] == \
+        ["citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json", "reviews/ab.json"]
+    # The per-file hook leaves evidence to citelint-all with an exclude of its own (no top-level one needed).
+    exclude = re.compile(hooks["citelint"]["exclude"])
+    assert [p for p in ("captures/ab/cd.json", "docs/captures/x.json", "reviews/r.json", "reports/r.json",
+                        "reports/captures.json") if exclude.search(p)] == \
+        ["captures/ab/cd.json", "docs/captures/x.json", "reviews/r.json"]
 
 
 def test_action_passes_inputs_only_through_env() -> None:
@@ -307,6 +313,53 @@ def test_config_or_captures_change_triggers_citelint_all(hooked: HookedRepo) -> 
     assert proc.returncode == 1
     assert hook_status(proc.stdout, "citelint (all reports)") == "Failed"
     assert "reports/good.json:5:16: CL003 label 'inventory' is not approved" in proc.stdout, proc.stdout
+
+
+def printed_precommit_config(init_out: str) -> str:
+    """The ``.pre-commit-config.yaml`` snippet as ``citelint init`` prints it (its indented block)."""
+    block = init_out.split("Add to .pre-commit-config.yaml:\n\n", 1)[1].split("\n\n", 1)[0]
+    return "".join(line[4:] + "\n" for line in block.splitlines())
+
+
+def test_no_suggested_config_excludes_captures_at_the_top_level(tmp_path: Path) -> None:
+    """Neither README nor `init` suggests a top-level `exclude:` (it would
+    keep citelint-all from running when only a capture changes)."""
+    init = run_cli("init", cwd=tmp_path)
+    config = yaml.safe_load(printed_precommit_config(init.out))
+    assert "exclude" not in config and [h["id"] for h in config["repos"][0]["hooks"]] == ["citelint", "citelint-all"]
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", readme, re.S)
+    assert blocks and all("exclude" not in (yaml.safe_load(b) or {}) for b in blocks)
+    assert not re.search(r"^exclude: *\^?captures", readme, re.M)
+
+
+@pytest.mark.slow
+def test_the_printed_precommit_config_blocks_a_commit_of_a_tampered_capture_alone(
+        repo: Repo, checkout: Checkout, pre_commit_home: Path) -> None:
+    """Issue 23 item 1, as a user hits it: the hooks `citelint init` prints,
+    installed by real pre-commit in a real git repository; a committed
+    capture's text is edited and committed alone, and the commit is blocked."""
+    env = git_env({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"})
+    repo.report(repo.cited(), name="reports/good.json")
+    printed = printed_precommit_config(run_cli("init", cwd=repo.root).out)
+    assert "repo: https://github.com/citelint/citelint" in printed
+    config = printed.replace("https://github.com/citelint/citelint", str(checkout.path))
+    (repo.root / ".pre-commit-config.yaml").write_text(
+        re.sub(r"rev: \S+", f"rev: {checkout.commit}", config), encoding="utf-8")
+    init_repo(repo.root)
+    commit_all(repo.root, "base")
+    proc = run_tool("pre_commit", "install", cwd=repo.root, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    hooked = HookedRepo(repo, env)
+    capture = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    assert git(repo.root, "ls-files", str(capture.relative_to(repo.root)), env=env)  # committed
+    capture.write_bytes(capture.read_bytes().replace(b"42 items", b"52 items"))
+    blocked = hooked.commit("edit a committed capture")
+    assert blocked.returncode == 1, blocked.stdout
+    assert hook_status(blocked.stdout, "citelint") == "(no files to check)Skipped"
+    assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
+    assert " CL103 " in blocked.stdout and "Traceback" not in blocked.stdout
+    assert git(repo.root, "rev-list", "--count", "HEAD", env=env) == "1"  # the tampered capture is not in
 
 
 @pytest.mark.slow

@@ -72,14 +72,21 @@ CAPTURES_GITATTRIBUTES = "* -text\n"
 
 def precommit_snippet(version: str) -> str:
     """The ``.pre-commit-config.yaml`` entry, with :data:`REV_PLACEHOLDER` for ``rev:``
-    (``version`` is named in a comment: the tag it would be, once released)."""
+    (``version`` is named in a comment: the tag it would be, once released).
+
+    It has no top-level ``exclude:``: one covering ``captures/`` would keep
+    ``citelint-all`` from running when only a capture changes, so a
+    tampered capture would be committed unchecked. The ``citelint`` hook
+    excludes evidence itself (``.pre-commit-hooks.yaml``)."""
     return f"""\
+# No top-level `exclude:` covering captures/: it would stop citelint-all from
+# seeing a changed capture. Give each formatting hook its own `exclude: ^captures/`.
 repos:
   - repo: https://github.com/citelint/citelint
     rev: {REV_PLACEHOLDER}   # a release tag (v{version} when released) or a commit sha
     hooks:
       - id: citelint       # changed reports
-      - id: citelint-all   # every report, when citelint.yaml or captures/ change
+      - id: citelint-all   # every report, when citelint.yaml, captures/ or reviews/ change
 """
 
 
@@ -109,7 +116,8 @@ def snippets(version: str) -> str:
         "\nAdd to .gitattributes (collapses captures in pull-request diffs):\n\n"
         "    captures/** linguist-generated\n\n"
         "Keep formatting hooks (end-of-file-fixer, trailing-whitespace, prettier, ...) off "
-        "captures/ with `exclude: ^captures/`.\n"
+        "captures/ with an `exclude: ^captures/` on each of those hooks, never at the top level "
+        "of .pre-commit-config.yaml (that would stop citelint-all from checking a changed capture).\n"
     )
 
 
