@@ -584,6 +584,41 @@ def test_action_strict_paths_and_injection(action_kit: ActionKit, tmp_path: Path
 
 
 @pytest.mark.slow
+def test_action_sarif_file_never_writes_through_a_committed_symlink_or_over_evidence(
+        action_kit: ActionKit, tmp_path: Path) -> None:
+    """The `sarif-file` input names a path in a checkout a pull request controls
+    (compare bug-ops/deps-lsp#1132): a committed symlink there, to a file out of
+    the repository or through a symlinked folder, or a capture, is refused by
+    citelint's writer (exit 2, an error annotation) and is left byte for byte
+    as it was; the action neither removes nor writes it itself."""
+    ws = tmp_path / "repo"
+    r = workspace_repo(ws)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("outside the repository\n")
+    (ws / "citelint.sarif").symlink_to(victim)
+    (ws / "out").symlink_to(tmp_path, target_is_directory=True)
+    commit_all(ws, "symlinks")
+    capture = capture_path(ws / "captures", SOURCE_A, r.records[SOURCE_A].sha256)
+    before = {p: (os.readlink(p) if p.is_symlink() else None, p.read_bytes() if p.is_file() else None)
+              for p in (ws / "citelint.sarif", victim, capture)}
+    event = {"before": "0" * 40}
+    for target, why in (("citelint.sarif", "it is a symlink"), ("out/x.sarif", "is a symlink inside the project"),
+                        (capture.relative_to(ws).as_posix(), "it is evidence")):
+        run = run_action(action_kit, ws, event_name="push", event=event, **{"sarif-file": target})
+        check = run.step("check")
+        assert check.status == 2 and run.outputs["exit-code"] == "2", check.log
+        errors = [c.line for c in workflow_commands(check.log) if c.name == "error"]
+        assert errors and f"cannot write --sarif-file {ws / target}" in errors[0] and why in errors[0], check.log
+        assert run.outputs["findings"] == ""  # nothing stale was counted
+        assert {p: (os.readlink(p) if p.is_symlink() else None, p.read_bytes() if p.is_file() else None)
+                for p in before} == before
+        assert not (tmp_path / "x.sarif").exists()
+    ok = run_action(action_kit, ws, event_name="push", event=event, **{"sarif-file": "results.sarif"})
+    assert ok.step("check").status == 0 and ok.outputs["errors"] == "0"
+    assert json.loads((ws / "results.sarif").read_text())["version"] == "2.1.0"
+
+
+@pytest.mark.slow
 def test_action_unfetchable_base_is_a_notice_unless_the_policy_needs_it(action_kit: ActionKit,
                                                                          tmp_path: Path) -> None:
     """A base commit the clone lacks and cannot fetch (fetch-base off here; a force-push or
