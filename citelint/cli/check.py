@@ -43,6 +43,12 @@ examples:
   citelint check --output-file out.txt --exit-zero
                                          write the output to a file; exit 0 even with findings
 
+writes: nothing, except what a flag asks for: --output-file and --sarif-file
+(created or replaced whole), --summary-file (appended to a regular file) and
+--fix (the Markdown reports it checked, in place). Never through a symlink,
+never into a FIFO or directory, never over a capture, the config or (for the
+--*-file options) a report: such a file is refused (exit 2) and left alone.
+
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 (--exit-zero: 0 unless a usage or config error)
 """
@@ -60,7 +66,7 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--fix", action="store_true",
                        help="degrade ungrounded Markdown links to their text (Markdown reports only)")
     check.add_argument("--summary-file", type=Path, metavar="FILE",
-                       help="append a Markdown summary (counts, findings, semantic review) to FILE")
+                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE")
     check.add_argument("--sarif-file", type=Path, metavar="FILE",
                        help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
     check.add_argument("--base", metavar="REF",
@@ -85,7 +91,8 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even with findings (a usage or config error is still 2)")
     check.add_argument("--output-file", "-o", type=Path, metavar="FILE",
-                       help="write the output to FILE instead of standard output (written whole, or not at all)")
+                       help="write the output to FILE instead of standard output (written whole, or not at all; "
+                            "never a report, capture or the config)")
     check.add_argument("--stdin-filename", metavar="NAME",
                        help="with PATH '-': the report on standard input is checked as if it were the file NAME "
                             "(its globs, its format, its place in messages)")

@@ -20,6 +20,8 @@ examples:
   citelint show https://example.org/q3.txt                 the newest revision
   citelint show https://example.org/q3.txt --revision 5891b5b5
   citelint show https://example.org/q3.txt --format json   metadata and text as JSON (text exact, unescaped)
+
+writes: nothing (read-only)
 """
 
 
