@@ -245,6 +245,9 @@ def replace_atomically(path: Path, data: bytes, *, tmp_prefix: str) -> None:
 OUTPUT_MODES = ("replace", "create", "rewrite", "append")
 
 
+_HARD_LINKS = "it has {} hard links, so appending would change the other names too; name a file of its own"
+
+
 class WriteRefused(Exception):
     """:func:`write_output` will not write ``path``; ``why`` says why and what
     to do instead (``str()`` is ``why``). ``exists`` is True when the only
@@ -314,7 +317,7 @@ def check_output(path: Path | str, *, mode: str = "replace", root: Path | str,
     when its folder does not exist; when ``protect`` (given the resolved
     path) names a reason (evidence, the config, a report); and as ``mode``
     says (:data:`OUTPUT_MODES`): ``create`` refuses an existing file,
-    ``rewrite`` a missing one.
+    ``rewrite`` a missing one, ``append`` a file with several hard links.
 
     Returns:
         The path with its folder resolved: where the file will be written.
@@ -353,6 +356,8 @@ def check_output(path: Path | str, *, mode: str = "replace", root: Path | str,
         raise WriteRefused(path, "it exists", exists=True)
     if mode == "rewrite" and st is None:
         raise WriteRefused(path, "it does not exist")
+    if mode == "append" and st is not None and st.st_nlink > 1:
+        raise WriteRefused(path, _HARD_LINKS.format(st.st_nlink))
     return real
 
 
@@ -405,8 +410,7 @@ def _append(real: Path, data: bytes, shown: Path | str) -> None:
         if not stat.S_ISREG(st.st_mode):
             raise WriteRefused(shown, f"it is {entry_kind(st.st_mode)}; citelint appends only to a regular file")
         if st.st_nlink > 1:
-            raise WriteRefused(shown, f"it has {st.st_nlink} hard links, so appending would change the other "
-                                      "names too; name a file of its own")
+            raise WriteRefused(shown, _HARD_LINKS.format(st.st_nlink))
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]

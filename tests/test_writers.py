@@ -161,6 +161,21 @@ def test_import_without_force_refuses_an_existing_report_and_the_outputs_replace
             assert out.read_text().startswith("old\n")  # the step summary is appended to
 
 
+def test_a_hard_link_to_evidence_is_never_appended_to_and_a_replace_leaves_the_capture(project: Repo) -> None:
+    """A regular file that is another name of a capture (a hard link) is
+    refused by --summary-file, which appends, and replaced by --sarif-file
+    without touching the capture: a rename gives the name a new file."""
+    capture = capture_path(project.root / "captures", SOURCE_A, project.records[SOURCE_A].sha256)
+    before = capture.read_bytes()
+    alias = project.root / "docs" / "alias.md"
+    os.link(capture, alias)
+    run = run_cli("check", "--summary-file", str(alias), cwd=project.root)
+    assert run.code == 2 and "it has 2 hard links" in run.err and capture.read_bytes() == before
+    assert run.err.count("\n") == 1 and run.out == ""  # refused before the check ran
+    assert run_cli("check", "--sarif-file", str(alias), cwd=project.root).code == 0
+    assert capture.read_bytes() == before and json.loads(alias.read_text())["version"] == "2.1.0"
+
+
 INIT_AT = {"config": "citelint.yaml", "symlink inside": "citelint.yaml", "symlink outside": "citelint.yaml",
            "fifo": "citelint.yaml", "directory": "citelint.yaml", "symlinked folder": "captures/.gitattributes"}
 
