@@ -179,8 +179,9 @@ class Config:
             for folder in self.evidence_dirs():
                 for spelled in {str(folder), os.path.realpath(folder)}:
                     if text == spelled or text.startswith(dir_prefix(spelled)):
-                        return (f"it is evidence (under {folder}); only `citelint capture`, `migrate` and "
-                                "`attest` add files there, and never replace one: write elsewhere")
+                        return (f"it is evidence (under {relpath(folder, os.getcwd())}/); only `citelint "
+                                "capture`, `migrate` and `attest` add files there, and never replace one: "
+                                "write elsewhere")
             for config_file, what in ((self.path, "the config"),
                                       (self.evidence.allowed_signers, "the config's allowed-signers file")):
                 if config_file is not None and text in (str(config_file), os.path.realpath(config_file)):

@@ -360,6 +360,11 @@ def test_the_printed_precommit_config_blocks_a_commit_of_a_tampered_capture_alon
     assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
     assert " CL103 " in blocked.stdout and "Traceback" not in blocked.stdout
     assert git(repo.root, "rev-list", "--count", "HEAD", env=env) == "1"  # the tampered capture is not in
+    # What the old advice did: a top-level exclude runs no hook at all for the same change.
+    (repo.root / "old.yaml").write_text("exclude: ^captures/\n" + (repo.root / ".pre-commit-config.yaml").read_text())
+    old = run_tool("pre_commit", "run", "--config", "old.yaml", "--files", str(capture.relative_to(repo.root)),
+                   cwd=repo.root, env=env)
+    assert old.returncode == 0 and hook_status(old.stdout, "citelint (all reports)") == "(no files to check)Skipped"
 
 
 @pytest.mark.slow
