@@ -160,6 +160,37 @@ class Config:
             return None, "inside the captures directory (evidence, not a report)"
         return self.match(rel)
 
+    def evidence_dirs(self) -> tuple[Path, ...]:
+        """The directories whose files are evidence, written only by the
+        evidence writer (the captures directory; reviews will join it)."""
+        return (self.captures_dir,)
+
+    def protects(self, path: Path, *, reports: bool = True) -> str | None:
+        """Why the output writer must not write ``path`` (resolved), or None.
+
+        Evidence (anything under :meth:`evidence_dirs`), the config file and
+        the allowed-signers file it names are always protected; with
+        ``reports`` so is every file the report globs match (an output must
+        not replace a report being checked or rendered; ``import --out``
+        creates reports and passes False). Both the path as given and as
+        resolved are tested, so no spelling reaches a protected file.
+        """
+        spellings = {os.path.normpath(os.fspath(path)), os.path.realpath(path)}
+        for text in spellings:
+            for folder in self.evidence_dirs():
+                for spelled in {str(folder), os.path.realpath(folder)}:
+                    if text == spelled or text.startswith(dir_prefix(spelled)):
+                        return (f"it is evidence (under {relpath(folder, os.getcwd())}/); only `citelint "
+                                "capture`, `migrate` and `attest` add files there, and never replace one: "
+                                "write elsewhere")
+            for config_file, what in ((self.path, "the config"),
+                                      (self.evidence.allowed_signers, "the config's allowed-signers file")):
+                if config_file is not None and text in (str(config_file), os.path.realpath(config_file)):
+                    return f"it is {what}; citelint never writes it: write elsewhere"
+            if reports and self.classify(text)[0] is not None:
+                return "it is a report the config matches; write the output elsewhere"
+        return None
+
     def relative(self, path: str) -> str | None:
         """The POSIX path of the absolute, normalised ``path`` relative to
         ``root`` (``"."`` for the root itself), or None when it lies outside."""

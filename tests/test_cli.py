@@ -178,7 +178,7 @@ def test_statistics_exit_zero_and_output_file(repo: Repo) -> None:
     report = repo.root / "reports" / "r.json"
     before = report.read_bytes()
     over = repo.check("-o", str(report))
-    assert over.code == 2 and "report or a capture" in over.err and report.read_bytes() == before
+    assert over.code == 2 and "it is a report the config matches" in over.err and report.read_bytes() == before
     again = repo.check("--output-file", str(target), "--exit-zero")  # an existing regular file is replaced
     assert again.code == 0 and "CL104" in target.read_text(encoding="utf-8")
 

@@ -30,7 +30,7 @@ import yaml
 
 from actions_runner import ActionRun, run_composite, workflow_commands
 from citelint import __version__
-from citelint.store.captures import make_record, write_capture
+from citelint.store.captures import capture_path, make_record, write_capture
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, Repo, run_cli
 from gitrepo import commit_all, copy_source_tree, git, git_env, init_repo
 
@@ -83,8 +83,14 @@ def test_hook_manifest_is_valid_and_matches_design() -> None:
 
     files = re.compile(hooks["citelint-all"]["files"])
     assert [p for p in ("citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json",
-                        "reports/r.json", "my-citelint.yaml", "notcaptures/x.json") if files.search(p)] == \
-        ["citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json"]
+                        "reviews/ab.json", "reports/r.json", "my-citelint.yaml", "notcaptures/x.json")
+            if files.search(p)] == \
+        ["citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json", "reviews/ab.json"]
+    # The per-file hook leaves evidence to citelint-all with an exclude of its own (no top-level one needed).
+    exclude = re.compile(hooks["citelint"]["exclude"])
+    assert [p for p in ("captures/ab/cd.json", "docs/captures/x.json", "reviews/r.json", "reports/r.json",
+                        "reports/captures.json") if exclude.search(p)] == \
+        ["captures/ab/cd.json", "docs/captures/x.json", "reviews/r.json"]
 
 
 def test_action_passes_inputs_only_through_env() -> None:
@@ -309,6 +315,58 @@ def test_config_or_captures_change_triggers_citelint_all(hooked: HookedRepo) -> 
     assert "reports/good.json:5:16: CL003 label 'inventory' is not approved" in proc.stdout, proc.stdout
 
 
+def printed_precommit_config(init_out: str) -> str:
+    """The ``.pre-commit-config.yaml`` snippet as ``citelint init`` prints it (its indented block)."""
+    block = init_out.split("Add to .pre-commit-config.yaml:\n\n", 1)[1].split("\n\n", 1)[0]
+    return "".join(line[4:] + "\n" for line in block.splitlines())
+
+
+def test_no_suggested_config_excludes_captures_at_the_top_level(tmp_path: Path) -> None:
+    """Neither README nor `init` suggests a top-level `exclude:` (it would
+    keep citelint-all from running when only a capture changes)."""
+    init = run_cli("init", cwd=tmp_path)
+    config = yaml.safe_load(printed_precommit_config(init.out))
+    assert "exclude" not in config and [h["id"] for h in config["repos"][0]["hooks"]] == ["citelint", "citelint-all"]
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", readme, re.S)
+    assert blocks and all("exclude" not in (yaml.safe_load(b) or {}) for b in blocks)
+    assert not re.search(r"^exclude: *\^?captures", readme, re.M)
+
+
+@pytest.mark.slow
+def test_the_printed_precommit_config_blocks_a_commit_of_a_tampered_capture_alone(
+        repo: Repo, checkout: Checkout, pre_commit_home: Path) -> None:
+    """Issue 23 item 1, as a user hits it: the hooks `citelint init` prints,
+    installed by real pre-commit in a real git repository; a committed
+    capture's text is edited and committed alone, and the commit is blocked."""
+    env = git_env({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"})
+    repo.report(repo.cited(), name="reports/good.json")
+    printed = printed_precommit_config(run_cli("init", cwd=repo.root).out)
+    assert "repo: https://github.com/citelint/citelint" in printed
+    config = printed.replace("https://github.com/citelint/citelint", str(checkout.path))
+    (repo.root / ".pre-commit-config.yaml").write_text(
+        re.sub(r"rev: \S+", f"rev: {checkout.commit}", config), encoding="utf-8")
+    init_repo(repo.root)
+    commit_all(repo.root, "base")
+    proc = run_tool("pre_commit", "install", cwd=repo.root, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    hooked = HookedRepo(repo, env)
+    capture = capture_path(repo.root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    assert git(repo.root, "ls-files", str(capture.relative_to(repo.root)), env=env)  # committed
+    capture.write_bytes(capture.read_bytes().replace(b"42 items", b"52 items"))
+    blocked = hooked.commit("edit a committed capture")
+    assert blocked.returncode == 1, blocked.stdout
+    assert hook_status(blocked.stdout, "citelint") == "(no files to check)Skipped"
+    assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
+    assert " CL103 " in blocked.stdout and "Traceback" not in blocked.stdout
+    assert git(repo.root, "rev-list", "--count", "HEAD", env=env) == "1"  # the tampered capture is not in
+    # What the old advice did: a top-level exclude runs no hook at all for the same change.
+    (repo.root / "old.yaml").write_text("exclude: ^captures/\n" + (repo.root / ".pre-commit-config.yaml").read_text())
+    old = run_tool("pre_commit", "run", "--config", "old.yaml", "--files", str(capture.relative_to(repo.root)),
+                   cwd=repo.root, env=env)
+    assert old.returncode == 0 and hook_status(old.stdout, "citelint (all reports)") == "(no files to check)Skipped"
+
+
 @pytest.mark.slow
 def test_precommit_parallel_batches_check_every_file_once(hooked: HookedRepo) -> None:
     """pre-commit splits many files across parallel runs; each file is checked
@@ -528,6 +586,41 @@ def test_action_strict_paths_and_injection(action_kit: ActionKit, tmp_path: Path
                                        "title=citelint (CL003)::label 'x\\n::error::pwned\\n::add-mask::%250Asecret")
     assert "pwned" in evil.step("check").log  # shown, but only as data
     assert evil.outputs["errors"] == "1"
+
+
+@pytest.mark.slow
+def test_action_sarif_file_never_writes_through_a_committed_symlink_or_over_evidence(
+        action_kit: ActionKit, tmp_path: Path) -> None:
+    """The `sarif-file` input names a path in a checkout a pull request controls
+    (compare bug-ops/deps-lsp#1132): a committed symlink there, to a file out of
+    the repository or through a symlinked folder, or a capture, is refused by
+    citelint's writer (exit 2, an error annotation) and is left byte for byte
+    as it was; the action neither removes nor writes it itself."""
+    ws = tmp_path / "repo"
+    r = workspace_repo(ws)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("outside the repository\n")
+    (ws / "citelint.sarif").symlink_to(victim)
+    (ws / "out").symlink_to(tmp_path, target_is_directory=True)
+    commit_all(ws, "symlinks")
+    capture = capture_path(ws / "captures", SOURCE_A, r.records[SOURCE_A].sha256)
+    before = {p: (os.readlink(p) if p.is_symlink() else None, p.read_bytes() if p.is_file() else None)
+              for p in (ws / "citelint.sarif", victim, capture)}
+    event = {"before": "0" * 40}
+    for target, why in (("citelint.sarif", "it is a symlink"), ("out/x.sarif", "is a symlink inside the project"),
+                        (capture.relative_to(ws).as_posix(), "it is evidence")):
+        run = run_action(action_kit, ws, event_name="push", event=event, **{"sarif-file": target})
+        check = run.step("check")
+        assert check.status == 2 and run.outputs["exit-code"] == "2", check.log
+        errors = [c.line for c in workflow_commands(check.log) if c.name == "error"]
+        assert errors and f"cannot write --sarif-file {ws / target}" in errors[0] and why in errors[0], check.log
+        assert run.outputs["findings"] == ""  # nothing stale was counted
+        assert {p: (os.readlink(p) if p.is_symlink() else None, p.read_bytes() if p.is_file() else None)
+                for p in before} == before
+        assert not (tmp_path / "x.sarif").exists()
+    ok = run_action(action_kit, ws, event_name="push", event=event, **{"sarif-file": "results.sarif"})
+    assert ok.step("check").status == 0 and ok.outputs["errors"] == "0"
+    assert json.loads((ws / "results.sarif").read_text())["version"] == "2.1.0"
 
 
 @pytest.mark.slow

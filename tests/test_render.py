@@ -70,7 +70,7 @@ def facts_repo(repo: Repo) -> Repo:
 def test_fact_report_renders_evidence_estimate_and_failures_apart(facts_repo: Repo, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     run = render(facts_repo.root, "reports/r.json", "-o", str(out))
-    assert run.returncode == 0, run.stderr  # rendered, though the report has an error
+    assert run.returncode == 1, run.stderr  # rendered, then exit 1 as `check` would: the report has an error
     raw = out.read_text(encoding="utf-8")
     doc = page(raw)
     assert_self_contained(doc, raw)
@@ -155,7 +155,7 @@ def test_markdown_report_flattens_ungrounded_links_and_marks_quotations(repo: Re
         "<script>alert(1)</script>\n\nA <a href=\"https://invented.example/raw\">raw</a> tag and "
         "![img](https://x.example/i.png)\n"))
     run = render(repo.root, "reports/a.md")
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # the view of a failing report, and the check's status
     doc = page(run.stdout)
     assert_self_contained(doc, run.stdout)
     body = doc.xpath("//div[@class='body']")[0]
@@ -178,7 +178,7 @@ def test_markdown_report_flattens_ungrounded_links_and_marks_quotations(repo: Re
 def test_format_md_is_the_same_reader_view_in_markdown(facts_repo: Repo) -> None:
     facts_repo.capture(SOURCE_A, TEXT_A)
     run = render(facts_repo.root, "reports/r.json", "--format", "md")
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr
     doc = lxml_html.fromstring("<div>" + cmarkgfm.github_flavored_markdown_to_html(run.stdout) + "</div>")
     assert doc.xpath("string(//h1)") == "reports/r.json"
     assert [h.text_content() for h in doc.xpath("//h3")] == [
@@ -191,19 +191,19 @@ def test_format_md_is_the_same_reader_view_in_markdown(facts_repo: Repo) -> None
 def test_markdown_output_of_a_markdown_report_flattens_and_marks(repo: Repo) -> None:
     repo.write("reports/a.md", f"See [a]({SOURCE_A}) and [b](https://invented.example/x).\n")
     run = render(repo.root, "reports/a.md", "--format", "md")
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr
     assert f"[a]({SOURCE_A})" in run.stdout and "b *(✗ link removed: not verified)*" in run.stdout
     assert "](https://invented.example" not in run.stdout
 
 
-@pytest.mark.parametrize("example, report, classes", [
-    ("expertqa", "reports/q1.json", ["fact verified"] * 7),
-    ("expertqa-faults", "reports/faults.json", ["fact rejected"] * 5),
+@pytest.mark.parametrize("example, report, classes, status", [
+    ("expertqa", "reports/q1.json", ["fact verified"] * 7, 0),
+    ("expertqa-faults", "reports/faults.json", ["fact rejected"] * 5, 1),
 ])
-def test_examples_render(example: str, report: str, classes: list[str], tmp_path: Path) -> None:
+def test_examples_render(example: str, report: str, classes: list[str], status: int, tmp_path: Path) -> None:
     out = tmp_path / "out.html"
     run = render(REPO_ROOT / "examples" / example, report, "-o", str(out))
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == status, run.stderr
     doc = page(out.read_text(encoding="utf-8"))
     assert [a.get("class") for a in doc.xpath("//article")] == classes
     assert len(doc.xpath("//blockquote[@cite]")) == classes.count("fact verified")
@@ -222,10 +222,28 @@ def test_output_file_is_written_whole_and_replaced(repo: Repo, tmp_path_factory:
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
+def test_render_exits_as_check_does_so_a_failing_report_is_not_published(repo: Repo, tmp_path: Path) -> None:
+    """`citelint render r.json -o r.html && publish` publishes nothing for a
+    failing report: the view is written (marked failed), then exit 1 as
+    `check` exits; --exit-zero makes it 0, as in `check`."""
+    repo.report(repo.cited(snippet="Synthetic source: 43 items"))  # CL104
+    out, published = tmp_path / "r.html", tmp_path / "published"
+    script = f"{sys.executable} -m citelint render reports/r.json -o {out} && touch {published}"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}, "PYTHONPATH": str(REPO_ROOT)}
+    shell = subprocess.run(["sh", "-c", script], cwd=repo.root, env=env, capture_output=True, text=True)
+    assert shell.returncode == 1 and not published.exists(), shell.stderr
+    assert page(out.read_text(encoding="utf-8")).xpath("string(//p[@class='verdict']/span)") == "failed"
+    assert repo.check().code == 1
+    zero = render(repo.root, "reports/r.json", "--exit-zero")
+    assert zero.returncode == 0 and "failed" in zero.stdout
+    repo.report(repo.cited(snippet="Synthetic source: 42 items"))
+    assert render(repo.root, "reports/r.json", "-o", str(out)).returncode == repo.check().code == 0
+
+
 @pytest.mark.parametrize("args, message", [
     (["reports/missing.json"], "no such file"),
     (["notes.txt"], "cannot render notes.txt"),
-    (["reports/r.json", "-o", "/nonexistent-dir/x.html"], "cannot write /nonexistent-dir/x.html"),
+    (["reports/r.json", "-o", "/nonexistent-dir/x.html"], "cannot write -o /nonexistent-dir/x.html"),
     (["reports/r.json", "--format", "pdf"], "invalid choice"),
 ])
 def test_usage_errors_exit_2(repo: Repo, args: list[str], message: str) -> None:
@@ -270,7 +288,7 @@ def test_a_report_the_check_refuses_to_open_is_not_opened_by_render(
     (repo.root / "reports").mkdir(exist_ok=True)
     (repo.root / "reports" / "link.json").symlink_to(outside)
     run = render(repo.root, "reports/link.json")
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # CL001
     doc = page(run.stdout)
     assert "SECRET-TEXT" not in run.stdout and not doc.xpath("//article")
     assert doc.xpath("//section[h2='Other findings']//li/a/text()") == ["CL001"]

@@ -130,7 +130,7 @@ def test_sarif_file_alongside_text_and_json(mixed: Repo, tmp_path_factory: pytes
 def test_sarif_file_unwritable_is_usage_error(mixed: Repo) -> None:
     run = mixed.check("--sarif-file", str(mixed.root / "no" / "such" / "dir" / "x.sarif"))
     assert run.code == 2
-    assert "cannot write SARIF file" in run.err and "Traceback" not in run.err
+    assert "cannot write --sarif-file" in run.err and "does not exist" in run.err and "Traceback" not in run.err
 
 
 def test_quiet_sarif_has_errors_only(mixed: Repo) -> None:

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from citelint.evidence.allowed_signers import Entry
-from citelint.store.captures import (MAX_CAPTURE_FILE_BYTES, TMP_PREFIX, CaptureError, Store, capture_path, parse_record,
-                               time_key, utc_now)
+from citelint.store.captures import (MAX_CAPTURE_FILE_BYTES, CaptureError, EvidenceRefused, Store, capture_path,
+                                     parse_record, time_key, utc_now, write_evidence)
 from citelint.evidence.verify import (
     NAMESPACE,
     PAYLOAD_TYPE,
@@ -185,9 +185,8 @@ class SigningKey:
             if path is None:
                 # ssh-keygen reads keys from files only: a private copy, removed with the directory.
                 path = Path(tmp) / "key"
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w", encoding="ascii") as f:
-                    f.write(self.text if self.text.endswith("\n") else self.text + "\n")
+                text = self.text if self.text.endswith("\n") else self.text + "\n"
+                write_exclusive(path, text.encode("ascii"), tmp_prefix=".key-", mode=0o600)
             env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
             try:
                 done = subprocess.run([exe, "-Y", "sign", "-q", "-f", str(path), "-n", NAMESPACE, "-O",
@@ -277,8 +276,10 @@ def sign_capture(captures_dir: Path, source: str, sha256: str, key: SigningKey, 
         payload = make_statement(record, data, when)
         envelope = make_envelope(payload, key.public_key.fingerprint(), key.sign(pae(PAYLOAD_TYPE, payload)))
         try:
-            if write_exclusive(sig_path, envelope, tmp_prefix=TMP_PREFIX):
+            if write_evidence(captures_dir, sig_path, envelope):
                 return SignOutcome(source, sha256, SIGNED, sig_path)
+        except EvidenceRefused as exc:
+            return refused(str(exc), sig_path)
         except OSError as exc:
             return refused(f"cannot write the signature: {exc.strerror or exc}", sig_path)
     problem = _existing(sig_path, data, source, sha256)

@@ -22,7 +22,7 @@ from citelint.store.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
 from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
                             verify_citations)
-from citelint.files import replace_atomically, unsafe_to_replace
+from citelint.files import WriteRefused, write_output
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.reports.document import ParseFailure
@@ -289,13 +289,10 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
         fixable = [i for i in issues if RULES[i.rule].fixable]
         if fixable:
             new_text, removed = links.fix(text, fixable)
-            unsafe = unsafe_to_replace(target.path, config.root)
-            if new_text != text and unsafe:
+            unsafe = _rewrite(target.path, raw, new_text, config) if new_text != text else None
+            if unsafe:
                 result.warnings_text.append(f"--fix left {display} unchanged: {unsafe}")
                 removed = []
-            elif new_text != text:
-                bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
-                replace_atomically(target.path, bom + new_text.encode("utf-8"), tmp_prefix=".citelint-fix-")
             for i in removed:
                 result.fixed.append(Finding(display, i.line, i.col, i.rule, "error",
                                             f"removed link to {i.link.href}"))
@@ -304,6 +301,22 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     for issue in issues:
         emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message, issue.capture)
     emit.close()
+
+
+def _rewrite(path: Path, raw: bytes, new_text: str, config: Config) -> str | None:
+    """Rewrite the checked report ``path`` in place with ``new_text`` (keeping
+    its BOM) through the output writer; why it was left unchanged, or None.
+    Only an existing regular file reached through no symlink in the project
+    is rewritten, never evidence or the config."""
+    bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
+    try:
+        write_output(path, bom + new_text.encode("utf-8"), mode="rewrite", root=config.root,
+                     protect=lambda p: config.protects(p, reports=False))
+    except WriteRefused as exc:
+        return exc.why
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 #: Below this many cited captures (or files to check), citations are

@@ -47,6 +47,9 @@ it is signed; one that does not verify is refused. Signing again with the
 same key is "already signed". In-process with the cryptography library
 (pip install 'citelint-provenance[sign]'), else with ssh-keygen.
 
+writes: only new signature files beside the captures, create-only (never
+replacing one or writing through a symlink, FIFO or directory at its name).
+
 exit codes: 0 every capture signed (or already signed), 1 a capture was
 refused, 2 usage or config error (no key, an unusable key or allowed-signers
 file, --revision without SOURCE)

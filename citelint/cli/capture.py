@@ -59,6 +59,10 @@ Only sources listed in the config's `sources` are fetched, over https, from
 globally routable addresses, with no redirects and within capture.timeout_s
 and capture.max_bytes. Captures are only ever added, never replaced.
 
+writes: only new evidence under the captures directory (records, raw bodies,
+signatures), create-only; never replaces a file, never writes through a
+symlink, a FIFO or a directory at the name, nor through a symlinked folder.
+
 exit codes: 0 every source captured (or already captured, or reproduced),
 1 a source was refused (or an extraction differs, or a capture could not be
 signed), 2 usage or config error (an unusable --sign-key)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, TextIO
 from citelint import __version__
 from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, run_check
 from citelint.facts import CONTEXT_CHARS
-from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, isatty
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
 from citelint.escape import terminal
@@ -43,6 +43,12 @@ examples:
   citelint check --output-file out.txt --exit-zero
                                          write the output to a file; exit 0 even with findings
 
+writes: nothing, except what a flag asks for: --output-file and --sarif-file
+(created or replaced whole), --summary-file (appended to a regular file) and
+--fix (the Markdown reports it checked, in place). Never through a symlink,
+never into a FIFO or directory, never over a capture, the config or (for the
+--*-file options) a report: such a file is refused (exit 2) and left alone.
+
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 (--exit-zero: 0 unless a usage or config error)
 """
@@ -60,7 +66,7 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--fix", action="store_true",
                        help="degrade ungrounded Markdown links to their text (Markdown reports only)")
     check.add_argument("--summary-file", type=Path, metavar="FILE",
-                       help="append a Markdown summary (counts, findings, semantic review) to FILE")
+                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE")
     check.add_argument("--sarif-file", type=Path, metavar="FILE",
                        help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
     check.add_argument("--base", metavar="REF",
@@ -85,7 +91,8 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even with findings (a usage or config error is still 2)")
     check.add_argument("--output-file", "-o", type=Path, metavar="FILE",
-                       help="write the output to FILE instead of standard output (written whole, or not at all)")
+                       help="write the output to FILE instead of standard output (written whole, or not at all; "
+                            "never a report, capture or the config)")
     check.add_argument("--stdin-filename", metavar="NAME",
                        help="with PATH '-': the report on standard input is checked as if it were the file NAME "
                             "(its globs, its format, its place in messages)")
@@ -133,6 +140,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if resolving is not None:
             resolving.close()
         return _did_not_run(f"config error: {exc}", fmt, args, out, err)
+    outputs = _outputs(args, config)
+    for name, output in outputs.items():
+        problem = output.problem()
+        if problem:
+            # Vetted before the check runs: a refused file fails fast, and no other output is half done.
+            return _did_not_run(problem, fmt, args, out, err, summary=name != "summary")
     final_out, out = out, (io.StringIO() if args.output_file else out)
     color = args.color == "always" or (args.color == "auto" and fmt == "text" and not args.output_file
                                        and _color_env(isatty(final_out)))
@@ -164,24 +177,21 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f"{'; failing because of --strict' if args.strict else ''}\n")
     renderer(fmt)(result, out, options)
     if args.output_file:
-        problem = _write_output(args.output_file, out.getvalue(), config)  # type: ignore[attr-defined]
+        problem = outputs["output"].write(out.getvalue())  # type: ignore[attr-defined]
         if problem:
-            err.write(f"citelint: cannot write output file {args.output_file}: {problem}\n")
+            err.write(f"citelint: {problem}\n")
             return EXIT_USAGE
     if fmt in ("json", "sarif", "summary") or args.output_file:
         err.write(summary_line(result) + "\n")
     # Rendered in memory first, so a failure never leaves half a file behind.
-    for path, mode, name, what in ((args.summary_file, "a", "summary", "summary"),
-                                   (args.sarif_file, "w", "sarif", "SARIF")):
-        if not path:
+    for name in ("summary", "sarif"):
+        if name not in outputs:
             continue
         buffer = io.StringIO()
         renderer(name)(result, buffer, options)
-        try:
-            with open(path, mode, encoding="utf-8") as fh:
-                fh.write(buffer.getvalue())
-        except OSError as exc:
-            err.write(f"citelint: cannot write {what} file {path}: {exc.strerror}\n")
+        problem = outputs[name].write(buffer.getvalue())
+        if problem:
+            err.write(f"citelint: {problem}\n")
             return EXIT_USAGE
     if args.exit_zero:
         return EXIT_OK
@@ -202,33 +212,18 @@ def _blob_url() -> str:
     return blob_url(os.environ, cwd, found[0] if found else None)
 
 
-def _write_output(path: Path, text: str, config: Config) -> str | None:
-    """Write ``--output-file`` whole: a temporary file in its folder, then a link or
-    rename, so a reader sees the old file or the new one. Returns why it was not
-    written, or None: not a symlink or anything but a regular file (a FIFO would
-    block), and never a report the config matches or a file under captures/."""
-    import stat
-
-    from citelint.files import replace_atomically, write_exclusive
-
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        return "it is a symlink or not a regular file; name a new file or a regular one"
-    matched, why = config.classify(Path(os.path.abspath(path)))
-    if matched is not None or why.startswith("inside the captures"):
-        return "it is a report or a capture of this project; write the output elsewhere"
-    data = text.encode("utf-8")
-    try:
-        if st is not None or not write_exclusive(path, data, tmp_prefix=f".tmp-{path.name}-"):
-            replace_atomically(path, data, tmp_prefix=f".tmp-{path.name}-")
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
+def _outputs(args: argparse.Namespace, config: Config | None) -> dict[str, Output]:
+    """The files this run will write, by format name: ``--output-file``
+    (replaced whole), ``--sarif-file`` (replaced whole) and ``--summary-file``
+    (appended to, as GitHub's ``$GITHUB_STEP_SUMMARY`` is); none may be
+    evidence, the config or a report."""
+    found = {}
+    for name, path, flag, mode in (("output", args.output_file, "--output-file", "replace"),
+                                   ("sarif", args.sarif_file, "--sarif-file", "replace"),
+                                   ("summary", args.summary_file, "--summary-file", "append")):
+        if path:
+            found[name] = Output(flag, path, config, mode=mode)
+    return found
 
 
 def _stdin_problem(args: argparse.Namespace) -> str | None:
@@ -275,26 +270,36 @@ def _jobs(value: str) -> int:
     return int(value)
 
 
-def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO, *,
+                 summary: bool = True) -> int:
     """Report a usage or config error: one line on stderr and, so CI never
     shows a red step without a reason, an annotation under ``--format
-    github`` and a "did not run" step summary with ``--summary-file``."""
+    github`` and a "did not run" step summary with ``--summary-file``
+    (unless ``summary`` is False: the summary file is what was refused)."""
     err.write(f"citelint: {message}\n")
     if fmt == "github":
         from citelint.output.github import did_not_run as annotation
 
         out.write(annotation(message) + "\n")
-    if args.summary_file:
-        from citelint.output.summary import did_not_run as summary
+    if args.summary_file and summary:
+        from citelint.output.summary import did_not_run
 
         buffer = io.StringIO()
-        summary(message, buffer)
-        try:
-            with open(args.summary_file, "a", encoding="utf-8") as fh:
-                fh.write(buffer.getvalue())
-        except OSError as exc:
-            err.write(f"citelint: cannot write summary file {args.summary_file}: {exc.strerror}\n")
+        did_not_run(message, buffer)
+        # The config may be what failed: the writer then protects the defaults.
+        problem = Output("--summary-file", args.summary_file, _config_or_none(args), mode="append").write(
+            buffer.getvalue())
+        if problem:
+            err.write(f"citelint: {problem}\n")
     return EXIT_USAGE
+
+
+def _config_or_none(args: argparse.Namespace) -> Config | None:
+    """The run's config, or None when it cannot be loaded."""
+    try:
+        return load_config(args.config, Path.cwd())
+    except ConfigError:
+        return None
 
 
 def _progress(err: TextIO) -> Callable[[int, int], None]:

@@ -11,10 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citelint.config import Config, load_config as _load_config
 from citelint.errors import ConfigError
+
+if TYPE_CHECKING:
+    from citelint.files import WriteRefused
 
 EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)
 EXIT_FINDINGS = 1  # at least one finding at error severity; capture/migrate: a source failed
@@ -102,3 +105,59 @@ def isatty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+class Output:
+    """One file a command will write with the output writer
+    (:func:`citelint.files.write_output`): the option that names it, its path,
+    how it is written and what it must never replace.
+
+    Without a config (``import`` outside a project, a ``check`` whose config
+    failed to load) the defaults a config in the working directory would
+    have are protected: ``citelint.yaml`` and ``captures/``.
+    """
+
+    def __init__(self, flag: str, path: Path | str, config: Config | None, *, mode: str = "replace",
+                 reports: bool = True, exists_hint: str = ""):
+        if config is None:
+            cwd = Path.cwd().resolve()
+            config = Config(path=cwd / "citelint.yaml", root=cwd, captures_dir=cwd / "captures")
+        self.flag, self.path, self.mode, self.config, self.reports = flag, Path(path), mode, config, reports
+        #: Added to a create-only refusal of an existing file (say, "use --force to replace it").
+        self.exists_hint = exists_hint
+
+    def _protect(self, path: Path) -> str | None:
+        return self.config.protects(path, reports=self.reports)
+
+    def problem(self) -> str | None:
+        """Why the file must not be written (the whole message for stderr), or None."""
+        from citelint.files import WriteRefused, check_output
+
+        try:
+            check_output(self.path, mode=self.mode, root=self.config.root, protect=self._protect)
+        except WriteRefused as exc:
+            return self._refused(exc)
+        return None
+
+    def write(self, data: str | bytes) -> str | None:
+        """Write ``data`` (text is UTF-8); returns None, or the message saying
+        why nothing was written (refused, or the write failed)."""
+        from citelint.files import WriteRefused, write_output
+
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            write_output(self.path, raw, mode=self.mode, root=self.config.root, protect=self._protect)
+        except WriteRefused as exc:
+            return self._refused(exc)
+        except OSError as exc:
+            return self._message(exc.strerror or str(exc))
+        return None
+
+    def _refused(self, exc: WriteRefused) -> str:
+        return self._message(f"{exc.why}; {self.exists_hint}" if exc.exists and self.exists_hint else exc.why)
+
+    def _message(self, why: str) -> str:
+        from citelint.escape import terminal
+
+        name = f"{self.flag} {self.path}" if self.flag else str(self.path)
+        return f"cannot write {terminal(name)}: {terminal(why)}"

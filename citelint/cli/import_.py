@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import stat
 from pathlib import Path
 from typing import Any, TextIO
 
-from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output
 from citelint.escape import terminal
 
 NAME = "import"
@@ -78,6 +76,9 @@ reports it (CL201). Other messages about citations (provider redirects,
 offsets that disagree, sources the operator must capture) also go to
 standard error.
 
+writes: only --out, created whole; an existing file only with --force (replaced
+whole); never a symlink, a FIFO or a directory, never a capture or the config.
+
 exit codes: 0 the report was written, every citation linked; 1 it was
 written, but citations are not linked (0 with --allow-unlinked); 2 usage or
 input error, or a response of a shape the vendor's adapter does not read
@@ -93,8 +94,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source-map", metavar="FILE", help="JSON or YAML object: document key -> source URL")
     p.add_argument("--as", dest="as_", choices=("markdown", "facts"), default="markdown",
                    help="the kind of report to write (default: markdown)")
-    p.add_argument("--out", metavar="FILE", required=True, help="the report file to write")
-    p.add_argument("--force", action="store_true", help="replace --out if it exists (never a symlink)")
+    p.add_argument("--out", metavar="FILE", required=True,
+                   help="the report file to create (never a capture or the config)")
+    p.add_argument("--force", action="store_true",
+                   help="replace --out if it is an existing regular file (never a symlink, capture or the config)")
     p.add_argument("--allow-unlinked", action="store_true",
                    help="exit 0 even when citations have no source URL (they stay marked in the report)")
 
@@ -127,35 +130,20 @@ def _response(vendor: str, data: bytes, name: str) -> Any:
     return load_response(vendor, data, name)
 
 
-def _check_out(path: Path, force: bool) -> None:
-    """Refuse an --out that is a symlink, a directory or anything but a
-    regular file, that exists without --force, or whose folder is missing."""
+def _out(path: Path, force: bool) -> Output:
+    """The output writer for --out: it creates a report, and replaces an
+    existing regular file only with --force; never evidence or the config
+    of the project it is written into (the config found from the working
+    directory, else the defaults one there would have)."""
+    from citelint.config import load_config
+    from citelint.errors import ConfigError
+
     try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    if st is not None:
-        if stat.S_ISLNK(st.st_mode):
-            raise _Refused(f"--out {path} is a symlink; the import never writes through one")
-        if not stat.S_ISREG(st.st_mode):
-            raise _Refused(f"--out {path} exists and is not a regular file")
-        if not force:
-            raise _Refused(f"--out {path} exists; use --force to replace it")
-    if not path.parent.is_dir():
-        raise _Refused(f"--out {path}: the folder {path.parent} does not exist")
-
-
-def _write(path: Path, text: str, force: bool) -> None:
-    from citelint.files import replace_atomically, write_exclusive
-
-    data = text.encode("utf-8")
-    try:
-        if force and path.exists():
-            replace_atomically(path, data, tmp_prefix=f".tmp-{path.name}-")
-        elif not write_exclusive(path, data, tmp_prefix=f".tmp-{path.name}-"):
-            raise _Refused(f"--out {path} appeared while the report was made; use --force to replace it")
-    except OSError as exc:
-        raise _Refused(f"cannot write --out {path}: {exc.strerror or exc}") from None
+        config = load_config(None, Path.cwd())
+    except ConfigError:
+        config = None
+    return Output("--out", path, config, mode="replace" if force else "create", reports=False,
+                  exists_hint="use --force to replace it")
 
 
 def _adapter(vendor: str) -> Any:
@@ -199,7 +187,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     target = Path(args.out)
     try:
-        _check_out(target, args.force)
+        output = _out(target, args.force)
+        problem = output.problem()  # before any work: a refused --out fails fast
+        if problem:
+            raise _Refused(problem)
         response = _response(args.vendor, _read(args.response, "response"), args.response)
         request = None
         if args.request is not None:
@@ -237,7 +228,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 err.write(f"citelint: {terminal(line)}\n")
             raise _Refused("no citation can be a fact (each needs cited text, a source and a known "
                            "capture); nothing written; try --as markdown")
-        _write(target, written.text, args.force)
+        problem = output.write(written.text)
+        if problem:
+            raise _Refused(problem)
     except (ResponseError, _Refused) as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE

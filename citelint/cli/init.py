@@ -1,8 +1,9 @@
 """``citelint init``: create a starter citelint.yaml and captures/.gitattributes.
 
 Write a starter citelint.yaml and captures/.gitattributes (* -text) in the
-current directory, then print pre-commit and GitHub Actions snippets. An
-existing file is never overwritten: it is reported and left alone.
+current directory, then print pre-commit and GitHub Actions snippets. It only
+creates files: an existing file is never overwritten (it is reported and left
+alone), and a symlink, FIFO or directory in a file's place is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ NAME = "init"
 EPILOG = """\
 examples:
   citelint init                          in the repository root; then edit sources and labels
+
+writes: only citelint.yaml and captures/.gitattributes, and only when they do
+not exist (never through a symlink, never into a FIFO or directory).
+
+exit codes: 0 created or left unchanged, 2 a file refused or not writable
 """
 
 
@@ -29,13 +35,19 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Create the starter files (never overwriting). EXIT_USAGE when the directory cannot be written."""
+    """Create the starter files (never overwriting). EXIT_USAGE when the
+    directory cannot be written or a file was refused (named on ``err``)."""
+    from citelint.escape import terminal
+
     try:
         outcomes = create_starter_files(Path.cwd())
     except OSError as exc:
         err.write(f"citelint: cannot write starter files in {Path.cwd()}: {exc.strerror}\n")
         return EXIT_USAGE
     for outcome in outcomes:
+        if outcome.status == "refused":
+            err.write(f"citelint: cannot write {outcome.path}: {terminal(outcome.detail)}\n")
+            continue
         out.write(f"{outcome.status}: {outcome.path}{f' ({outcome.detail})' if outcome.detail else ''}\n")
     out.write("\n" + snippets(__version__))
-    return EXIT_OK
+    return EXIT_USAGE if any(o.status == "refused" for o in outcomes) else EXIT_OK

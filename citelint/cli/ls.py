@@ -26,6 +26,8 @@ examples:
                                          signatures (16-hex key ids of its .sig files, unverified; - for none)
   citelint ls --config docs/citelint.yaml
   citelint ls --format json              the same as one JSON document (for scripts)
+
+writes: nothing (read-only)
 """
 
 

@@ -22,6 +22,9 @@ examples:
   citelint migrate                       copy each verified legacy record into the current layout
   git rm captures/*.json                 then remove the legacy files in a reviewed commit
 
+writes: only new records under the captures directory, create-only (never
+replacing a file or writing through a symlink); deletes nothing.
+
 exit codes: 0 every legacy record migrated, 1 a record was refused, 2 usage or config error
 """
 

@@ -4,7 +4,8 @@ Check one fact report or Markdown report exactly as `citelint check` does,
 then write what its readers should see: verified excerpts as quotations with
 their source, capture date and digest; unavailable facts as unverified, with
 where to check; facts and links that failed the check never shown as
-verified. Reads only, except the output file.
+verified. Writes only the output file (-o), and never a report, evidence
+or the config; exits as `citelint check` would.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from citelint.cli.common import EXIT_OK, EXIT_USAGE, add_config_option, load_config
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, load_config
 
 NAME = "render"
 
@@ -24,10 +25,17 @@ examples:
   citelint render reports/q3.json > q3.html         HTML on stdout
 
 The page is self-contained (no script, nothing loaded from elsewhere) and
-shows the check's verdict; a report with errors still renders, marked failed.
+shows the check's verdict; a report with errors still renders, marked failed,
+and the command then exits 1, so `citelint render r.md -o r.html && publish`
+never publishes a failing report.
 
-exit codes: 0 rendered, 2 usage or config error (no such report, not a report
-under the config, an output file that cannot be written)
+writes: only FILE (-o), created or replaced whole; never a symlink, a FIFO or
+a directory, never a report the config matches, a capture or the config.
+
+exit codes: 0 rendered and nothing at error severity, 1 rendered with findings
+at error severity, 2 usage or config error (no such report, not a report
+under the config, an output file that is refused or cannot be written)
+(--exit-zero: 0 unless a usage or config error)
 """
 
 
@@ -36,16 +44,20 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("report", metavar="REPORT", help="a fact report (JSON/YAML) or Markdown report the config matches")
     add_config_option(p)
     p.add_argument("-o", "--output", type=Path, metavar="FILE",
-                   help="write to FILE (replaced atomically) instead of stdout")
+                   help="write to FILE (replaced whole) instead of stdout; never a report, capture or the config")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even with findings (a usage or config error is still 2)")
     p.add_argument("--format", choices=["html", "md"], default="html", help="output format (default: html)")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Check the report, build its reader view, write it.
 
-    Returns EXIT_OK once written (whatever the check found: the view says
-    it), or EXIT_USAGE (config error, the report missing or not matched by
-    the config's globs, unreadable, or the output not writable).
+    The view is written whatever the check found (it says so); the status
+    is then the check's: EXIT_OK, EXIT_FINDINGS for findings at error
+    severity (EXIT_OK with ``--exit-zero``), or EXIT_USAGE (config error,
+    the report missing or not matched by the config's globs, unreadable, or
+    the output refused or not writable: then nothing is written).
     """
     from citelint import __version__
     from citelint.check.run import run_check
@@ -60,6 +72,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     config = load_config(args, err)
     cwd = Path.cwd()
+    output = Output("-o", args.output, config) if args.output is not None else None
+    problem = output.problem() if output is not None else None
+    if problem:
+        err.write(f"citelint: {problem}\n")
+        return EXIT_USAGE
     try:
         result = run_check(config, [args.report], cwd, jobs=1)
     except UsageError as exc:
@@ -83,26 +100,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         view = fact_view(result, display, text, kind_of(path) or "json", config, counts)
     page = (render_html if args.format == "html" else render_markdown)(view, __version__)
-    if args.output is None:
+    if output is None:
         out.write(page)
-        return EXIT_OK
-    try:
-        _write(args.output, page.encode("utf-8"))
-    except OSError as exc:
-        err.write(f"citelint: cannot write {terminal(str(args.output))}: {exc.strerror}\n")
-        return EXIT_USAGE
-    err.write(f"citelint: wrote {terminal(str(args.output))} ({counts})\n")
-    return EXIT_OK
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all: a new file is created complete, an
-    existing one replaced in one rename (never written through a symlink).
-
-    Raises:
-        OSError: the directory cannot be written.
-    """
-    from citelint.files import replace_atomically, write_exclusive
-
-    if path.exists() or not write_exclusive(path, data, tmp_prefix=".citelint-render-"):
-        replace_atomically(path, data, tmp_prefix=".citelint-render-")
+    else:
+        problem = output.write(page)
+        if problem:
+            err.write(f"citelint: {problem}\n")
+            return EXIT_USAGE
+        err.write(f"citelint: wrote {terminal(str(args.output))} ({counts})\n")
+    # As `check` exits: a failing report's view is written, and the status says it failed.
+    return EXIT_FINDINGS if result.count("error") and not args.exit_zero else EXIT_OK

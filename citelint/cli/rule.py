@@ -19,6 +19,8 @@ examples:
   citelint rule CL104                    explain snippet-not-found with examples
   citelint rule snippet-not-found        the same, by name
   citelint rule --list                   every rule with its default severity
+
+writes: nothing (read-only)
 """
 
 

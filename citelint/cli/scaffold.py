@@ -1,8 +1,10 @@
 """``citelint init``: starter files and the integration snippets it prints.
 
-Files are created exclusively (``O_EXCL``): an existing file is reported and
-left byte for byte as it was, so running ``init`` twice, or in a repository
-that is already set up, changes nothing.
+Files are created with the output writer in create-only mode
+(:func:`citelint.files.write_output`): an existing file is reported and left
+byte for byte as it was, so running ``init`` twice, or in a repository that
+is already set up, changes nothing; a symlink, FIFO or directory in a
+file's place, or a symlinked folder on its way, is refused and left alone.
 """
 
 from __future__ import annotations
@@ -70,14 +72,21 @@ CAPTURES_GITATTRIBUTES = "* -text\n"
 
 def precommit_snippet(version: str) -> str:
     """The ``.pre-commit-config.yaml`` entry, with :data:`REV_PLACEHOLDER` for ``rev:``
-    (``version`` is named in a comment: the tag it would be, once released)."""
+    (``version`` is named in a comment: the tag it would be, once released).
+
+    It has no top-level ``exclude:``: one covering ``captures/`` would keep
+    ``citelint-all`` from running when only a capture changes, so a
+    tampered capture would be committed unchecked. The ``citelint`` hook
+    excludes evidence itself (``.pre-commit-hooks.yaml``)."""
     return f"""\
+# No top-level `exclude:` covering captures/: it would stop citelint-all from
+# seeing a changed capture. Give each formatting hook its own `exclude: ^captures/`.
 repos:
   - repo: https://github.com/citelint/citelint
     rev: {REV_PLACEHOLDER}   # a release tag (v{version} when released) or a commit sha
     hooks:
       - id: citelint       # changed reports
-      - id: citelint-all   # every report, when citelint.yaml or captures/ change
+      - id: citelint-all   # every report, when citelint.yaml, captures/ or reviews/ change
 """
 
 
@@ -107,7 +116,8 @@ def snippets(version: str) -> str:
         "\nAdd to .gitattributes (collapses captures in pull-request diffs):\n\n"
         "    captures/** linguist-generated\n\n"
         "Keep formatting hooks (end-of-file-fixer, trailing-whitespace, prettier, ...) off "
-        "captures/ with `exclude: ^captures/`.\n"
+        "captures/ with an `exclude: ^captures/` on each of those hooks, never at the top level "
+        "of .pre-commit-config.yaml (that would stop citelint-all from checking a changed capture).\n"
     )
 
 
@@ -118,47 +128,46 @@ def _indent(text: str) -> str:
 @dataclass(frozen=True)
 class InitOutcome:
     """What ``init`` did with one file: ``status`` is ``created``, ``exists``
-    (left unchanged) or ``skipped``; ``path`` is relative to the directory."""
+    (a regular file, left unchanged), ``skipped`` or ``refused`` (something
+    that is not a regular file is in its place: nothing written, ``detail``
+    says why); ``path`` is relative to the directory."""
 
     path: str
     status: str
     detail: str = ""
 
 
-def _create(path: Path, content: str) -> bool:
-    """Create ``path`` with ``content`` unless it exists; True when created."""
+def _create(directory: Path, rel: str, content: str) -> InitOutcome:
+    """Create ``directory/rel`` with ``content`` unless something is there."""
+    from citelint.files import WriteRefused, write_output
+
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(content)
-    return True
+        write_output(directory / rel, content.encode("utf-8"), mode="create", root=directory)
+    except WriteRefused as exc:
+        if exc.exists:
+            return InitOutcome(rel, "exists", "left unchanged")
+        return InitOutcome(rel, "refused", exc.why)
+    return InitOutcome(rel, "created")
 
 
 def create_starter_files(directory: Path) -> list[InitOutcome]:
     """Create ``citelint.yaml`` and ``captures/.gitattributes`` in ``directory``.
 
-    Never overwrites: an existing file is reported as ``exists``. The config
-    is ``skipped`` when ``pyproject.toml`` there already has ``[tool.citelint]``
+    Never overwrites: an existing file is reported as ``exists``, anything
+    but a regular file in its place as ``refused``. The config is
+    ``skipped`` when ``pyproject.toml`` there already has ``[tool.citelint]``
     (both in one directory is a config error).
 
     Raises:
         OSError: a file or the captures directory cannot be created.
     """
     outcomes = []
-    config = directory / CONFIG_NAME
     if has_tool_table(directory / PYPROJECT):
         outcomes.append(InitOutcome(CONFIG_NAME, "skipped", f"[tool.citelint] in {PYPROJECT} is the config"))
-    elif _create(config, STARTER_CONFIG):
-        outcomes.append(InitOutcome(CONFIG_NAME, "created"))
     else:
-        outcomes.append(InitOutcome(CONFIG_NAME, "exists", "left unchanged"))
+        outcomes.append(_create(directory, CONFIG_NAME, STARTER_CONFIG))
     captures = directory / "captures"
-    captures.mkdir(exist_ok=True)
-    rel = "captures/.gitattributes"
-    if _create(captures / ".gitattributes", CAPTURES_GITATTRIBUTES):
-        outcomes.append(InitOutcome(rel, "created"))
-    else:
-        outcomes.append(InitOutcome(rel, "exists", "left unchanged"))
+    if not os.path.lexists(captures):
+        captures.mkdir()
+    outcomes.append(_create(directory, "captures/.gitattributes", CAPTURES_GITATTRIBUTES))
     return outcomes

@@ -23,6 +23,8 @@ examples:
 
 When several revisions share the newest retrievedAt (and are not one batch),
 none is the newest: name one with --revision (exit 2 until then).
+
+writes: nothing (read-only)
 """
 
 

@@ -22,7 +22,7 @@ import stat
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
-from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
+from citelint.files import FileTooLarge, NotRegularFile, entry_kind, read_regular, write_exclusive
 from citelint.store.record import (
     CAPTURE_FORMAT,
     CAPTURE_FORMAT_V2,
@@ -47,7 +47,7 @@ __all__ = [
     "CaptureRecord", "MigrateOutcome", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
     "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
     "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
-    "write_capture",
+    "write_capture", "write_evidence", "EvidenceRefused",
 ]
 
 #: A capture file larger than this is refused unread (DESIGN §2.2).
@@ -443,6 +443,54 @@ class Store:
 
 # --------------------------------------------------------------------------- write side
 
+class EvidenceRefused(CaptureCorrupt):
+    """The evidence writer will not create a file: an entry of its name that
+    is not a regular file, a directory on the way (the store included) that is
+    a symlink or not a directory, or a path outside the store. Nothing was
+    written; ``str()`` says what to inspect."""
+
+
+def write_evidence(root: Path, path: Path, data: bytes) -> bool:
+    """The evidence writer: create ``path`` inside the store ``root`` holding
+    ``data``, exclusively (:func:`citelint.files.write_exclusive`); never
+    replace, never write through a symlink.
+
+    Every directory from ``root`` down to ``path``'s folder must be a real
+    directory (missing ones are created): a symlinked ``captures/`` or source
+    directory committed by a report author would otherwise send evidence
+    anywhere. Used only by ``capture``, ``migrate`` and ``attest``.
+
+    Returns:
+        True when ``path`` was created; False when a regular file of that
+        name exists already (the caller verifies it holds what it should).
+
+    Raises:
+        EvidenceRefused: as described above.
+        OSError: a directory cannot be created or written.
+    """
+    store, target = Path(os.path.abspath(root)), Path(os.path.abspath(path))
+    if not target.parent.is_relative_to(store):
+        raise EvidenceRefused(f"{path} is outside the captures directory {root}; evidence is written only there")
+    rel = target.parent.relative_to(store).parts
+    for depth in range(len(rel) + 1):
+        folder = store.joinpath(*rel[:depth])
+        if not os.path.lexists(folder):
+            # exist_ok: a concurrent capture may create it first; what is there is inspected next.
+            folder.mkdir(parents=depth == 0, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode):
+            raise EvidenceRefused(f"{folder} is {entry_kind(st.st_mode)}, not a directory; evidence is written "
+                                  "only into real directories of the captures directory: inspect it by hand")
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return write_exclusive(target, data, tmp_prefix=TMP_PREFIX)
+    if not stat.S_ISREG(st.st_mode):
+        raise EvidenceRefused(f"{target.name} already exists as {entry_kind(st.st_mode)}; evidence is never "
+                              "written through or over one: inspect it by hand")
+    return False
+
+
 class WriteOutcome(NamedTuple):
     """Result of :func:`write_capture`: ``created`` is False when an identical
     capture (same source, same text) already existed; ``path`` is its file."""
@@ -475,16 +523,15 @@ def write_capture(root: Path, record: CaptureRecord, raw: bytes | None = None) -
     Raises:
         RecordTooLarge: the record's JSON is over :data:`MAX_CAPTURE_FILE_BYTES`.
         CaptureCorrupt: an entry named as ``raw`` exists but does not hold it.
+        EvidenceRefused: the name or a directory on the way is not a regular
+            file or directory (:func:`write_evidence`).
         OSError: the directory cannot be created or written.
     """
     final = capture_path(root, record.source, record.sha256)
     data = record_bytes(record)
     if raw is not None:
         write_raw(root, record.source, raw)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    if final.exists():
-        return WriteOutcome(False, final, record)
-    created = write_exclusive(final, data, tmp_prefix=TMP_PREFIX)
+    created = write_evidence(root, final, data)
     return WriteOutcome(created, final, record)
 
 
@@ -521,8 +568,7 @@ def write_raw(root: Path, source: str, raw: bytes) -> tuple[bool, Path]:
         OSError: the directory cannot be created or written.
     """
     final = raw_path(root, source, sha256_hex(raw))
-    final.parent.mkdir(parents=True, exist_ok=True)
-    if write_exclusive(final, raw, tmp_prefix=TMP_PREFIX):
+    if write_evidence(root, final, raw):
         return True, final
     try:
         held = read_regular(final, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
@@ -594,7 +640,16 @@ def migrate(root: Path) -> list[MigrateOutcome]:
         except CaptureError as exc:
             outcomes.append(MigrateOutcome(path, "refused", str(exc)))
             continue
-        res = write_capture(root, rec)
+        try:
+            res = write_capture(root, rec)
+            if not res.created:
+                Store(root).lookup(rec.source, rec.sha256)  # an existing copy must be this record
+        except CaptureError as exc:
+            outcomes.append(MigrateOutcome(path, "refused", f"{exc}; captures are never replaced"))
+            continue
+        except OSError as exc:
+            outcomes.append(MigrateOutcome(path, "refused", f"cannot write the capture: {exc.strerror or exc}"))
+            continue
         outcomes.append(MigrateOutcome(path, "migrated" if res.created else "already-migrated",
                                        f"{rec.source} -> {res.path.relative_to(root).as_posix()}"))
     return outcomes
