@@ -125,6 +125,25 @@ class Finding(NamedTuple):
         return hash(self[:4])
 
 
+class FixedLink(NamedTuple):
+    """A Markdown link ``check --fix`` removed (degraded to its text): where it
+    stood before the edit (``line``, ``col``), the ``rule`` of the finding it
+    would have been and that finding's configured ``severity``, and the
+    ``href`` it pointed at. Not a finding: nothing is left to fix."""
+
+    path: str
+    line: int
+    col: int
+    rule: str
+    severity: Severity
+    href: str
+
+    @property
+    def message(self) -> str:
+        """What every format says of it: ``removed link to HREF`` (untrusted: escape it)."""
+        return f"removed link to {self.href}"
+
+
 class LabelInfo(NamedTuple):
     """An approved label and its optional semantic-review hints (config ``labels``).
 
@@ -244,7 +263,7 @@ class CheckResult:
     is :attr:`review_count`, known without building them. Building the
     notices and ``accepted`` (each needs its fact's line and column) may be
     deferred with :meth:`defer`: it then runs when either is first read.
-    ``fixed`` lists what ``--fix`` removed, as findings with their old position.
+    ``fixed`` lists the links ``--fix`` removed (:class:`FixedLink`).
     Facts that fail the schema (CL002) count as ``facts_invalid``; the others
     as cited or unavailable by their state. ``skipped`` lists (path, why)
     for each file named on the command line that is not a report.
@@ -253,7 +272,7 @@ class CheckResult:
     def __init__(self, findings: list[Finding] | None = None, notices: Iterable[Finding] = (),
                  accepted: Iterable[AcceptedFact] = (), files: int = 0, facts_cited: int = 0,
                  facts_unavailable: int = 0, facts_invalid: int = 0, links: int = 0, links_governed: int = 0,
-                 links_grounded: int = 0, fixed: list[Finding] | None = None, warnings_text: list[str] | None = None,
+                 links_grounded: int = 0, fixed: list[FixedLink] | None = None, warnings_text: list[str] | None = None,
                  skipped: list[tuple[str, str]] | None = None):
         self.findings: list[Finding] = [] if findings is None else findings
         self._notices: list[Finding] = list(notices)
@@ -261,7 +280,7 @@ class CheckResult:
         self.files, self.facts_cited, self.facts_unavailable, self.facts_invalid = \
             files, facts_cited, facts_unavailable, facts_invalid
         self.links, self.links_governed, self.links_grounded = links, links_governed, links_grounded
-        self.fixed: list[Finding] = [] if fixed is None else fixed
+        self.fixed: list[FixedLink] = [] if fixed is None else fixed
         self.warnings_text: list[str] = [] if warnings_text is None else warnings_text
         self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
         self._pending: list[Callable[[CheckResult], None]] = []

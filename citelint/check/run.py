@@ -26,7 +26,7 @@ from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.check.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
-from citelint.model import RULES, CheckResult, Finding, Position
+from citelint.model import RULES, CheckResult, Finding, FixedLink, Position, Severity
 from citelint.reports.schema import check_document
 from citelint.check.targets import Target, select_targets, stdin_target
 from citelint.errors import UsageError
@@ -297,9 +297,8 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
             elif new_text != text:
                 bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
                 replace_atomically(target.path, bom + new_text.encode("utf-8"), tmp_prefix=".citelint-fix-")
-            for i in removed:
-                result.fixed.append(Finding(display, i.line, i.col, i.rule, "error",
-                                            f"removed link to {i.link.href}"))
+            result.fixed.extend(FixedLink(display, i.line, i.col, i.rule, cast(Severity, config.severity(i.rule)),
+                                          i.link.href) for i in removed)
             removed_ids = {id(i) for i in removed}
             issues = [i for i in issues if id(i) not in removed_ids]
     for issue in issues:
