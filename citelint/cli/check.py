@@ -20,7 +20,7 @@ from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_o
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
 from citelint.escape import terminal
-from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
+from citelint.output import FORMATTERS, RenderOptions, did_not_run, renderer, repo_prefix, summary_line
 
 if TYPE_CHECKING:
     from citelint.git.base import Resolving
@@ -134,15 +134,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             resolving.close()
         return _did_not_run(f"config error: {exc}", fmt, args, out, err)
     final_out, out = out, (io.StringIO() if args.output_file else out)
-    color = args.color == "always" or (args.color == "auto" and fmt == "text" and not args.output_file
+    form = FORMATTERS[fmt]
+    color = args.color == "always" or (args.color == "auto" and form.color and not args.output_file
                                        and _color_env(isatty(final_out)))
+    # Only a format with context (and the step summary) shows the capture text around each snippet.
+    context = bool(args.summary_file) or form.context
     progress = _progress(err) if isatty(err) else None
     try:
         result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
                            base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
-                           stdin=stdin,
-                           # Only the step summary shows the capture text around each snippet.
-                           context_chars=CONTEXT_CHARS if args.summary_file or fmt == "summary" else 0)
+                           stdin=stdin, context_chars=CONTEXT_CHARS if context else 0)
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write("\r\x1b[K")
     options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
                             repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")),
-                            blob_url=_blob_url() if args.summary_file or fmt == "summary" else "",
+                            blob_url=_blob_url() if context else "",
                             review=args.review, statistics=args.statistics)
     if not args.quiet:
         for path, why in result.skipped:
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem:
             err.write(f"citelint: cannot write output file {args.output_file}: {problem}\n")
             return EXIT_USAGE
-    if fmt in ("json", "sarif", "summary") or args.output_file:
+    if form.machine or args.output_file:
         err.write(summary_line(result) + "\n")
     # Rendered in memory first, so a failure never leaves half a file behind.
     for path, mode, name, what in ((args.summary_file, "a", "summary", "summary"),
@@ -277,18 +278,15 @@ def _jobs(value: str) -> int:
 
 def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Report a usage or config error: one line on stderr and, so CI never
-    shows a red step without a reason, an annotation under ``--format
-    github`` and a "did not run" step summary with ``--summary-file``."""
+    shows a red step without a reason, the format's own notice where it has
+    one (:attr:`Format.not_run`; ``--format github``: an annotation) and a
+    "did not run" step summary with ``--summary-file``."""
     err.write(f"citelint: {message}\n")
-    if fmt == "github":
-        from citelint.output.github import did_not_run as annotation
-
-        out.write(annotation(message) + "\n")
+    if FORMATTERS[fmt].not_run:
+        did_not_run(fmt)(message, out)
     if args.summary_file:
-        from citelint.output.summary import did_not_run as summary
-
         buffer = io.StringIO()
-        summary(message, buffer)
+        did_not_run("summary")(message, buffer)
         try:
             with open(args.summary_file, "a", encoding="utf-8") as fh:
                 fh.write(buffer.getvalue())

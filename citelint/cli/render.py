@@ -33,11 +33,13 @@ under the config, an output file that cannot be written)
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """Add the ``render`` options and argument to its parser."""
+    from citelint.output.render import RENDER_FORMATS  # only when render's parser is built
+
     p.add_argument("report", metavar="REPORT", help="a fact report (JSON/YAML) or Markdown report the config matches")
     add_config_option(p)
     p.add_argument("-o", "--output", type=Path, metavar="FILE",
                    help="write to FILE (replaced atomically) instead of stdout")
-    p.add_argument("--format", choices=["html", "md"], default="html", help="output format (default: html)")
+    p.add_argument("--format", choices=sorted(RENDER_FORMATS), default="html", help="output format (default: html)")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint.escape import terminal
     from citelint.reports.loaders import ParseFailure, kind_of, read_source
     from citelint.output import summary_line
-    from citelint.output.render import render_html, render_markdown
+    from citelint.output.render import RENDER_FORMATS
     from citelint.reader.build import fact_view, markdown_view
 
     config = load_config(args, err)
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         view = markdown_view(result, display, text, config, counts)
     else:
         view = fact_view(result, display, text, kind_of(path) or "json", config, counts)
-    page = (render_html if args.format == "html" else render_markdown)(view, __version__)
+    page = RENDER_FORMATS[args.format](view, __version__)
     if args.output is None:
         out.write(page)
         return EXIT_OK

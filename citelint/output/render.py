@@ -299,3 +299,8 @@ def render_markdown(view: ReaderView, version: str) -> str:
             body = body.replace(mark.token, _MARK_MD[mark.kind])
         parts.append("\n## Report, as its author wrote it (links checked)\n\n" + body.rstrip("\n") + "\n")
     return "".join(parts)
+
+
+#: ``citelint render --format`` name -> the function writing a view in it
+#: (the CLI takes its choices from here).
+RENDER_FORMATS = {"html": render_html, "md": render_markdown}
