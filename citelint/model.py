@@ -96,6 +96,9 @@ class Finding(NamedTuple):
     end_col: int | None = None
     #: The capture revision (sha256) a quotation link was checked against (CL204, CL105), else None.
     capture: str | None = None
+    #: The index in its report's facts array of the fact the finding is about, else None
+    #: (a finding about the file, or a Markdown report's).
+    fact: int | None = None
 
     @property
     def name(self) -> str:
@@ -237,7 +240,8 @@ class AcceptedFact(NamedTuple):
     period words missing from the snippet); ``retrieved_at`` is the capture's
     ``retrievedAt`` and ``context`` up to ``facts.CONTEXT_CHARS`` code points
     of capture text before and after the snippet, for review and the reader
-    view. Unavailable facts have no source.
+    view; ``index`` the fact's place in its report's facts array (what a
+    finding's ``fact`` names). Unavailable facts have no source.
     """
 
     path: str
@@ -253,6 +257,7 @@ class AcceptedFact(NamedTuple):
     review: tuple[str, ...] = ()
     retrieved_at: str | None = None
     context: tuple[str, str] = ("", "")
+    index: int | None = None
 
 
 class CheckResult:

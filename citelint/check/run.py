@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 from citelint.reports import pointers
 from citelint.store.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
-from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
+from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, Issue, check_labels, label_issue, review_notice,
                             verify_citations)
 from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.check.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
@@ -71,11 +71,11 @@ def _load_report(target: Target, order: int, display: str, config: Config,
             emit.stop("CL002", functools.partial(doc.locate, pointer),
                       f"schema checking stopped at {FINDINGS_PER_RULE} findings in this file: {rest} more "
                       f"fact{'s' * (rest != 1)} from here on {'were' if rest != 1 else 'was'} not "
-                      "checked and not accepted; fix these first")
+                      "checked and not accepted; fix these first", fact=index)
             break
         where = (lambda: Position(1, 1)) if facts is pointers.MISSING else \
             functools.partial(doc.locate_key if at_key else doc.locate, pointer)
-        emit("CL002", where, message)
+        emit("CL002", where, message, fact=index)
         if index is not None:
             bad_facts.add(index)
     if not isinstance(facts, list):
@@ -166,6 +166,13 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     return one
 
 
+#: The counts a first-phase worker hands back.
+_COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid")
+#: What a first-phase worker hands back of each loaded report: its
+#: constructor's arguments, which are its attributes (positions are found again here).
+_REPORT_FIELDS = ("order", "display", "kind", "raw", "spans", "facts_ptr")
+
+
 #: Fewest fact reports worth a process of their own in the first phase: a
 #: worker costs a fork and the hand-back of what it loaded.
 MIN_REPORTS_PER_PROCESS = 100
@@ -176,31 +183,34 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     """The first phase of the fact reports ``reports`` in ``n`` processes
     (:func:`citelint.check.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
     in order, each with its own result (counts and findings). A worker
-    hands back plain values: the counts, the findings (their positions
-    already found), each report's bytes and the spans found so far, and the
-    citations and accepted unavailable facts as (order, index, fact, ...)
-    tuples. None where the platform cannot fork."""
-    from citelint.check.parallel import chunk_size, run_chunks
+    hands back plain values, each record as columns keyed by field name
+    (:func:`citelint.check.parallel.pack_rows`): the counts, the findings
+    (their positions already found), each report's bytes and the spans
+    found so far, and the citations and accepted unavailable facts with
+    their report's order. None where the platform cannot fork."""
+    from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
     def work(start: int, stop: int) -> _PhaseOne:
         return _phase_one_here(reports[start:stop], config, cwd, False, tracking, CheckResult())
 
-    def pack(one: _PhaseOne) -> tuple[Any, ...]:
+    def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
-        return ((r.files, r.facts_cited, r.facts_unavailable, r.facts_invalid), [tuple(f) for f in r.findings],
-                [tuple(f) for f in r.notices],
-                [(x.order, x.display, x.kind, x.raw, x.spans, x.facts_ptr) for x in one.reports],
-                [(order, c.index, c.fact, c.rejected) for order, c in one.citations],
-                [(order, tuple(e)) for order, e in one.accepted])
+        return {"counts": {name: getattr(r, name) for name in _COUNTS},
+                "findings": pack_rows(r.findings, Finding._fields), "notices": pack_rows(r.notices, Finding._fields),
+                "reports": pack_rows(one.reports, _REPORT_FIELDS),
+                "citations": {"order": [order for order, _ in one.citations],
+                              **pack_rows([c for _, c in one.citations], Citation._fields)},
+                "accepted": {"order": [order for order, _ in one.accepted],
+                             **pack_rows([e for _, e in one.accepted], AcceptedEntry._fields)}}
 
-    def unpack(start: int, stop: int, packed: tuple[Any, ...]) -> _PhaseOne:
-        counts, findings, notices, loaded, citations, accepted = packed
-        one = _PhaseOne(CheckResult(findings=[Finding(*f) for f in findings], notices=[Finding(*f) for f in notices],
-                                    files=counts[0], facts_cited=counts[1], facts_unavailable=counts[2],
-                                    facts_invalid=counts[3]))
-        one.reports = [LoadedReport(*x) for x in loaded]
-        one.citations = [(order, Citation(index, fact, rejected)) for order, index, fact, rejected in citations]
-        one.accepted = [(order, AcceptedEntry(*entry)) for order, entry in accepted]
+    def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, packed["findings"]),
+                                    notices=unpack_rows(Finding, packed["notices"]), **packed["counts"]))
+        loaded = packed["reports"]
+        one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
+                       for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
+        one.citations = list(zip(packed["citations"]["order"], unpack_rows(Citation, packed["citations"])))
+        one.accepted = list(zip(packed["accepted"]["order"], unpack_rows(AcceptedEntry, packed["accepted"])))
         return one
 
     return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)
@@ -237,7 +247,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
 
 
 #: One verified citation: (report order, citation, its issues, its accepted entry or None).
-_Verified = tuple[int, Citation, Sequence[FactIssue], "AcceptedEntry | None"]
+_Verified = tuple[int, Citation, Sequence[Issue], "AcceptedEntry | None"]
 
 
 _Group = tuple[tuple[str, str], list[tuple[int, Citation]]]
@@ -458,33 +468,43 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
             evidence: EvidenceVerifier | None, context_chars: int) -> list[_Verified]:
     """Phase two over ``groups`` with ``n`` processes
     (:func:`citelint.check.parallel.run_chunks`), the results joined in group
-    order, so they are the same for any ``n``. A worker hands back, per
-    citation, its issues and, when accepted, the fields of its entry but
-    the fact (which this process has). One process where the platform
-    cannot fork."""
+    order, so they are the same for any ``n``. A worker hands back its
+    citations' issues (and how many each has) and the entries of the
+    accepted ones, as columns by field name, but not what this process has:
+    the fact and its index. One process where the platform cannot fork."""
     settings = (config, base, tracking, evidence, context_chars)
     if n <= 1 or len(groups) < 2:
         return _phase_two(groups, *settings)
-    from citelint.check.parallel import chunk_size, run_chunks
+    from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
     def work(start: int, stop: int) -> list[_Verified]:
         return _phase_two(groups[start:stop], *settings)
 
-    def pack(verified: list[_Verified]) -> list[tuple[Any, ...]]:
-        return [([tuple(issue) for issue in issues],
-                 None if entry is None else (entry.offset, entry.review, entry.retrieved_at, entry.context))
-                for _, _, issues, entry in verified]
+    def pack(verified: list[_Verified]) -> dict[str, Any]:
+        entries = [entry for _, _, _, entry in verified if entry is not None]
+        return {"issues": pack_rows([issue for _, _, issues, _ in verified for issue in issues], Issue._fields),
+                "issue_counts": [len(issues) for _, _, issues, _ in verified],
+                "accepted": [entry is not None for _, _, _, entry in verified],
+                "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
-    def unpack(start: int, stop: int, packed: list[tuple[Any, ...]]) -> list[_Verified]:
+    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
         cited = [item for _, group in groups[start:stop] for item in group]
-        return [(order, citation, [FactIssue(*issue) for issue in issues],
-                 None if entry is None else AcceptedEntry(citation.index, citation.fact, *entry))
-                for (order, citation), (issues, entry) in zip(cited, packed)]
+        issues = iter(unpack_rows(Issue, packed["issues"]))
+        accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
+        entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
+                                                   "fact": [c.fact for c in accepted]}))
+        return [(order, citation, [next(issues) for _ in range(count)] if count else (),
+                 next(entries) if yes else None)
+                for (order, citation), count, yes in zip(cited, packed["issue_counts"], packed["accepted"])]
 
     parts = run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack)
     if parts is None:
         return _phase_two(groups, *settings)
     return [verified for part in parts for verified in part]
+
+
+#: What an accepted entry's worker leaves out: this process has the citation.
+_OWN = ("index", "fact")
 
 
 def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str,
