@@ -33,9 +33,9 @@ class Issue(NamedTuple):
     ``rule`` and ``message`` are the finding's; ``field`` is the fact key it
     points at ('' for the fact object itself); ``at`` a code-point offset
     into that key's string value to point at instead of its start (CL104:
-    the first character that differs from the capture); ``index`` the
-    fact's place in the facts array. The rules about one snippet or
-    capture write theirs with ``index`` 0, not knowing which fact they
+    the first character that differs from the capture); ``fact_index``
+    the fact's place in the facts array. The rules about one snippet or
+    capture write theirs with ``fact_index`` 0, not knowing which fact they
     judge; :func:`verify_group` gives each the index of its fact.
     """
 
@@ -43,7 +43,7 @@ class Issue(NamedTuple):
     field: str
     message: str
     at: int = 0
-    index: int = 0
+    fact_index: int = 0
 
 
 #: Characters that render as nothing or as blank space although they are not
@@ -207,7 +207,7 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
     else:
         context = _NO_CONTEXT
     if issues:
-        issues = [issue._replace(index=citation.index) for issue in issues]
+        issues = [issue._replace(fact_index=citation.index) for issue in issues]
     return issues, AcceptedEntry(citation.index, citation.fact, offset, (), record.retrieved_at, context)
 
 
@@ -249,7 +249,7 @@ def verify_group(source: str, sha: str, citations: Sequence[Citation], *, approv
 
 def _of_fact(issues: Sequence[Issue], index: int) -> list[Issue]:
     """``issues`` as issues of the fact at ``index``."""
-    return [issue._replace(index=index) for issue in issues]
+    return [issue._replace(fact_index=index) for issue in issues]
 
 
 def _unresolved(citations: Sequence[Citation], invisible: Sequence[tuple[Issue, ...]],
@@ -338,7 +338,7 @@ def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> I
     hint = ("no labels are approved in the config" if not labels
             else "approve it in the config's `labels` (a name, or a pattern such as `claim-*`) "
                  "or use an approved label")
-    return Issue("CL003", "label", f"label {label!r} is not approved; {hint}", index=index)
+    return Issue("CL003", "label", f"label {label!r} is not approved; {hint}", fact_index=index)
 
 
 def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
@@ -359,7 +359,7 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
         duplicated.add(label)
         outcome.issues.append(Issue("CL004", "label", f"label {label!r} appears again (first at "
-                                                      f"line {line_of(first)}); keep one fact per label", index=index))
+                                                      f"line {line_of(first)}); keep one fact per label", fact_index=index))
     for index, fact in facts:
         cited = fact["state"] == "cited"
         if cited:
@@ -424,7 +424,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     for citation, (found, entry) in zip(citations, outcomes):
         issues: Sequence[Issue]
         if about_capture:
-            issues = [*found, *(Issue(rule, field, message, index=citation.index)
+            issues = [*found, *(Issue(rule, field, message, fact_index=citation.index)
                                 for rule, field, message in about_capture)]
         else:
             issues = found or ()  # most citations: one shared empty tuple, not a list each
@@ -441,4 +441,4 @@ def review_notice(entry: AcceptedEntry) -> Issue:
     is not verified, only its excerpt; the entry's review hints say what to look at."""
     detail = "; ".join(entry.review) if entry.review else "check that the snippet supports this label"
     return Issue("CL901", "", f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}",
-                 index=entry.index)
+                 fact_index=entry.index)

@@ -26,7 +26,8 @@ from citelint.files import replace_atomically, unsafe_to_replace
 from citelint.check.grounding import GitTracking, LinkEvidence, build_allowlist, reclassified
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.reports.loaders import LazyDocument, ParseFailure, decode_source, kind_of, load_text, read_source
-from citelint.model import RULES, CheckResult, Finding, FixedLink, Position, Severity
+from citelint.model import (RULES, CheckResult, FactPlace, Finding, FixedLink, LinkVerdict, Position, ReportDetail,
+                            Severity)
 from citelint.reports.schema import check_document
 from citelint.check.targets import Target, select_targets, stdin_target
 from citelint.errors import UsageError
@@ -48,11 +49,14 @@ def _load_report(target: Target, order: int, display: str, config: Config,
                  result: CheckResult) -> tuple[LoadedReport, list[Citation], list[AcceptedEntry]] | None:
     """First phase of a fact report: load, schema (CL001, CL002) and labels
     (CL003, CL004). Returns the report with its citations left to verify and
-    its accepted unavailable facts, or None when nothing is left to check."""
+    its accepted unavailable facts, or None when nothing is left to check.
+    When ``result`` keeps details, its facts' places are kept there."""
     emit = Emitter(config, result, display)
     source = _read(target)
     syntax = target.syntax or kind_of(target.path) or "json"
     doc = source if isinstance(source, ParseFailure) else load_text(source[1], syntax)
+    if result.details is not None:
+        result.details[display] = ReportDetail("facts")
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
         emit.close()
@@ -71,11 +75,11 @@ def _load_report(target: Target, order: int, display: str, config: Config,
             emit.stop("CL002", functools.partial(doc.locate, pointer),
                       f"schema checking stopped at {FINDINGS_PER_RULE} findings in this file: {rest} more "
                       f"fact{'s' * (rest != 1)} from here on {'were' if rest != 1 else 'was'} not "
-                      "checked and not accepted; fix these first", fact=index)
+                      "checked and not accepted; fix these first", fact_index=index)
             break
         where = (lambda: Position(1, 1)) if facts is pointers.MISSING else \
             functools.partial(doc.locate_key if at_key else doc.locate, pointer)
-        emit("CL002", where, message, fact=index)
+        emit("CL002", where, message, fact_index=index)
         if index is not None:
             bad_facts.add(index)
     if not isinstance(facts, list):
@@ -83,6 +87,8 @@ def _load_report(target: Target, order: int, display: str, config: Config,
         return None
     report = LoadedReport(order, display, syntax, source[0],
                      doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, source[1])
+    if result.details is not None:
+        result.details[display] = ReportDetail("facts", tuple(_place(report, i, fact) for i, fact in enumerate(facts)))
     # A fact that fails the schema has its label judged too: every independent problem at once.
     report.emit_issues(emit, [issue for i in sorted(bad_facts) if i < checked and isinstance(facts[i], dict)
                               if (issue := label_issue(i, facts[i].get("label"), config.labels)) is not None])
@@ -105,6 +111,13 @@ def _load_report(target: Target, order: int, display: str, config: Config,
 
 
 _SHARED_VALUES = ("state", "label", "source", "captureSha256")
+
+
+def _place(report: LoadedReport, index: int, fact: object) -> FactPlace:
+    """Where the fact at ``index`` starts, and its label (the reader view lists every fact)."""
+    pos = report.locate(report.pointer(index))
+    label = fact.get("label") if isinstance(fact, dict) else None
+    return FactPlace(pos.line, pos.col, label if isinstance(label, str) else None)
 
 
 def _fact_index(pointer: str, facts_ptr: str) -> int | None:
@@ -145,7 +158,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 
     reports = [item for item in targets if loadable(item)]
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
-    parts = _load_in_workers(reports, n, config, cwd, tracking) if n > 1 else None
+    parts = _load_in_workers(reports, n, config, cwd, tracking, result.details is not None) if n > 1 else None
     if parts is None:
         return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence)
     # Markdown reports and refused files here; their findings do not depend on order.
@@ -158,6 +171,8 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
         result.facts_invalid += part.result.facts_invalid
         result.findings.extend(part.result.findings)
         result.notices.extend(part.result.notices)
+        if result.details is not None and part.result.details is not None:
+            result.details.update(part.result.details)
         one.reports.extend(part.reports)
         one.citations.extend(part.citations)
         one.accepted.extend(part.accepted)
@@ -179,19 +194,21 @@ MIN_REPORTS_PER_PROCESS = 100
 
 
 def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Config, cwd: Path,
-                     tracking: GitTracking) -> list[_PhaseOne] | None:
+                     tracking: GitTracking, detail: bool = False) -> list[_PhaseOne] | None:
     """The first phase of the fact reports ``reports`` in ``n`` processes
     (:func:`citelint.check.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
     in order, each with its own result (counts and findings). A worker
     hands back plain values, each record as columns keyed by field name
     (:func:`citelint.check.parallel.pack_rows`): the counts, the findings
     (their positions already found), each report's bytes and the spans
-    found so far, and the citations and accepted unavailable facts with
-    their report's order. None where the platform cannot fork."""
+    found so far, the citations and accepted unavailable facts with their
+    report's order, and with ``detail`` each report's :class:`ReportDetail`.
+    None where the platform cannot fork."""
     from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
     def work(start: int, stop: int) -> _PhaseOne:
-        return _phase_one_here(reports[start:stop], config, cwd, False, tracking, CheckResult())
+        return _phase_one_here(reports[start:stop], config, cwd, False, tracking,
+                               CheckResult(details={} if detail else None))
 
     def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
@@ -201,7 +218,11 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                 "citations": {"order": [order for order, _ in one.citations],
                               **pack_rows([c for _, c in one.citations], Citation._fields)},
                 "accepted": {"order": [order for order, _ in one.accepted],
-                             **pack_rows([e for _, e in one.accepted], AcceptedEntry._fields)}}
+                             **pack_rows([e for _, e in one.accepted], AcceptedEntry._fields)},
+                # A fact report's detail: its facts' places (None: its facts were not reached).
+                "details": None if r.details is None else
+                {path: None if d.facts is None else pack_rows(d.facts, FactPlace._fields)
+                 for path, d in r.details.items()}}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
         one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, packed["findings"]),
@@ -211,6 +232,10 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                        for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
         one.citations = list(zip(packed["citations"]["order"], unpack_rows(Citation, packed["citations"])))
         one.accepted = list(zip(packed["accepted"]["order"], unpack_rows(AcceptedEntry, packed["accepted"])))
+        if packed["details"] is not None:
+            one.result.details = {path: ReportDetail("facts", None if places is None else
+                                                     tuple(unpack_rows(FactPlace, places)))
+                                  for path, places in packed["details"].items()}
         return one
 
     return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)
@@ -228,6 +253,8 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
         one.result.files += 1
         if target.refusal:
             Emitter(config, one.result, display)("CL001", Position(1, 1), target.refusal)
+            if one.result.details is not None:
+                one.result.details[display] = ReportDetail("facts" if target.kind == "report" else "markdown")
         elif target.kind == "report":
             loaded = _load_report(target, order, display, config, one.result)
             if loaded is not None:
@@ -277,7 +304,8 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     degrade the fixable ones. A link to a source whose every capture is
     corrupt is CL103, and one whose captures git does not have is CL109,
     not CL201: the evidence needs repair, and ``--fix`` must not delete a
-    correct citation because of it."""
+    correct citation because of it. When ``result`` keeps details, the
+    report's text and every link, with its verdict, are kept there."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -286,10 +314,13 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     source = _read(target)
     if isinstance(source, ParseFailure):
         emit("CL001", Position(source.line, source.col), source.message)
+        if result.details is not None:
+            result.details[display] = ReportDetail("markdown")
         return
     raw, text = source
     report = links.check(text, evidence.grounding, relative=config.links.relative,
-                         images=config.links.images, store=evidence.store, signature_issues=evidence.signed)
+                         images=config.links.images, store=evidence.store, signature_issues=evidence.signed,
+                         every=result.details is not None)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
@@ -311,9 +342,22 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
                                           i.link.href) for i in removed)
             removed_ids = {id(i) for i in removed}
             issues = [i for i in issues if id(i) not in removed_ids]
+    keep = result.details is not None
+    at_link: dict[int, list[Finding]] = {}  # id(link) -> the findings about it
+    failing: set[int] = set()  # id(link) of each link with an error
     for issue in issues:
-        emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message, issue.capture)
+        finding = emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message,
+                       issue.capture)
+        if keep:
+            if finding is not None and finding.severity != "notice":
+                at_link.setdefault(id(issue.link), []).append(finding)
+            # As configured: an error past the per-rule cap, which prints no finding, still fails its link.
+            if config.severity(issue.rule) == "error":
+                failing.add(id(issue.link))
     emit.close()
+    if result.details is not None:
+        result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
+            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
 
 
 #: Below this many cited captures (or files to check), citations are
@@ -339,7 +383,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
-              resolving: Resolving | None = None) -> CheckResult:
+              resolving: Resolving | None = None, detail: bool = False) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -360,6 +404,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``resolving`` is git's answer about ``base`` when the caller started
     asking before it read the config (:class:`citelint.git.base.Resolving`);
     git compares the captures while the reports are loaded.
+    ``detail`` keeps, for the reader view (``citelint render``), each report's
+    :class:`~citelint.model.ReportDetail` in the result's ``details``: every
+    fact's place and label, or a Markdown report's text and every link
+    located with its verdict (a plain check keeps none: it costs time and
+    memory).
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
@@ -375,7 +424,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
-                                  for p, why in selection.skipped])
+                                  for p, why in selection.skipped], details={} if detail else None)
     base_note = len(result.warnings_text)
     pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
     # The cyclic collector would scan every report, fact and result the run

@@ -100,7 +100,8 @@ class LinkReport(NamedTuple):
     located link. ``links``: followable links of every form; ``governed``:
     those that must be grounded; ``grounded``: governed links that are.
     ``located``: the links whose positions were computed (those in a block
-    that has a finding), in document order.
+    that has a finding; every link with ``check(every=True)``), in document
+    order.
     """
 
     issues: list[LinkIssue]
@@ -180,7 +181,8 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
 
 def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
           images: bool = False, store: Store | None = None,
-          signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None) -> LinkReport:
+          signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None,
+          every: bool = False) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -199,6 +201,9 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
     adds the signed-evidence findings of the capture each was verified in.
     Without it, or on a page
     whose HTML has no ``:~:``, nothing more is done than before.
+
+    With ``every``, every link is located, whatever its verdict (what the
+    reader view needs: it marks each link); the issues are the same.
     """
     # Source positions cost cmark a quarter of its time and most documents
     # need none: render without them first, and again with them only when a
@@ -240,6 +245,10 @@ def check(markdown: str, allowlist: Allowlist, *, relative: str = "pass",
                 grounded -= 1
     need.sort()
     links, governed = grounded + passed, grounded
+    if every:
+        # Every tag located: the links are counted as they are located.
+        links = governed = grounded = 0
+        need = list(range(len(entries)))
     located: list[Link] = []
     if need:
         # Locating loads only for a page with something to locate: a clean page never pays for it.
