@@ -36,7 +36,8 @@ class Issue(NamedTuple):
     the first character that differs from the capture); ``fact_index``
     the fact's place in the facts array. The rules about one snippet or
     capture write theirs with ``fact_index`` 0, not knowing which fact they
-    judge; :func:`verify_group` gives each the index of its fact.
+    judge; :func:`verify_snippet` and :func:`verify_group` give each the
+    index of its fact.
     """
 
     rule: str
@@ -206,9 +207,8 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
         context = (text[max(0, offset - context_chars):offset], text[end:end + context_chars])
     else:
         context = _NO_CONTEXT
-    if issues:
-        issues = [issue._replace(fact_index=citation.index) for issue in issues]
-    return issues, AcceptedEntry(citation.index, citation.fact, offset, (), record.retrieved_at, context)
+    found = AcceptedEntry(citation.index, citation.fact, offset, (), record.retrieved_at, context)
+    return (_of_fact(issues, citation.index) if issues else ()), found
 
 
 def verify_group(source: str, sha: str, citations: Sequence[Citation], *, approved: bool, store: Store,
@@ -254,7 +254,8 @@ def _of_fact(issues: Sequence[Issue], index: int) -> list[Issue]:
 
 def _unresolved(citations: Sequence[Citation], invisible: Sequence[tuple[Issue, ...]],
                 problem: Issue) -> list[tuple[Sequence[Issue], AcceptedEntry | None]]:
-    """Each citation's issues when their capture did not resolve: ``problem``, after CL108 if its snippet is invisible."""
+    """Each citation's issues when their capture did not resolve: ``problem``,
+    after CL108 if its snippet is invisible."""
     return [(_of_fact(inv + (problem,), c.index), None) for c, inv in zip(citations, invisible)]
 
 
@@ -358,8 +359,8 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     duplicated = set()
     for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
         duplicated.add(label)
-        outcome.issues.append(Issue("CL004", "label", f"label {label!r} appears again (first at "
-                                                      f"line {line_of(first)}); keep one fact per label", fact_index=index))
+        outcome.issues.append(Issue("CL004", "label", f"label {label!r} appears again (first at line "
+                                                      f"{line_of(first)}); keep one fact per label", fact_index=index))
     for index, fact in facts:
         cited = fact["state"] == "cited"
         if cited:

@@ -87,7 +87,8 @@ def test_a_link_past_the_per_rule_cap_is_not_vouched(repo: Repo) -> None:
 def test_details_are_the_same_for_any_number_of_processes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(check_run, "MIN_REPORTS_PER_PROCESS", 1)
     for n in range(4):
-        repo.report(repo.cited(), {"state": "unavailable", "label": "sales", "reason": "n/a"}, name=f"reports/r{n}.json")
+        repo.report(repo.cited(), {"state": "unavailable", "label": "sales", "reason": "n/a"},
+                    name=f"reports/r{n}.json")
     repo.write("reports/bad.json", "[")
     one, two = check(repo, jobs=1, detail=True), check(repo, jobs=2, detail=True)
     assert one.details == two.details and one.details is not None and len(one.details) == 5
