@@ -22,27 +22,26 @@ CONTEXT_CHARS = 80
 
 
 class Issue(NamedTuple):
-    """A rule violation inside one fact: ``field`` is the fact key it points at
-    ('' for the fact object itself)."""
+    """A rule violation inside a fact report, as the fact rules find it: the
+    one issue type between a fact and its :class:`~citelint.model.Finding`,
+    which the driver makes of it (:meth:`citelint.check.loaded.LoadedReport.emit_issues`
+    locates it and the emitter adds the configured severity).
+
+    ``rule`` and ``message`` are the finding's; ``field`` is the fact key it
+    points at ('' for the fact object itself); ``at`` a code-point offset
+    into that key's string value to point at instead of its start (CL104:
+    the first character that differs from the capture); ``fact_index``
+    the fact's place in the facts array. The rules about one snippet or
+    capture write theirs with ``fact_index`` 0, not knowing which fact they
+    judge; :func:`verify_snippet` and :func:`verify_group` give each the
+    index of its fact.
+    """
 
     rule: str
     field: str
     message: str
     at: int = 0
-
-
-class Verdict(NamedTuple):
-    """Outcome of one cited fact: ``issues`` (empty when clean), the snippet's
-    code-point ``offset`` in the capture, whether the capture it names was
-    ``resolved`` (approved source, file present and verified), and for a
-    found snippet the capture's ``retrieved_at`` and ``context`` (up to
-    CONTEXT_CHARS code points before and after it)."""
-
-    issues: tuple[Issue, ...]
-    offset: int | None = None
-    resolved: bool = False
-    retrieved_at: str | None = None
-    context: tuple[str, str] = ("", "")
+    fact_index: int = 0
 
 
 # --------------------------------------------------------------------------- verification
@@ -81,13 +80,22 @@ _INVISIBLE = Issue("CL108", "snippet", invisible_message("snippet"))
 _NO_CONTEXT = ("", "")
 
 
-def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Sequence[CaptureRecord],
-                   budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS) -> Verdict:
-    """Verify one visible snippet against the verified capture ``record`` it cites
-    (rules CL104, CL105, CL106); ``newer`` is what :func:`_newer` found for the
-    record; ``budget`` bounds the near-miss explanations of its capture;
-    ``context_chars`` is how much capture text (code points) to keep on each
-    side of a found snippet (0: none)."""
+def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newer: Sequence[CaptureRecord],
+                   budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS
+                   ) -> tuple[Sequence[Issue], AcceptedEntry | None]:
+    """Verify the visible snippet of ``citation`` against the verified capture
+    ``record`` it cites (rules CL104, CL105, CL106); ``newer`` is what
+    :func:`_newer` found for the record (several when tied); ``budget`` bounds the near-miss
+    explanations of its capture; ``context_chars`` is how much capture text
+    (code points) to keep on each side of a found snippet (0: none).
+
+    Returns its issues (with the citation's index) and, when the snippet is
+    found, its entry: the snippet's offset in the capture, the capture's
+    ``retrieved_at`` and the context, no review hints yet. The entry is the
+    accepted fact unless a blocking rule or its label rejects it
+    (:func:`verify_citations` decides).
+    """
+    snippet = citation.fact["snippet"]
     text = record.text
     offset = text.find(snippet)
     if offset < 0:
@@ -102,8 +110,8 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Seq
         shown = shown_digests([record.sha256] + ([other] if other else []))
         if other:
             hint += f"; it does occur in revision {shown[other]} of this source (cite that one)"
-        return Verdict((Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
-                              at),), resolved=True)
+        return (Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
+                      at, citation.index),), None
     issues = []
     if len(snippet) < MIN_SNIPPET_CHARS:
         issues.append(Issue("CL105", "snippet", short_message("snippet", len(snippet))))
@@ -125,38 +133,56 @@ def verify_snippet(snippet: str, record: CaptureRecord, store: Store, newer: Seq
         context = (text[max(0, offset - context_chars):offset], text[end:end + context_chars])
     else:
         context = _NO_CONTEXT
-    return Verdict(tuple(issues), offset=offset, resolved=True, retrieved_at=record.retrieved_at, context=context)
+    found = AcceptedEntry(citation.index, citation.fact, offset, (), record.retrieved_at, context)
+    return (_of_fact(issues, citation.index) if issues else ()), found
 
 
-def verify_group(source: str, sha: str, snippets: Sequence[str], *, approved: bool,
-                 store: Store, context_chars: int = CONTEXT_CHARS) -> list[Verdict]:
-    """Verify every snippet citing one capture (source, sha), reading the capture once.
+def verify_group(source: str, sha: str, citations: Sequence[Citation], *, approved: bool, store: Store,
+                 context_chars: int = CONTEXT_CHARS
+                 ) -> tuple[CaptureRecord | None, list[tuple[Sequence[Issue], AcceptedEntry | None]]]:
+    """Verify every citation of one capture (source, sha), reading the capture once.
 
-    Returns one Verdict per snippet, in order (rules CL101–CL106, CL108), each
-    with ``context_chars`` of context (see :func:`verify_snippet`).
-    The exactness rules stop at the first failure, except that an invisible
-    snippet (CL108) is reported beside a source or capture problem, since it
-    does not depend on the capture. The capture record is not kept: memory
-    holds one capture at a time.
+    Returns the capture's record (None when it did not resolve: the source is
+    not approved, or the file is missing or corrupt) and per citation, in
+    order, its issues (rules CL101–CL106, CL108) and its entry when its
+    snippet was found, with ``context_chars`` of context (see
+    :func:`verify_snippet`). The exactness rules stop at the first failure,
+    except that an invisible snippet (CL108) is reported beside a source or
+    capture problem, since it does not depend on the capture. The record is
+    not kept once the caller drops it: memory holds one capture at a time.
     """
+    snippets = [c.fact["snippet"] for c in citations]
     invisible = [(_INVISIBLE,) if is_invisible(s) else () for s in snippets]
     if not approved:
         unapproved = Issue("CL101", "source", f"source {source!r} is not in the approved `sources` of the config "
                                               "(exact match); cite an approved source")
-        return [Verdict(inv + (unapproved,)) for inv in invisible]
+        return None, _unresolved(citations, invisible, unapproved)
     try:
         record = store.lookup(source, sha)
     except CaptureMissing:
         missing = Issue("CL102", "captureSha256", _missing_hint(store, source, sha))
-        return [Verdict(inv + (missing,)) for inv in invisible]
+        return None, _unresolved(citations, invisible, missing)
     except CaptureCorrupt as exc:
         corrupt = Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore it from version "
                                                   "control or capture again")
-        return [Verdict(inv + (corrupt,)) for inv in invisible]
+        return None, _unresolved(citations, invisible, corrupt)
     newer = _newer(store, source, record)
     budget = MissBudget(record.text)
-    return [Verdict(inv, resolved=True) if inv else verify_snippet(s, record, store, newer, budget, context_chars)
-            for s, inv in zip(snippets, invisible)]
+    return record, [(_of_fact(inv, c.index), None) if inv else verify_snippet(c, record, store, newer, budget,
+                                                                              context_chars)
+                    for c, inv in zip(citations, invisible)]
+
+
+def _of_fact(issues: Sequence[Issue], index: int) -> list[Issue]:
+    """``issues`` as issues of the fact at ``index``."""
+    return [issue._replace(fact_index=index) for issue in issues]
+
+
+def _unresolved(citations: Sequence[Citation], invisible: Sequence[tuple[Issue, ...]],
+                problem: Issue) -> list[tuple[Sequence[Issue], AcceptedEntry | None]]:
+    """Each citation's issues when their capture did not resolve: ``problem``,
+    after CL108 if its snippet is invisible."""
+    return [(_of_fact(inv + (problem,), c.index), None) for c, inv in zip(citations, invisible)]
 
 
 def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:
@@ -193,23 +219,12 @@ class BaseLookup(Protocol):
         """True when the base revision holds the capture (source, sha256)."""
 
 
-class FactIssue(NamedTuple):
-    """One finding inside a report: ``index`` of the fact in the facts array,
-    ``field`` the fact key it points at ('' for the fact itself)."""
-
-    index: int
-    rule: str
-    field: str
-    message: str
-    at: int = 0
-
-
 class AcceptedEntry(NamedTuple):
     """A fact that passed every blocking rule, by ``index`` in the facts array.
 
     Cited facts carry the snippet's code-point ``offset`` in the capture,
     the semantic-review hints ``review``, and the capture's ``retrieved_at``
-    and ``context`` (see :class:`Verdict`); unavailable facts carry ``reason``.
+    and ``context`` (see :func:`verify_snippet`).
     """
 
     index: int
@@ -235,13 +250,13 @@ class LabelOutcome:
     """What :func:`check_labels` found in one report: issues, accepted
     unavailable facts, the cited facts left to verify, and the counts."""
 
-    def __init__(self, issues: list[FactIssue], accepted: list[AcceptedEntry], citations: list[Citation],
+    def __init__(self, issues: list[Issue], accepted: list[AcceptedEntry], citations: list[Citation],
                  cited: int = 0, unavailable: int = 0):
         self.issues, self.accepted, self.citations = issues, accepted, citations
         self.cited, self.unavailable = cited, unavailable
 
 
-def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> FactIssue | None:
+def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> Issue | None:
     """CL003 for the fact at ``index`` when its ``label`` (a non-empty string) is
     not approved by ``labels``, else None (a label of another type is the
     schema's business, CL002)."""
@@ -250,7 +265,7 @@ def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> F
     hint = ("no labels are approved in the config" if not labels
             else "approve it in the config's `labels` (a name, or a pattern such as `claim-*`) "
                  "or use an approved label")
-    return FactIssue(index, "CL003", "label", f"label {label!r} is not approved; {hint}")
+    return Issue("CL003", "label", f"label {label!r} is not approved; {hint}", fact_index=index)
 
 
 def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
@@ -270,8 +285,8 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     duplicated = set()
     for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
         duplicated.add(label)
-        outcome.issues.append(FactIssue(index, "CL004", "label", f"label {label!r} appears again (first at "
-                                                                 f"line {line_of(first)}); keep one fact per label"))
+        outcome.issues.append(Issue("CL004", "label", f"label {label!r} appears again (first at line "
+                                                      f"{line_of(first)}); keep one fact per label", fact_index=index))
     for index, fact in facts:
         cited = fact["state"] == "cited"
         if cited:
@@ -295,7 +310,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                      untracked: Callable[[str, str], str | None] | None = None,
                      signatures: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None,
                      context_chars: int = CONTEXT_CHARS,
-                     ) -> Iterator[tuple[Citation, Sequence[FactIssue], AcceptedEntry | None]]:
+                     ) -> Iterator[tuple[Citation, Sequence[Issue], AcceptedEntry | None]]:
     """Verify cited facts that all cite one capture (same source and captureSha256).
 
     Yields, per citation in order, its issues and its accepted entry (None
@@ -313,49 +328,44 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     if not citations:
         return
     source, sha = citations[0].fact["source"], citations[0].fact["captureSha256"]
-    verdicts = verify_group(source, sha, [c.fact["snippet"] for c in citations], approved=approved(source),
-                            store=store, context_chars=context_chars)
-    resolved = verdicts[0].resolved
+    record, outcomes = verify_group(source, sha, citations, approved=approved(source), store=store,
+                                    context_chars=context_chars)
     # Findings about the capture itself, the same for every fact citing it: (rule, field, message).
     about_capture: list[tuple[str, str, str]] = []
-    if base is not None and resolved and not base.has_capture(source, sha):
+    if base is not None and record is not None and not base.has_capture(source, sha):
         # The capture exists in the working tree but not on the base: the
         # evidence arrives in the same change as the claim leaning on it.
         about_capture.append((
             "CL302", "captureSha256",
             f"capture {_short(sha)}… is not on the base revision {base.commit[:12]} "
             "(require_captures_on_base); merge the capture in its own change first, then the report"))
-    not_in_git = untracked(source, sha) if untracked is not None and resolved else None
+    not_in_git = untracked(source, sha) if untracked is not None and record is not None else None
     if not_in_git:
         about_capture.append((
             "CL109", "captureSha256",
             f"capture {_short(sha)}… ({not_in_git}) is neither committed nor staged in git, so this check "
             f"passes here and fails in a clean clone; run `git add {not_in_git}`"))
-    if signatures is not None and resolved:
-        # The record verify_group just read is still in the store's cache: no second parse.
-        signed = signatures(store.lookup(source, sha))
-        about_capture.extend((rule, "captureSha256", message) for rule, message in signed)
-    for citation, verdict in zip(citations, verdicts):
-        index, fact = citation.index, citation.fact
-        if not verdict.issues and not (verdict.resolved and about_capture):
-            issues: Sequence[FactIssue] = ()  # most citations: one shared empty tuple, not a list each
+    if signatures is not None and record is not None:
+        about_capture.extend((rule, "captureSha256", message) for rule, message in signatures(record))
+    del record  # memory holds one capture at a time
+    for citation, (found, entry) in zip(citations, outcomes):
+        issues: Sequence[Issue]
+        if about_capture:
+            issues = [*found, *(Issue(rule, field, message, fact_index=citation.index)
+                                for rule, field, message in about_capture)]
         else:
-            found = [FactIssue(index, i.rule, i.field, i.message, i.at) for i in verdict.issues]
-            if verdict.resolved:
-                found.extend(FactIssue(index, rule, field, message) for rule, field, message in about_capture)
-            issues = found
-        if citation.rejected or (issues and any(RULES[i.rule].blocking for i in issues)):
-            # A label that failed (CL003), or either fact of a CL004 pair: not accepted.
+            issues = found or ()  # most citations: one shared empty tuple, not a list each
+        if entry is None or citation.rejected or (issues and any(RULES[i.rule].blocking for i in issues)):
+            # Not found, a label that failed (CL003), or either fact of a CL004 pair: not accepted.
             yield citation, issues, None
             continue
-        review = review_hints(labels.get(fact["label"]), fact["snippet"])
-        yield citation, issues, AcceptedEntry(index, fact, verdict.offset, review, verdict.retrieved_at,
-                                              verdict.context)
+        review = review_hints(labels.get(entry.fact["label"]), entry.fact["snippet"])
+        yield citation, issues, entry._replace(review=review) if review else entry
 
 
-def review_notice(entry: AcceptedEntry) -> FactIssue:
+def review_notice(entry: AcceptedEntry) -> Issue:
     """The semantic-review notice (CL901) of an accepted cited fact: its label
     is not verified, only its excerpt; the entry's review hints say what to look at."""
     detail = "; ".join(entry.review) if entry.review else "check that the snippet supports this label"
-    return FactIssue(entry.index, "CL901", "",
-                     f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}")
+    return Issue("CL901", "", f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}",
+                 fact_index=entry.index)

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 Severity = Literal["error", "warning", "notice"]
 
@@ -96,6 +96,9 @@ class Finding(NamedTuple):
     end_col: int | None = None
     #: The capture revision (sha256) a quotation link was checked against (CL204, CL105), else None.
     capture: str | None = None
+    #: The index in its report's facts array of the fact the finding is about, else None
+    #: (a finding about the file, or a Markdown report's).
+    fact_index: int | None = None
 
     @property
     def name(self) -> str:
@@ -123,6 +126,25 @@ class Finding(NamedTuple):
 
     def __hash__(self) -> int:
         return hash(self[:4])
+
+
+class FixedLink(NamedTuple):
+    """A Markdown link ``check --fix`` removed (degraded to its text): where it
+    stood before the edit (``line``, ``col``), the ``rule`` of the finding it
+    would have been and that finding's configured ``severity``, and the
+    ``href`` it pointed at. Not a finding: nothing is left to fix."""
+
+    path: str
+    line: int
+    col: int
+    rule: str
+    severity: Severity
+    href: str
+
+    @property
+    def message(self) -> str:
+        """What every format says of it: ``removed link to HREF`` (untrusted: escape it)."""
+        return f"removed link to {self.href}"
 
 
 class LabelInfo(NamedTuple):
@@ -240,7 +262,8 @@ class AcceptedFact(NamedTuple):
     period words missing from the snippet); ``retrieved_at`` is the capture's
     ``retrievedAt`` and ``context`` up to ``facts.CONTEXT_CHARS`` code points
     of capture text before and after the snippet, for review and the reader
-    view. Unavailable facts have no source.
+    view; ``fact_index`` the fact's place in its report's facts array (as
+    a finding about it has it). Unavailable facts have no source.
     """
 
     path: str
@@ -256,6 +279,50 @@ class AcceptedFact(NamedTuple):
     review: tuple[str, ...] = ()
     retrieved_at: str | None = None
     context: tuple[str, str] = ("", "")
+    fact_index: int | None = None
+
+
+class FactPlace(NamedTuple):
+    """One fact of a fact report, in report order, as the reader view lists it:
+    where it starts (1-based ``line`` and code-point ``col``) and its ``label``
+    (None when it has none that is a string)."""
+
+    line: int
+    col: int
+    label: str | None
+
+
+class LinkVerdict(NamedTuple):
+    """One followable link of a Markdown report and what the check found at it.
+
+    ``link`` is the located :class:`citelint.links.Link` (this module imports
+    nothing above it); ``findings`` the findings made of its issues, in order
+    (notices, and those past the per-rule cap, left out); ``error`` True when
+    any of its issues is at error severity, a capped one too.
+    """
+
+    link: Any
+    findings: tuple[Finding, ...]
+    error: bool
+
+
+class ReportDetail(NamedTuple):
+    """What the check keeps of one report for its reader view (``citelint
+    render``), so the view is built from the result: the report is never
+    loaded, validated or rendered again.
+
+    ``kind`` is ``facts`` or ``markdown``. A fact report's ``facts`` are
+    every fact of its facts array, in order, rejected ones too (None when the
+    report did not load or has no facts array). A Markdown report's
+    ``markdown`` is its text as checked and ``links`` each of its followable
+    links, located, in document order, with its verdict ('' and () when it
+    could not be read).
+    """
+
+    kind: str
+    facts: tuple[FactPlace, ...] | None = None
+    markdown: str = ""
+    links: tuple[LinkVerdict, ...] = ()
 
 
 class CheckResult:
@@ -266,26 +333,31 @@ class CheckResult:
     is :attr:`review_count`, known without building them. Building the
     notices and ``accepted`` (each needs its fact's line and column) may be
     deferred with :meth:`defer`: it then runs when either is first read.
-    ``fixed`` lists what ``--fix`` removed, as findings with their old position.
+    ``fixed`` lists the links ``--fix`` removed (:class:`FixedLink`).
     Facts that fail the schema (CL002) count as ``facts_invalid``; the others
     as cited or unavailable by their state. ``skipped`` lists (path, why)
     for each file named on the command line that is not a report.
+    ``details`` maps each report's path to its :class:`ReportDetail` when
+    the result is made to keep them (``details={}``, as
+    ``run_check(detail=True)`` does); it is None otherwise, so a plain check
+    does not pay for them.
     """
 
     def __init__(self, findings: list[Finding] | None = None, notices: Iterable[Finding] = (),
                  accepted: Iterable[AcceptedFact] = (), files: int = 0, facts_cited: int = 0,
                  facts_unavailable: int = 0, facts_invalid: int = 0, links: int = 0, links_governed: int = 0,
-                 links_grounded: int = 0, fixed: list[Finding] | None = None, warnings_text: list[str] | None = None,
-                 skipped: list[tuple[str, str]] | None = None):
+                 links_grounded: int = 0, fixed: list[FixedLink] | None = None, warnings_text: list[str] | None = None,
+                 skipped: list[tuple[str, str]] | None = None, details: dict[str, ReportDetail] | None = None):
         self.findings: list[Finding] = [] if findings is None else findings
         self._notices: list[Finding] = list(notices)
         self._accepted: list[AcceptedFact] = list(accepted)
         self.files, self.facts_cited, self.facts_unavailable, self.facts_invalid = \
             files, facts_cited, facts_unavailable, facts_invalid
         self.links, self.links_governed, self.links_grounded = links, links_governed, links_grounded
-        self.fixed: list[Finding] = [] if fixed is None else fixed
+        self.fixed: list[FixedLink] = [] if fixed is None else fixed
         self.warnings_text: list[str] = [] if warnings_text is None else warnings_text
         self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
+        self.details = details
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
 

@@ -10,6 +10,7 @@ import pytest
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from citelint import __version__
 from citelint.model import DOCS_URL
+from citelint.output import FORMATTERS
 
 
 def test_help_has_examples_and_exit_codes() -> None:
@@ -270,3 +271,18 @@ def test_semantic_review_raised_to_a_warning_is_a_finding_at_each_fact(repo: Rep
         "snippet supports this label"]
     assert "for semantic review" not in run.out and "to review for meaning" not in run.out
     assert repo.check("--strict").code == 1
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATTERS))
+def test_what_the_check_does_for_a_format_is_its_registry_entry(repo: Repo, fmt: str) -> None:
+    """The CLI asks the format's properties, never its name: the summary line goes to
+    stderr for a machine-readable format, and a check that cannot run says why on the
+    output of a format with a did-not-run notice."""
+    form = FORMATTERS[fmt]
+    repo.report(repo.cited(snippet="Inventory held steady at 42 items."))
+    run = repo.check("--format", fmt)
+    assert run.code == 0 and run.err.startswith("citelint: 1 file") == form.machine
+    (repo.root / "citelint.yaml").write_text("sources: 3\n", encoding="utf-8")
+    broken = repo.check("--format", fmt)
+    assert broken.code == 2 and broken.err.startswith("citelint: config error")
+    assert ("check did not run" in broken.out) == form.not_run and bool(broken.out) == form.not_run

@@ -8,5 +8,6 @@ Modules, one job each:
 - ``loaded``: a report between the phases, and the emitter that stamps each
   finding with its rule id and severity.
 - ``grounding``: what grounds a run's Markdown links (captures, git, signatures).
-- ``parallel``: work cut into chunks shared with forked workers (``--jobs``).
+- ``parallel``: work cut into chunks shared with forked workers (``--jobs``),
+  and their results packed as columns by field name.
 """

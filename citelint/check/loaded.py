@@ -15,7 +15,7 @@ from typing import Callable, Iterable, cast
 from citelint.reports import pointers
 from citelint.reports.columns import char_position
 from citelint.config import Config
-from citelint.facts import AcceptedEntry, FactIssue
+from citelint.facts import AcceptedEntry, Issue
 from citelint.files import decode_utf8
 from citelint.reports.document import Document, ParseFailure
 from citelint.reports.json import LazyDocument
@@ -44,29 +44,34 @@ class Emitter:
         return self.shown.get(rule, 0) >= FINDINGS_PER_RULE
 
     def __call__(self, rule: str, where: Position | Callable[[], Position], message: str,
-                 capture: str | None = None) -> None:
+                 capture: str | None = None, fact_index: int | None = None) -> Finding | None:
+        """Add the finding of ``rule`` at ``where`` with ``message`` (``capture``
+        and ``fact_index`` as :class:`~citelint.model.Finding` has them) to the result,
+        as a notice when the rule is configured so. Returns it, or None when the
+        rule is off or past its cap in this file."""
         severity = self.config.severity(rule)
         if severity == "off":
-            return
+            return None
         if severity != "notice":
             if self.full(rule):
                 count, first = self.more.get(rule, (0, Position(1, 1)))
                 if not count:
                     first = where if isinstance(where, Position) else where()
                 self.more[rule] = (count + 1, first)
-                return
+                return None
             self.shown[rule] = self.shown.get(rule, 0) + 1
         pos = where if isinstance(where, Position) else where()
         finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
-                          pos.end_line, pos.end_col, capture)
+                          pos.end_line, pos.end_col, capture, fact_index)
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
+        return finding
 
-    def stop(self, rule: str, where: Callable[[], Position], message: str) -> None:
+    def stop(self, rule: str, where: Callable[[], Position], message: str, fact_index: int | None = None) -> None:
         """End ``rule``'s findings in this file with one finding saying why
         (replacing the count of those not shown)."""
         self.more.pop(rule, None)
         self.shown[rule] = 0
-        self(rule, where, message)
+        self(rule, where, message, fact_index=fact_index)
         self.shown[rule] = FINDINGS_PER_RULE
 
     def close(self) -> None:
@@ -127,14 +132,15 @@ class LoadedReport:
         where = pointers.join(self.facts_ptr, index)
         return pointers.join(where, field) if field else where
 
-    def emit_issues(self, emit: Emitter, issues: Iterable[FactIssue]) -> None:
-        """Emit each issue at the fact, or the key, it names."""
+    def emit_issues(self, emit: Emitter, issues: Iterable[Issue]) -> None:
+        """Emit each issue as a finding at the fact, or the key, it names (the
+        finding keeps the fact's index)."""
         for issue in issues:
-            where = functools.partial(self.locate, self.pointer(issue.index, issue.field))
+            where = functools.partial(self.locate, self.pointer(issue.fact_index, issue.field))
             if issue.at:
                 # CL104 points at the snippet's first character that differs from the capture.
                 where = functools.partial(self._at_char, where, issue.at)
-            emit(issue.rule, where, issue.message)
+            emit(issue.rule, where, issue.message, fact_index=issue.fact_index)
 
     def _at_char(self, where: Callable[[], Position], at: int) -> Position:
         return char_position(self.text, where(), at)
@@ -149,10 +155,10 @@ class LoadedReport:
         fact = entry.fact
         if fact["state"] == "unavailable":
             accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],
-                                    reason=fact["reason"])
+                                    reason=fact["reason"], fact_index=entry.index)
         else:
             accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
                                     capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
                                     offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
-                                    context=entry.context)
+                                    context=entry.context, fact_index=entry.index)
         return (self.order, entry.index), accepted

@@ -18,9 +18,11 @@ and these bytes never leave the run). Where the platform cannot fork,
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from operator import attrgetter
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 #: What a forked worker runs, set just before the workers are forked:
 #: (number of items, chunk size, claim counter, work, pack).
@@ -114,3 +116,23 @@ def chunk_size(count: int, n: int, least: int = 1, most: int = 1000) -> int:
     chunks per process (so the last ones even out), within ``least`` and
     ``most`` items."""
     return max(least, min(most, -(-count // (16 * n))))
+
+
+def pack_rows(rows: Sequence[Any], fields: Sequence[str]) -> dict[str, list[Any]]:
+    """``rows`` (records with the attributes ``fields``: NamedTuples, mostly) as one
+    list per field, keyed by its name: the shape a packed result carries them in,
+    so that :func:`unpack_rows` rebuilds them by field name, never by the order of
+    a tuple (and marshal writes each column as one list, not a tuple per row)."""
+    return {name: list(map(attrgetter(name), rows)) for name in fields}
+
+
+def unpack_rows(cls: type[T], columns: Mapping[str, Sequence[Any]]) -> list[T]:
+    """The rows of the NamedTuple ``cls`` from ``columns`` (field name -> one value
+    per row, as :func:`pack_rows` gives them, plus any fields the caller adds),
+    each field taken by its name.
+
+    Raises:
+        KeyError: a field of ``cls`` has no column.
+    """
+    make = cls._make  # type: ignore[attr-defined]
+    return list(map(make, zip(*(columns[name] for name in cls._fields))))  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 from citelint.reports import pointers
 from citelint.store.captures import Store, legacy_message, legacy_unmigrated
 from citelint.config import Config, relpath
-from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, FactIssue, check_labels, label_issue, review_notice,
+from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, Issue, check_labels, label_issue, review_notice,
                             verify_citations)
 from citelint.files import WriteRefused, write_output
 from citelint.check.grounding import GitTracking, build_allowlist
@@ -28,7 +28,8 @@ from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.reports.document import ParseFailure
 from citelint.reports.json import LazyDocument
 from citelint.reports.loaders import decode_source, kind_of, load_text, read_source
-from citelint.model import RULES, CheckResult, Finding, Position
+from citelint.model import (RULES, CheckResult, FactPlace, Finding, FixedLink, LinkVerdict, Position, ReportDetail,
+                            Severity)
 from citelint.reports.schema import check_document
 from citelint.check.targets import Target, select_targets, stdin_target
 from citelint.errors import UsageError
@@ -51,11 +52,14 @@ def _load_report(target: Target, order: int, display: str, config: Config,
                  result: CheckResult) -> tuple[LoadedReport, list[Citation], list[AcceptedEntry]] | None:
     """First phase of a fact report: load, schema (CL001, CL002) and labels
     (CL003, CL004). Returns the report with its citations left to verify and
-    its accepted unavailable facts, or None when nothing is left to check."""
+    its accepted unavailable facts, or None when nothing is left to check.
+    When ``result`` keeps details, its facts' places are kept there."""
     emit = Emitter(config, result, display)
     source = _read(target)
     syntax = target.syntax or kind_of(target.path) or "json"
     doc = source if isinstance(source, ParseFailure) else load_text(source[1], syntax)
+    if result.details is not None:
+        result.details[display] = ReportDetail("facts")
     if isinstance(doc, ParseFailure):
         emit("CL001", Position(doc.line, doc.col), doc.message)
         emit.close()
@@ -74,11 +78,11 @@ def _load_report(target: Target, order: int, display: str, config: Config,
             emit.stop("CL002", functools.partial(doc.locate, pointer),
                       f"schema checking stopped at {FINDINGS_PER_RULE} findings in this file: {rest} more "
                       f"fact{'s' * (rest != 1)} from here on {'were' if rest != 1 else 'was'} not "
-                      "checked and not accepted; fix these first")
+                      "checked and not accepted; fix these first", fact_index=index)
             break
         where = (lambda: Position(1, 1)) if facts is pointers.MISSING else \
             functools.partial(doc.locate_key if at_key else doc.locate, pointer)
-        emit("CL002", where, message)
+        emit("CL002", where, message, fact_index=index)
         if index is not None:
             bad_facts.add(index)
     if not isinstance(facts, list):
@@ -86,6 +90,8 @@ def _load_report(target: Target, order: int, display: str, config: Config,
         return None
     report = LoadedReport(order, display, syntax, source[0],
                      doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, source[1])
+    if result.details is not None:
+        result.details[display] = ReportDetail("facts", tuple(_place(report, i, fact) for i, fact in enumerate(facts)))
     # A fact that fails the schema has its label judged too: every independent problem at once.
     report.emit_issues(emit, [issue for i in sorted(bad_facts) if i < checked and isinstance(facts[i], dict)
                               if (issue := label_issue(i, facts[i].get("label"), config.labels)) is not None])
@@ -108,6 +114,13 @@ def _load_report(target: Target, order: int, display: str, config: Config,
 
 
 _SHARED_VALUES = ("state", "label", "source", "captureSha256")
+
+
+def _place(report: LoadedReport, index: int, fact: object) -> FactPlace:
+    """Where the fact at ``index`` starts, and its label (the reader view lists every fact)."""
+    pos = report.locate(report.pointer(index))
+    label = fact.get("label") if isinstance(fact, dict) else None
+    return FactPlace(pos.line, pos.col, label if isinstance(label, str) else None)
 
 
 def _fact_index(pointer: str, facts_ptr: str) -> int | None:
@@ -148,7 +161,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 
     reports = [item for item in targets if loadable(item)]
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
-    parts = _load_in_workers(reports, n, config, cwd, tracking) if n > 1 else None
+    parts = _load_in_workers(reports, n, config, cwd, tracking, result.details is not None) if n > 1 else None
     if parts is None:
         return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence)
     # Markdown reports and refused files here; their findings do not depend on order.
@@ -161,6 +174,8 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
         result.facts_invalid += part.result.facts_invalid
         result.findings.extend(part.result.findings)
         result.notices.extend(part.result.notices)
+        if result.details is not None and part.result.details is not None:
+            result.details.update(part.result.details)
         one.reports.extend(part.reports)
         one.citations.extend(part.citations)
         one.accepted.extend(part.accepted)
@@ -169,41 +184,61 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     return one
 
 
+#: The counts a first-phase worker hands back.
+_COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid")
+#: What a first-phase worker hands back of each loaded report: its
+#: constructor's arguments, which are its attributes (positions are found again here).
+_REPORT_FIELDS = ("order", "display", "kind", "raw", "spans", "facts_ptr")
+
+
 #: Fewest fact reports worth a process of their own in the first phase: a
 #: worker costs a fork and the hand-back of what it loaded.
 MIN_REPORTS_PER_PROCESS = 100
 
 
 def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Config, cwd: Path,
-                     tracking: GitTracking) -> list[_PhaseOne] | None:
+                     tracking: GitTracking, detail: bool = False) -> list[_PhaseOne] | None:
     """The first phase of the fact reports ``reports`` in ``n`` processes
     (:func:`citelint.check.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
     in order, each with its own result (counts and findings). A worker
-    hands back plain values: the counts, the findings (their positions
-    already found), each report's bytes and the spans found so far, and the
-    citations and accepted unavailable facts as (order, index, fact, ...)
-    tuples. None where the platform cannot fork."""
-    from citelint.check.parallel import chunk_size, run_chunks
+    hands back plain values, each record as columns keyed by field name
+    (:func:`citelint.check.parallel.pack_rows`): the counts, the findings
+    (their positions already found), each report's bytes and the spans
+    found so far, the citations and accepted unavailable facts with their
+    report's order, and with ``detail`` each report's :class:`ReportDetail`.
+    None where the platform cannot fork."""
+    from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
     def work(start: int, stop: int) -> _PhaseOne:
-        return _phase_one_here(reports[start:stop], config, cwd, False, tracking, CheckResult())
+        return _phase_one_here(reports[start:stop], config, cwd, False, tracking,
+                               CheckResult(details={} if detail else None))
 
-    def pack(one: _PhaseOne) -> tuple[Any, ...]:
+    def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
-        return ((r.files, r.facts_cited, r.facts_unavailable, r.facts_invalid), [tuple(f) for f in r.findings],
-                [tuple(f) for f in r.notices],
-                [(x.order, x.display, x.kind, x.raw, x.spans, x.facts_ptr) for x in one.reports],
-                [(order, c.index, c.fact, c.rejected) for order, c in one.citations],
-                [(order, tuple(e)) for order, e in one.accepted])
+        return {"counts": {name: getattr(r, name) for name in _COUNTS},
+                "findings": pack_rows(r.findings, Finding._fields), "notices": pack_rows(r.notices, Finding._fields),
+                "reports": pack_rows(one.reports, _REPORT_FIELDS),
+                "citations": {"order": [order for order, _ in one.citations],
+                              **pack_rows([c for _, c in one.citations], Citation._fields)},
+                "accepted": {"order": [order for order, _ in one.accepted],
+                             **pack_rows([e for _, e in one.accepted], AcceptedEntry._fields)},
+                # A fact report's detail: its facts' places (None: its facts were not reached).
+                "details": None if r.details is None else
+                {path: None if d.facts is None else pack_rows(d.facts, FactPlace._fields)
+                 for path, d in r.details.items()}}
 
-    def unpack(start: int, stop: int, packed: tuple[Any, ...]) -> _PhaseOne:
-        counts, findings, notices, loaded, citations, accepted = packed
-        one = _PhaseOne(CheckResult(findings=[Finding(*f) for f in findings], notices=[Finding(*f) for f in notices],
-                                    files=counts[0], facts_cited=counts[1], facts_unavailable=counts[2],
-                                    facts_invalid=counts[3]))
-        one.reports = [LoadedReport(*x) for x in loaded]
-        one.citations = [(order, Citation(index, fact, rejected)) for order, index, fact, rejected in citations]
-        one.accepted = [(order, AcceptedEntry(*entry)) for order, entry in accepted]
+    def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, packed["findings"]),
+                                    notices=unpack_rows(Finding, packed["notices"]), **packed["counts"]))
+        loaded = packed["reports"]
+        one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
+                       for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
+        one.citations = list(zip(packed["citations"]["order"], unpack_rows(Citation, packed["citations"])))
+        one.accepted = list(zip(packed["accepted"]["order"], unpack_rows(AcceptedEntry, packed["accepted"])))
+        if packed["details"] is not None:
+            one.result.details = {path: ReportDetail("facts", None if places is None else
+                                                     tuple(unpack_rows(FactPlace, places)))
+                                  for path, places in packed["details"].items()}
         return one
 
     return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)
@@ -221,6 +256,8 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
         one.result.files += 1
         if target.refusal:
             Emitter(config, one.result, display)("CL001", Position(1, 1), target.refusal)
+            if one.result.details is not None:
+                one.result.details[display] = ReportDetail("facts" if target.kind == "report" else "markdown")
         elif target.kind == "report":
             loaded = _load_report(target, order, display, config, one.result)
             if loaded is not None:
@@ -240,7 +277,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
 
 
 #: One verified citation: (report order, citation, its issues, its accepted entry or None).
-_Verified = tuple[int, Citation, Sequence[FactIssue], "AcceptedEntry | None"]
+_Verified = tuple[int, Citation, Sequence[Issue], "AcceptedEntry | None"]
 
 
 _Group = tuple[tuple[str, str], list[tuple[int, Citation]]]
@@ -268,7 +305,9 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
                     result: CheckResult, fix: bool) -> None:
     """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
     CL401–CL403 for a link whose evidence needs repair: see
-    :func:`citelint.links.judge.judge`) and, with ``fix``, degrade the fixable ones."""
+    :func:`citelint.links.judge.judge`) and, with ``fix``, degrade the fixable
+    ones. When ``result`` keeps details, the report's text and every link,
+    with its verdict, are kept there."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -277,9 +316,12 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     source = _read(target)
     if isinstance(source, ParseFailure):
         emit("CL001", Position(source.line, source.col), source.message)
+        if result.details is not None:
+            result.details[display] = ReportDetail("markdown")
         return
     raw, text = source
-    report = links.check(text, evidence, relative=config.links.relative, images=config.links.images)
+    report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
+                         every=result.details is not None)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
@@ -293,14 +335,26 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
             if unsafe:
                 result.warnings_text.append(f"--fix left {display} unchanged: {unsafe}")
                 removed = []
-            for i in removed:
-                result.fixed.append(Finding(display, i.line, i.col, i.rule, "error",
-                                            f"removed link to {i.link.href}"))
+            result.fixed.extend(FixedLink(display, i.line, i.col, i.rule, cast(Severity, config.severity(i.rule)),
+                                          i.link.href) for i in removed)
             removed_ids = {id(i) for i in removed}
             issues = [i for i in issues if id(i) not in removed_ids]
+    keep = result.details is not None
+    at_link: dict[int, list[Finding]] = {}  # id(link) -> the findings about it
+    failing: set[int] = set()  # id(link) of each link with an error
     for issue in issues:
-        emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message, issue.capture)
+        finding = emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message,
+                       issue.capture)
+        if keep:
+            if finding is not None and finding.severity != "notice":
+                at_link.setdefault(id(issue.link), []).append(finding)
+            # As configured: an error past the per-rule cap, which prints no finding, still fails its link.
+            if config.severity(issue.rule) == "error":
+                failing.add(id(issue.link))
     emit.close()
+    if result.details is not None:
+        result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
+            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
 
 
 def _rewrite(path: Path, raw: bytes, new_text: str, config: Config) -> str | None:
@@ -342,7 +396,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
-              resolving: Resolving | None = None) -> CheckResult:
+              resolving: Resolving | None = None, detail: bool = False) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -363,6 +417,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``resolving`` is git's answer about ``base`` when the caller started
     asking before it read the config (:class:`citelint.git.base.Resolving`);
     git compares the captures while the reports are loaded.
+    ``detail`` keeps, for the reader view (``citelint render``), each report's
+    :class:`~citelint.model.ReportDetail` in the result's ``details``: every
+    fact's place and label, or a Markdown report's text and every link
+    located with its verdict (a plain check keeps none: it costs time and
+    memory).
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
@@ -378,7 +437,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
-                                  for p, why in selection.skipped])
+                                  for p, why in selection.skipped], details={} if detail else None)
     base_note = len(result.warnings_text)
     pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
     # The cyclic collector would scan every report, fact and result the run
@@ -471,33 +530,43 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
             evidence: EvidenceVerifier | None, context_chars: int) -> list[_Verified]:
     """Phase two over ``groups`` with ``n`` processes
     (:func:`citelint.check.parallel.run_chunks`), the results joined in group
-    order, so they are the same for any ``n``. A worker hands back, per
-    citation, its issues and, when accepted, the fields of its entry but
-    the fact (which this process has). One process where the platform
-    cannot fork."""
+    order, so they are the same for any ``n``. A worker hands back its
+    citations' issues (and how many each has) and the entries of the
+    accepted ones, as columns by field name, but not what this process has:
+    the fact and its index. One process where the platform cannot fork."""
     settings = (config, base, tracking, evidence, context_chars)
     if n <= 1 or len(groups) < 2:
         return _phase_two(groups, *settings)
-    from citelint.check.parallel import chunk_size, run_chunks
+    from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
     def work(start: int, stop: int) -> list[_Verified]:
         return _phase_two(groups[start:stop], *settings)
 
-    def pack(verified: list[_Verified]) -> list[tuple[Any, ...]]:
-        return [([tuple(issue) for issue in issues],
-                 None if entry is None else (entry.offset, entry.review, entry.retrieved_at, entry.context))
-                for _, _, issues, entry in verified]
+    def pack(verified: list[_Verified]) -> dict[str, Any]:
+        entries = [entry for _, _, _, entry in verified if entry is not None]
+        return {"issues": pack_rows([issue for _, _, issues, _ in verified for issue in issues], Issue._fields),
+                "issue_counts": [len(issues) for _, _, issues, _ in verified],
+                "accepted": [entry is not None for _, _, _, entry in verified],
+                "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
-    def unpack(start: int, stop: int, packed: list[tuple[Any, ...]]) -> list[_Verified]:
+    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
         cited = [item for _, group in groups[start:stop] for item in group]
-        return [(order, citation, [FactIssue(*issue) for issue in issues],
-                 None if entry is None else AcceptedEntry(citation.index, citation.fact, *entry))
-                for (order, citation), (issues, entry) in zip(cited, packed)]
+        issues = iter(unpack_rows(Issue, packed["issues"]))
+        accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
+        entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
+                                                   "fact": [c.fact for c in accepted]}))
+        return [(order, citation, [next(issues) for _ in range(count)] if count else (),
+                 next(entries) if yes else None)
+                for (order, citation), count, yes in zip(cited, packed["issue_counts"], packed["accepted"])]
 
     parts = run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack)
     if parts is None:
         return _phase_two(groups, *settings)
     return [verified for part in parts for verified in part]
+
+
+#: What an accepted entry's worker leaves out: this process has the citation.
+_OWN = ("index", "fact")
 
 
 def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str,

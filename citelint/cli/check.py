@@ -20,7 +20,7 @@ from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
 from citelint.escape import terminal
-from citelint.output import FORMATTERS, RenderOptions, renderer, repo_prefix, summary_line
+from citelint.output import FORMATTERS, RenderOptions, did_not_run, renderer, repo_prefix, summary_line
 
 if TYPE_CHECKING:
     from citelint.git.base import Resolving
@@ -147,15 +147,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             # Vetted before the check runs: a refused file fails fast, and no other output is half done.
             return _did_not_run(problem, fmt, args, out, err, summary=name != "summary")
     final_out, out = out, (io.StringIO() if args.output_file else out)
-    color = args.color == "always" or (args.color == "auto" and fmt == "text" and not args.output_file
+    form = FORMATTERS[fmt]
+    color = args.color == "always" or (args.color == "auto" and form.color and not args.output_file
                                        and _color_env(isatty(final_out)))
+    # Only a format with context (and the step summary) shows the capture text around each snippet.
+    context = bool(args.summary_file) or form.context
     progress = _progress(err) if isatty(err) else None
     try:
         result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
                            base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
-                           stdin=stdin,
-                           # Only the step summary shows the capture text around each snippet.
-                           context_chars=CONTEXT_CHARS if args.summary_file or fmt == "summary" else 0)
+                           stdin=stdin, context_chars=CONTEXT_CHARS if context else 0)
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:
@@ -165,7 +166,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write("\r\x1b[K")
     options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
                             repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")),
-                            blob_url=_blob_url() if args.summary_file or fmt == "summary" else "",
+                            blob_url=_blob_url() if context else "",
                             review=args.review, statistics=args.statistics)
     if not args.quiet:
         for path, why in result.skipped:
@@ -181,7 +182,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if problem:
             err.write(f"citelint: {problem}\n")
             return EXIT_USAGE
-    if fmt in ("json", "sarif", "summary") or args.output_file:
+    if form.machine or args.output_file:
         err.write(summary_line(result) + "\n")
     # Rendered in memory first, so a failure never leaves half a file behind.
     for name in ("summary", "sarif"):
@@ -273,19 +274,16 @@ def _jobs(value: str) -> int:
 def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO, *,
                  summary: bool = True) -> int:
     """Report a usage or config error: one line on stderr and, so CI never
-    shows a red step without a reason, an annotation under ``--format
-    github`` and a "did not run" step summary with ``--summary-file``
-    (unless ``summary`` is False: the summary file is what was refused)."""
+    shows a red step without a reason, the format's own notice where it has
+    one (:attr:`Format.not_run`; ``--format github``: an annotation) and a
+    "did not run" step summary with ``--summary-file`` (unless ``summary`` is
+    False: the summary file is what was refused)."""
     err.write(f"citelint: {message}\n")
-    if fmt == "github":
-        from citelint.output.github import did_not_run as annotation
-
-        out.write(annotation(message) + "\n")
+    if FORMATTERS[fmt].not_run:
+        did_not_run(fmt)(message, out)
     if args.summary_file and summary:
-        from citelint.output.summary import did_not_run
-
         buffer = io.StringIO()
-        did_not_run(message, buffer)
+        did_not_run("summary")(message, buffer)
         # The config may be what failed: the writer then protects the defaults.
         problem = Output("--summary-file", args.summary_file, _config_or_none(args), mode="append").write(
             buffer.getvalue())

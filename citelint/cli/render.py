@@ -41,13 +41,15 @@ under the config, an output file that is refused or cannot be written)
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """Add the ``render`` options and argument to its parser."""
+    from citelint.output.render import RENDER_FORMATS  # only when render's parser is built
+
     p.add_argument("report", metavar="REPORT", help="a fact report (JSON/YAML) or Markdown report the config matches")
     add_config_option(p)
     p.add_argument("-o", "--output", type=Path, metavar="FILE",
                    help="write to FILE (replaced whole) instead of stdout; never a report, capture or the config")
     p.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even with findings (a usage or config error is still 2)")
-    p.add_argument("--format", choices=["html", "md"], default="html", help="output format (default: html)")
+    p.add_argument("--format", choices=sorted(RENDER_FORMATS), default="html", help="output format (default: html)")
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -62,13 +64,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citelint import __version__
     from citelint.check.run import run_check
     from citelint.errors import UsageError
-    from citelint.config import relpath
     from citelint.escape import terminal
-    from citelint.reports.document import ParseFailure
-    from citelint.reports.loaders import kind_of, read_source
     from citelint.output import summary_line
-    from citelint.output.render import render_html, render_markdown
-    from citelint.reader.build import fact_view, markdown_view
+    from citelint.output.render import RENDER_FORMATS
+    from citelint.reader.build import reader_view
 
     config = load_config(args, err)
     cwd = Path.cwd()
@@ -78,7 +77,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: {problem}\n")
         return EXIT_USAGE
     try:
-        result = run_check(config, [args.report], cwd, jobs=1)
+        # The check keeps what the view needs: the report is read, loaded and rendered once.
+        result = run_check(config, [args.report], cwd, jobs=1, detail=True)
     except UsageError as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
@@ -86,20 +86,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         why = result.skipped[0][1] if result.skipped else "it is not a report"
         err.write(f"citelint: cannot render {terminal(args.report)}: {terminal(why)}\n")
         return EXIT_USAGE
-    path = Path(args.report) if Path(args.report).is_absolute() else cwd / args.report
-    display = relpath(path, cwd)
-    # A report the check refused to open (CL001: a symlink out of the
-    # project, a FIFO) is not opened here either; its view shows the finding.
-    refused = any(f.rule == "CL001" and f.path == display for f in result.findings)
-    source = None if refused else read_source(path)
-    text = source[1] if source is not None and not isinstance(source, ParseFailure) else ""
+    # One file checked: one detail, kept under the path the findings name. A
+    # report the check refused to open (CL001: a symlink out of the project,
+    # a FIFO) has nothing in it but that finding.
+    assert result.details is not None
+    [display] = result.details
     counts = summary_line(result).removeprefix("citelint: ")
-    kind = config.classify(path.resolve())[0]
-    if kind == "markdown":
-        view = markdown_view(result, display, text, config, counts)
-    else:
-        view = fact_view(result, display, text, kind_of(path) or "json", config, counts)
-    page = (render_html if args.format == "html" else render_markdown)(view, __version__)
+    view = reader_view(result, display, config, counts)
+    page = RENDER_FORMATS[args.format](view, __version__)
     if output is None:
         out.write(page)
     else:

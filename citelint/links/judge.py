@@ -125,7 +125,8 @@ class LinkReport(NamedTuple):
     CL401-CL403, and CL105/CL108 of quotations), each with its located link. ``links``: followable links of every form; ``governed``:
     those that must be grounded; ``grounded``: governed links that are.
     ``located``: the links whose positions were computed (those in a block
-    that has a finding), in document order.
+    that has a finding; every link with ``check(every=True)``), in document
+    order.
     """
 
     issues: list[LinkIssue]
@@ -203,7 +204,8 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
     return hrefs
 
 
-def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", images: bool = False) -> LinkReport:
+def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", images: bool = False,
+          every: bool = False) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -222,6 +224,9 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
     adds the signed-evidence findings of the capture each was verified in.
     Without a store, or on a page
     whose HTML has no ``:~:``, nothing more is done than before.
+
+    With ``every``, every link is located, whatever its verdict (what the
+    reader view needs: it marks each link); the issues are the same.
     """
     # Source positions cost cmark a quarter of its time and most documents
     # need none: render without them first, and again with them only when a
@@ -264,6 +269,10 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
                 grounded -= 1
     need.sort()
     links, governed = grounded + passed, grounded
+    if every:
+        # Every tag located: the links are counted as they are located.
+        links = governed = grounded = 0
+        need = list(range(len(entries)))
     located: list[Link] = []
     if need:
         # Locating loads only for a page with something to locate: a clean page never pays for it.

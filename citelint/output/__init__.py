@@ -1,7 +1,8 @@
 """Output formatters: pure functions of a :class:`~citelint.model.CheckResult`.
 
 Each format module exposes ``render(result, out, options)``; ``FORMATTERS``
-maps format names to them, and the CLI takes its ``--format`` choices from
+maps format names to them, with what each needs of the run (:class:`Format`),
+and the CLI takes its ``--format`` choices and its per-format behaviour from
 this registry. Formatters never read configuration, print to ``sys.stdout``
 or choose exit codes.
 """
@@ -13,13 +14,36 @@ from typing import Callable, NamedTuple, TextIO
 
 from citelint.model import CheckResult, Finding
 
-#: Format name -> module implementing ``render``; imported on first use.
-FORMATTERS: dict[str, str] = {
-    "text": "citelint.output.text",
-    "github": "citelint.output.github",
-    "json": "citelint.output.json",
-    "sarif": "citelint.output.sarif",
-    "summary": "citelint.output.summary",
+class Format(NamedTuple):
+    """One output format: the module implementing ``render``, and what the CLI
+    does differently for it, so the CLI asks these properties instead of
+    naming formats.
+
+    ``context``: it shows a few words of capture text around each accepted
+    snippet, and links locations to the commit checked (the check keeps that
+    context only when a format or side file needs it: it costs memory).
+    ``machine``: its output is for a program or a file, so the summary line
+    also goes to standard error, for the person who ran it. ``color``: it may
+    colour its output (``--color auto`` does so on a terminal).
+    ``not_run``: when the check cannot run (exit 2) it writes why on its
+    output, through the module's ``did_not_run(message, out)``, so CI never
+    shows a failed step without a reason.
+    """
+
+    module: str
+    context: bool = False
+    machine: bool = False
+    color: bool = False
+    not_run: bool = False
+
+
+#: Format name -> its :class:`Format`; each module is imported on first use.
+FORMATTERS: dict[str, Format] = {
+    "text": Format("citelint.output.text", color=True),
+    "github": Format("citelint.output.github", not_run=True),
+    "json": Format("citelint.output.json", machine=True),
+    "sarif": Format("citelint.output.sarif", machine=True),
+    "summary": Format("citelint.output.summary", context=True, machine=True),
 }
 
 
@@ -53,7 +77,18 @@ def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:
     Raises:
         KeyError: unknown format.
     """
-    return importlib.import_module(FORMATTERS[name]).render  # type: ignore[no-any-return]
+    return importlib.import_module(FORMATTERS[name].module).render  # type: ignore[no-any-return]
+
+
+def did_not_run(name: str) -> Callable[[str, TextIO], None]:
+    """The ``did_not_run(message, out)`` function of format ``name``, which
+    writes that the check did not run and why.
+
+    Raises:
+        KeyError: unknown format.
+        AttributeError: the format has none (its :attr:`Format.not_run` is False).
+    """
+    return importlib.import_module(FORMATTERS[name].module).did_not_run  # type: ignore[no-any-return]
 
 
 def visible(findings: list[Finding], options: RenderOptions) -> list[Finding]:

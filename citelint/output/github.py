@@ -63,7 +63,7 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions) -> None:
     out.write(workflow_data(summary_line(result)) + "\n")
 
 
-def did_not_run(message: str) -> str:
-    """The one ``::error`` annotation for a check that ended in a usage or
+def did_not_run(message: str, out: TextIO) -> None:
+    """Write the one ``::error`` annotation for a check that ended in a usage or
     config error (exit 2), so a red step always says why."""
-    return f"::error title={workflow_property('citelint')}::{workflow_data(f'check did not run: {message}')}"
+    out.write(f"::error title={workflow_property('citelint')}::{workflow_data(f'check did not run: {message}')}\n")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from citelint.model import CheckResult, Finding
+from citelint.model import RULES, CheckResult, Finding, FixedLink
 from citelint.output import RenderOptions, visible
 
 OUTPUT_FORMAT = "citelint.output/1"
@@ -33,6 +33,23 @@ def finding_to_dict(finding: Finding) -> dict[str, Any]:
     if finding.capture is not None:
         out["capture"] = finding.capture
     return out
+
+
+def fixed_to_dict(fixed: FixedLink) -> dict[str, Any]:
+    """A link ``--fix`` removed, in a finding's JSON shape (``schemas/output.schema.json``
+    lists ``fixed`` as findings): its old position, no end, the rule and severity of
+    the finding it would have been."""
+    return {
+        "path": fixed.path,
+        "line": fixed.line,
+        "column": fixed.col,
+        "endLine": None,
+        "endColumn": None,
+        "rule": fixed.rule,
+        "name": RULES[fixed.rule].name,
+        "severity": fixed.severity,
+        "message": fixed.message,
+    }
 
 
 def counts(result: CheckResult) -> dict[str, int]:
@@ -65,7 +82,7 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
         "findings": [finding_to_dict(f) for f in visible(result.ordered(), options)],
         "accepted": accepted,
         "semanticReview": [finding_to_dict(f) for f in sorted(result.notices)],
-        "fixed": [finding_to_dict(f) for f in result.fixed],
+        "fixed": [fixed_to_dict(f) for f in result.fixed],
         "warnings": list(result.warnings_text),
         "counts": counts(result),
     }

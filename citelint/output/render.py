@@ -137,7 +137,6 @@ def _problems_block(problems: tuple[Finding, ...]) -> str:
 
 _MARK_HTML = {
     "quote-verified": ('ok', "✓ quotation verified"),
-    "quote-unchecked": ('warn', "quotation not checked"),
     "quote-unverified": ('bad', "✗ quotation not verified"),
     "removed": ('bad', "✗ link removed: not verified"),
 }
@@ -170,10 +169,9 @@ def _tally(view: ReaderView) -> str:
         return (f"{len(view.facts)} fact{'s' * (len(view.facts) != 1)}: {n['verified']} quoted from a captured "
                 f"source and verified, {n['unavailable']} unavailable, {n['rejected']} not verified")
     n = {k: sum(1 for m in view.marks if m.kind == k) for k in _MARK_HTML}
-    unchecked = f", {n['quote-unchecked']} not checked" if n["quote-unchecked"] else ""
     return (f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text; "
             f"{n['quote-verified']} quotation{'s' * (n['quote-verified'] != 1)} verified, "
-            f"{n['quote-unverified']} not verified{unchecked}")
+            f"{n['quote-unverified']} not verified")
 
 
 def render_html(view: ReaderView, version: str) -> str:
@@ -265,7 +263,6 @@ def _fact_md(item: FactItem) -> str:
 
 _MARK_MD = {
     "quote-verified": " *(✓ quotation verified)*",
-    "quote-unchecked": " *(quotation not checked)*",
     "quote-unverified": " *(✗ quotation not verified)*",
     "removed": " *(✗ link removed: not verified)*",
 }
@@ -299,3 +296,8 @@ def render_markdown(view: ReaderView, version: str) -> str:
             body = body.replace(mark.token, _MARK_MD[mark.kind])
         parts.append("\n## Report, as its author wrote it (links checked)\n\n" + body.rstrip("\n") + "\n")
     return "".join(parts)
+
+
+#: ``citelint render --format`` name -> the function writing a view in it
+#: (the CLI takes its choices from here).
+RENDER_FORMATS = {"html": render_html, "md": render_markdown}

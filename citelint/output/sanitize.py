@@ -111,7 +111,7 @@ def markdown_to_safe_html(markdown: str, vouched: frozenset[str], *, unlinked: C
     """The report's body as HTML that can carry no script, style, form or external load.
 
     Args:
-        markdown: the report (as :func:`citelint.reader.build.markdown_view` edited it).
+        markdown: the report (as :func:`citelint.reader.build.reader_view` edited it).
         vouched: hrefs, as cmark-gfm writes them (:func:`citelint.urls.href_escape`),
             that may stay links; any other ``<a>`` is unwrapped to its text.
         unlinked: HTML put after the text of an unwrapped link.

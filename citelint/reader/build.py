@@ -1,75 +1,71 @@
 """The reader view of one report (``citelint render``), as plain data.
 
 Built from the :class:`~citelint.model.CheckResult` of ``citelint check`` on
-that report, never from a verification of its own: a fact is shown as a
-verified excerpt only when the check accepted it, and a Markdown link stays
-a link only when the check reported no error at its position. The output
+that report, never from a verification of its own: the check keeps what the
+view needs (``run_check(detail=True)``: every fact's place and label, a
+Markdown report's text and each of its links with its verdict), and a fact
+is shown as a verified excerpt only when the check accepted it, a Markdown
+link stays a link only when the check found no error at it. The output
 formats (:mod:`citelint.output.render`) turn the
 :class:`~citelint.reader.view.ReaderView` into HTML or Markdown.
 
-What the result does not carry is read here: the report's text (for its
-facts in order, the rejected ones too, and its Markdown), the config's
-label descriptions and ``check_at``, and for Markdown links the capture
-store's newest revision of each linked source (read-only).
+What the result does not carry is read here: the config's label
+descriptions and ``check_at``, and for Markdown links the capture store's
+newest revision of each linked source (read-only).
 """
 
 from __future__ import annotations
 
 import secrets
-from bisect import bisect_right
 from typing import Any, Sequence
 
-from citelint.reports import pointers
 from citelint.store.captures import Store, revision_key
 from citelint.config import Config
-from citelint.reports.document import ParseFailure
-from citelint.reports.loaders import load_text
-from citelint.model import RULES, AcceptedFact, CheckResult, Finding
-from citelint.reports.schema import check_document
+from citelint.model import AcceptedFact, CheckResult, FactPlace, Finding, ReportDetail
 from citelint.reader.view import FactItem, LinkMark, ReaderView, SourceItem
 
 
-def fact_view(result: CheckResult, path: str, text: str, kind: str, config: Config, counts: str) -> ReaderView:
-    """The reader view of the fact report ``path`` (its ``text``, ``kind``
-    ``json`` or ``yaml``) from the check ``result`` of that report alone;
-    ``counts`` is the check's summary line, shown as written."""
+def reader_view(result: CheckResult, path: str, config: Config, counts: str) -> ReaderView:
+    """The reader view of the report ``path`` from the check ``result`` of that
+    report alone, run with ``detail=True``; ``counts`` is the check's summary
+    line, shown as written.
+
+    Raises:
+        KeyError: the result keeps no detail of ``path`` (the check did not
+            check it, or ran without ``detail``).
+    """
+    detail = (result.details or {})[path]
+    base: dict[str, Any] = dict(path=path, counts=counts, errors=result.count("error"),
+                                warnings=result.count("warning"))
     findings = sorted(f for f in result.findings if f.path == path)
-    base = dict(path=path, kind="facts", counts=counts, errors=result.count("error"),
-                warnings=result.count("warning"))
-    doc = load_text(text, kind)
-    if isinstance(doc, ParseFailure):
-        return ReaderView(**base, problems=tuple(findings))
-    facts, facts_ptr, _ = check_document(doc.data, config.facts_pointer)
-    if not isinstance(facts, list):
-        return ReaderView(**base, problems=tuple(findings))
-    starts = [doc.locate(pointers.join(facts_ptr, i)) for i in range(len(facts))]
-    keys = [(p.line, p.col) for p in starts]
+    if detail.kind == "markdown":
+        return _markdown_view(result, findings, detail, config, base)
+    return _fact_view(result, findings, detail.facts, config, base)
+
+
+def _fact_view(result: CheckResult, findings: list[Finding], facts: tuple[FactPlace, ...] | None,
+               config: Config, base: dict[str, Any]) -> ReaderView:
+    """A fact report's view: each fact with its findings (by the index they
+    carry) and, when the check accepted it and no error is about it, what
+    it was accepted as."""
+    if facts is None:
+        return ReaderView(**base, kind="facts", problems=tuple(findings))
     owned: list[list[Finding]] = [[] for _ in facts]
-    loose = []
+    loose: list[Finding] = []
     for f in findings:
-        at = bisect_right(keys, (f.line, f.col)) - 1
-        (owned[at] if at >= 0 else loose).append(f)
-    accepted = {(a.line, a.col): a for a in result.accepted if a.path == path}
+        (owned[f.fact_index] if f.fact_index is not None else loose).append(f)
+    accepted = {a.fact_index: a for a in result.accepted if a.path == base["path"]}
     items = []
-    for fact, pos, problems in zip(facts, starts, owned):
-        label = fact.get("label") if isinstance(fact, dict) else None
-        label = label if isinstance(label, str) else "(no label)"
-        got = accepted.get((pos.line, pos.col))
-        errors = [f for f in problems if f.severity == "error"]
-        if got is not None and got.label == label and not errors and isinstance(fact, dict) and _same(got, fact):
+    for index, (place, problems) in enumerate(zip(facts, owned)):
+        label = place.label if place.label is not None else "(no label)"
+        got = accepted.get(index)
+        if got is not None and not any(f.severity == "error" for f in problems):
             status = "verified" if got.state == "cited" else "unavailable"
         else:
             got, status = None, "rejected"
-        items.append(FactItem(label, pos.line, status, got, config.labels.get(label), tuple(problems)))
-    return ReaderView(**base, facts=tuple(items), problems=tuple(loose), sources=_fact_sources(items))
-
-
-def _same(got: AcceptedFact, fact: Any) -> bool:
-    """True when the accepted entry is this very fact (its snippet and source as written)."""
-    if got.state == "cited":
-        return (fact.get("snippet"), fact.get("source"), fact.get("captureSha256")) == \
-            (got.snippet, got.source, got.capture_sha256)
-    return fact.get("reason") == got.reason
+        items.append(FactItem(label, place.line, status, got, config.labels.get(label), tuple(problems)))
+    return ReaderView(**base, kind="facts", facts=tuple(items), problems=tuple(loose),
+                      sources=_fact_sources(items))
 
 
 def _fact_sources(items: Sequence[FactItem]) -> tuple[SourceItem, ...]:
@@ -81,39 +77,37 @@ def _fact_sources(items: Sequence[FactItem]) -> tuple[SourceItem, ...]:
     return tuple(SourceItem(src, sha, facts[0].retrieved_at, len(facts)) for (src, sha), facts in uses.items())
 
 
-def markdown_view(result: CheckResult, path: str, text: str, config: Config, counts: str) -> ReaderView:
-    """The reader view of the Markdown report ``path`` (its ``text``) from
-    the check ``result`` of that report alone; ``counts`` as for :func:`fact_view`.
+def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportDetail, config: Config,
+                   base: dict[str, Any]) -> ReaderView:
+    """A Markdown report's view, from its links and their verdicts.
 
-    Every link with an error at its position (CL201, CL202, CL204, CL103,
-    CL109...) is flattened to its visible text (as ``check --fix`` would)
-    and marked; a quotation link (a ``#:~:text=`` directive) with no finding
-    is marked verified. Links that cannot be located are not flattened here,
-    so they are never vouched either: the HTML output unlinks them. Every
-    finding of the report is listed as well (``problems``).
+    Every link with an error (CL201, CL202, CL204, CL103, CL109...) is
+    flattened to its visible text (as ``check --fix`` would) and marked; a
+    quotation link (a ``#:~:text=`` directive) with none is marked verified
+    (CL204 verified its text). Links that cannot be located are not
+    flattened here, so they are never vouched either: the HTML output
+    unlinks them. Every finding of the report is listed as well
+    (``problems``).
     """
     # cmark-gfm and ada-url load only for a Markdown report.
     from citelint import urls
-    from citelint.links import extract
     from citelint.links.directive import directive_part
     from citelint.links.degrade import apply_ops, degrade_ops
 
-    findings = sorted(f for f in result.findings if f.path == path)
-    at: dict[tuple[int, int], list[Finding]] = {}
-    for f in findings:
-        at.setdefault((f.line, f.col), []).append(f)
+    text = detail.markdown
     prefix = f"CLMARK{secrets.token_hex(8)}X"
     ops: list[tuple[int, int, str]] = []
     marks: list[LinkMark] = []
     vouched: set[str] = set()
     linked: dict[str, int] = {}
-    for link in extract(text):
-        here = at.get((link.line, link.col), [])
-        errors = tuple(f for f in here if f.severity == "error")
+    for verdict in detail.links:
+        link = verdict.link
+        if link.kind == "image":
+            continue  # the page shows an image as its alternative text, never loads it: nothing to vouch
         directive = directive_part(link.href)
         quote = directive is not None and "text=" in directive
         kind = ""
-        if errors:
+        if verdict.error:
             degrade = degrade_ops(text, link)
             if degrade is None:
                 continue  # not located: left as written, and never vouched
@@ -124,16 +118,13 @@ def markdown_view(result: CheckResult, path: str, text: str, config: Config, cou
             # (which a page opened from file:// may resolve anywhere) is unlinked.
             vouched.add(urls.href_escape(link.href))
             linked[link.cited or link.href] = linked.get(link.cited or link.href, 0) + 1
-            # A quotation is verified by its own rule (CL204); where the
-            # catalog has none, no finding proves nothing about the passage.
-            kind = ("quote-verified" if "CL204" in RULES else "quote-unchecked") if quote else ""
+            kind = "quote-verified" if quote else ""
         if kind:
             token = f"{prefix}{len(marks)}Z"
             # A bare URL would run on into the token: a space ends it.
             ops.append((link.end, link.end, (" " if link.form == "bare" else "") + token))
-            marks.append(LinkMark(token, kind, tuple(here)))
-    return ReaderView(path=path, kind="markdown", counts=counts, errors=result.count("error"),
-                      warnings=result.count("warning"), markdown=apply_ops(text, ops), marks=tuple(marks),
+            marks.append(LinkMark(token, kind, tuple(sorted(verdict.findings))))
+    return ReaderView(**base, kind="markdown", markdown=apply_ops(text, ops), marks=tuple(marks),
                       vouched=frozenset(vouched), problems=tuple(findings), token_prefix=prefix,
                       sources=_link_sources(linked, config))
 

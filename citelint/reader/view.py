@@ -38,12 +38,10 @@ class LinkMark:
 
     ``token`` stands after the link in :attr:`ReaderView.markdown`, to be
     replaced by each format's rendering of the mark. ``kind`` is
-    ``quote-verified`` (a quotation link with no finding), ``quote-unchecked``
-    (the same, where the rule catalog has no quotation rule CL204),
-    ``quote-unverified``
-    (a quotation link with an error: flattened to its text) or ``removed``
-    (any other link with an error: flattened to its text); ``problems`` are
-    the findings at the link.
+    ``quote-verified`` (a quotation link with no error: CL204 found its
+    text), ``quote-unverified`` (a quotation link with an error: flattened
+    to its text) or ``removed`` (any other link with an error: flattened to
+    its text); ``problems`` are the findings about the link.
     """
 
     token: str

@@ -12,7 +12,7 @@ from typing import Callable, TextIO
 
 import pytest
 
-from citelint.model import AcceptedFact, CheckResult, Finding
+from citelint.model import AcceptedFact, CheckResult, Finding, FixedLink
 from citelint.output import FORMATTERS, RenderOptions, renderer
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -67,8 +67,7 @@ def fixed_result() -> CheckResult:
         links=3,
         links_governed=3,
         links_grounded=1,
-        fixed=[Finding("reports/notes,v2.md", 7, 12, "CL201", "error",
-                       "removed link to https://invented.example/x")],
+        fixed=[FixedLink("reports/notes,v2.md", 7, 12, "CL201", "error", "https://invented.example/x")],
         warnings_text=["links.allow is empty and no source is captured: every link is ungrounded"],
     )
 
