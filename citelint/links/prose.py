@@ -446,6 +446,7 @@ def _sentences(b: _Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, i
     text = b.text
     n = len(text)
     markers = {a: e for a, e, _, _ in b.links if _is_marker(text[a:e])}
+    marker_ends = set(markers.values())
     refs = {i for i, _ in b.refs}
     out = []
     start = 0
@@ -461,8 +462,8 @@ def _sentences(b: _Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, i
             j += 1
         if ch not in _CJK_TERMINATORS and not (j == n or text[j].isspace() or j in markers or j in refs):
             continue
-        if ch == "." and _not_an_end(text, t):
-            continue
+        if ch == "." and t not in marker_ends and _not_an_end(text, t):
+            continue  # (after a citation marker "[1](…)." the digit is the marker's)
         end = j
         while True:  # the run of citation-only links and footnote references after the terminator
             k = end
