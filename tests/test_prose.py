@@ -308,3 +308,18 @@ def test_number_occurs_never_inside_a_longer_number() -> None:
     assert number_occurs("19", "COVID-19")
     n = cited_numbers(f"It rose by 2012 [x]({A}).\n")[0]
     assert number_occurs(n, "in 2012.") and not number_occurs(n, "in 20120")
+
+
+def test_citations_are_the_links_as_located_for_cl201() -> None:
+    from citelint.links.locate import extract
+
+    text = (f"Intro.\n\n- It says “{LONG}” [one]({A}), <{B}>, [ref][r] and www.c.example/x\n"
+            f"  and <a href=\"https://d.example/\">d</a>.\n\n> {LONG} quoted.\n\n— [Source]({A}#part)\n\n"
+            f"[r]: https://e.example/\n")
+    located = extract(text)
+    found = quotations(text)
+    assert [hrefs(q) for q in found] == [
+        [A, B, "https://e.example/", "http://www.c.example/x", "https://d.example/"], [A + "#part"]]
+    for q in found:
+        for link in q.citations:
+            assert link in located

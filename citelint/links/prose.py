@@ -161,8 +161,14 @@ class _Document:
         self.markdown = markdown
         self.doc = SourceDocument(markdown)
         self.xml = render_xml(markdown, GITHUB_EXTENSIONS, True)
-        self._links: list[Link] | None = None
-        self._link_starts: list[int] = []
+        self._groups: list[tuple[int, int, int, int]] | None = None
+        self._located: dict[int, list[Link]] = {}
+        self._html = ""
+        self._tags: list[re.Match[str]] = []
+        self._footnote_from = 0
+        self._group_los: list[int] = []
+        self._reach: list[int] = []
+        self._everywhere: list[int] = []
 
     def offset(self, line: int, byte_col: int) -> int:
         return self.doc.offset(line, byte_col)
@@ -336,24 +342,79 @@ class _Document:
     def position(self, b: _Block, i: int) -> tuple[int, int]:
         return self.doc.position(self.source_offset(b, i))
 
-    def located(self) -> list[Link]:
-        """Every followable link of the document, located (:func:`~citelint.links.locate.extract`)."""
-        if self._links is None:
-            from citelint.links.locate import extract
+    def links_in(self, lo: int, hi: int) -> list[Link]:
+        """The followable links (not images) whose construct starts in source offsets [lo, hi), in order.
 
-            # footnote definitions' links come last in extract's order: sort by offset
-            self._links = sorted(extract(self.markdown), key=lambda link: link.start)
-            self._link_starts = [link.start for link in self._links]
-        return self._links
+        Links are located as ``links.check`` locates the links it reports
+        (:func:`~citelint.links.locate.locate_all` over the run of anchors of
+        one block of cmark's HTML), and only in the blocks that overlap
+        [lo, hi): a document is rendered to HTML once, when a first
+        citation is needed.
+        """
+        if self._groups is None:
+            self._group_links()
+        groups = self._groups
+        found: list[Link] = []
+        k = bisect_right(self._group_los, hi - 1)
+        wanted = []
+        while k > 0 and self._reach[k - 1] > lo:  # blocks nest or follow: walk back while one may reach lo
+            k -= 1
+            if groups[k][1] > lo:
+                wanted.append(k)
+        wanted.extend(self._everywhere)
+        for k in sorted(set(wanted)):
+            located = self._located.get(k)
+            if located is None:
+                from citelint.links.locate import locate_all
+
+                first, last = groups[k][2:]
+                located = self._located[k] = [link for _, link in locate_all(
+                    self._html, self.doc, self._tags[first:last + 1], False, self._footnote_from)]
+            found.extend(link for link in located if lo <= link.start < hi)
+        found.sort(key=lambda link: link.start)
+        return found
+
+    def _group_links(self) -> None:
+        """The anchors of cmark's HTML, cut into runs that share a block: (lo, hi, first, last)."""
+        from citelint.links.render import SOURCEPOS, SOURCEPOS_KEY, footnotes_start, render_html, scan_links
+
+        out = self._html = render_html(self.markdown, GITHUB_EXTENSIONS, True)
+        tags = self._tags = scan_links(out, False)
+        self._footnote_from = footnotes_start(out, True)
+        groups: list[tuple[int, int, int, int]] = []
+        key = -2
+        for i, tag in enumerate(tags):
+            k = out.rfind(SOURCEPOS_KEY, 0, tag.start())
+            if k == key:
+                lo, hi, first, _ = groups[-1]
+                groups[-1] = (lo, hi, first, i)
+                continue
+            key = k
+            m = SOURCEPOS.match(out, k) if k >= 0 else None
+            if m is None or m.group(1) == "0":
+                lo = hi = 0  # no usable position: overlaps everything
+            else:
+                lo = self.doc.offset(int(m.group(1)), int(m.group(2)))
+                hi = self.doc.line_end(int(m.group(3)))
+            groups.append((lo, hi, i, i))
+        # sorted by start (footnote definitions come last in the HTML), with the
+        # furthest end reached so far, so that links_in walks back only as far as needed
+        self._everywhere = [k for k, g in enumerate(groups) if g[0] == g[1] == 0]
+        order = sorted(range(len(groups)), key=lambda k: groups[k][0])
+        self._groups = groups = [groups[k] for k in order]
+        self._everywhere = [order.index(k) for k in self._everywhere]
+        self._group_los = [g[0] for g in groups]
+        reach, top = [], 0
+        for g in groups:
+            top = max(top, g[1])
+            reach.append(top)
+        self._reach = reach
 
     def attach(self, b: _Block) -> None:
         """Give each link of ``b`` its located :class:`Link` (matched by href, in order)."""
         if not b.links or b.links[0][3] is not None:
             return
-        links = self.located()
-        lo = bisect_right(self._link_starts, b.lo - 1)
-        hi = bisect_right(self._link_starts, b.hi - 1) if b.hi > b.lo else len(links)
-        mine = [link for link in links[lo:hi] if link.kind != "image"]
+        mine = self.links_in(b.lo, b.hi if b.hi > b.lo else len(self.markdown))
         k = 0
         for entry in b.links:
             for j in range(k, len(mine)):
@@ -700,6 +761,8 @@ _NUMBER = re.compile(
     r"(?<!\d)(?<!\d[.,])"
     r"(?:\d{1,3}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
     r"|\d+(?:[.,]\d+)?)")
+_DIGIT = re.compile(r"\d")
+_TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
 _CURRENCY = frozenset("$€£¥₹₩₽¢")
 _SIGNS = frozenset("+-−±")
 _SCALE = re.compile(r"\s?(?:%|percent\b|per cent\b|(?:thousand|million|billion|trillion)s?\b|bn\b)")
@@ -777,7 +840,7 @@ def cited_numbers(markdown: str) -> list[Number]:
     versions written with ``-``, ``/``, ``:`` or a second ``.``. Raises
     nothing for any ``str``.
     """
-    if not markdown or not any(c.isdigit() for c in markdown):
+    if not markdown or _DIGIT.search(markdown) is None:
         return []
     det = _Detector(markdown)
     xml = det.d.xml
@@ -788,9 +851,9 @@ def cited_numbers(markdown: str) -> list[Number]:
         chunk = xml[start:end]
         if "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
             continue  # no link, no citation
+        if _TEXT_DIGIT.search(chunk) is None:
+            continue  # no digit in any text or code node
         b = det.block(k)
-        if not any(c.isdigit() for c in b.text):
-            continue
         pairs = _pairs(b.text, b.code)
         skip = _excluded(b, pairs)
         for s0, t_end, s_end in _sentences(b, pairs):
