@@ -323,3 +323,16 @@ def test_citations_are_the_links_as_located_for_cl201() -> None:
     for q in found:
         for link in q.citations:
             assert link in located
+
+
+def test_positions_on_lazy_lines_and_in_table_cells() -> None:
+    # cmark-gfm places text on a lazy continuation line and after a
+    # non-ASCII cell as if it were indented; the position is the source's.
+    text = f"* [Rocket]({A})\nrkt (pronounced \"{LONG}\") runs [x]({B}).\n"
+    q = only(text)
+    assert (q.line, q.col) == (2, 17)
+    text = f"| a | b |\n|---|---|\n| ✔| x “{LONG}” [y]({A}) 1,500 |\n"
+    q = only(text)
+    assert (q.line, q.col) == (3, 8)
+    n = cited_numbers(text)[0]
+    assert (n.text, n.line, n.col) == ("1,500", 3, 8 + len(LONG) + 2 + 4 + len(A) + 3)

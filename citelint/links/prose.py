@@ -312,7 +312,15 @@ class _Document:
         return b
 
     def source_offset(self, b: _Block, i: int) -> int:
-        """Source offset of rendered character ``i`` of ``b`` (the block's start when unknown)."""
+        """Source offset of rendered character ``i`` of ``b`` (the block's start when unknown).
+
+        The character's text node starts where cmark's position says, and
+        its literal is walked through the source from there (backslash
+        escapes and character references take more source than text). When
+        the source disagrees, the position is off (cmark-gfm misplaces text
+        on lazy continuation lines and in some table cells): the node is then
+        looked for on its line, where its whole literal must align.
+        """
         k = bisect_right(b.piece_at, i) - 1
         if k < 0:
             return b.lo
@@ -320,23 +328,43 @@ class _Document:
         pm = _POS.search(attrs)
         if pm is None or pm.group(1) == "0":
             return b.lo
-        src = self.offset(int(pm.group(1)), int(pm.group(2)))
+        line = int(pm.group(1))
+        src = self.offset(line, int(pm.group(2)))
         if i >= at + len(literal):
             return src + len(literal)  # a soft break or hard break after the piece
+        found = self._align(src, literal, i - at, False)
+        if found is not None:
+            return found
         s = self.markdown
-        j = src
-        for ch in literal[:i - at + 1]:
+        first = literal[0]
+        for start in range(self.doc.line_starts[line - 1], self.doc.line_end(line)):
+            if start != src and (s[start] == first or s[start] in "\\&"):
+                found = self._align(start, literal, i - at, True)
+                if found is not None:
+                    return found
+        return src + (i - at)  # best effort
+
+    def _align(self, j: int, literal: str, upto: int, whole: bool) -> int | None:
+        """Source offset of ``literal[upto]`` when ``literal`` is written from offset ``j``, else None.
+
+        With ``whole``, the rest of ``literal`` must align too.
+        """
+        s = self.markdown
+        found = None
+        for n, ch in enumerate(literal if whole else literal[:upto + 1]):
             if s.startswith(ch, j):
-                found = j
+                at = j
                 j += 1
             elif s.startswith("\\", j) and s.startswith(ch, j + 1):
-                found = j + 1
+                at = j + 1
                 j += 2
             elif s.startswith("&", j) and (em := ENTITY.match(s, j)) is not None:
-                found = j
+                at = j
                 j = em.end()
             else:
-                return src + (i - at)  # cmark's position and the source disagree: best effort
+                return None
+            if n == upto:
+                found = at
         return found
 
     def position(self, b: _Block, i: int) -> tuple[int, int]:
@@ -855,6 +883,7 @@ def cited_numbers(markdown: str) -> list[Number]:
             continue  # no digit in any text or code node
         b = det.block(k)
         pairs = _pairs(b.text, b.code)
+        det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
         skip = _excluded(b, pairs)
         for s0, t_end, s_end in _sentences(b, pairs):
             numbers = [m for m in _NUMBER.finditer(b.text, s0, s_end)
@@ -892,6 +921,6 @@ def _standalone(text: str, a: int, e: int) -> bool:
         return False  # COVID-19, 2026-07-01, 1/2, 10:30
     if after in _JOINERS and e + 1 < len(text) and text[e + 1].isdigit():
         return False  # 2026-07, 10:30, 2010-2012, 1/2
-    if after in ".," and e + 1 < len(text) and text[e + 1].isdigit():
-        return False  # 1.2.3
+    if after in ".," and e + 1 < len(text) and text[e + 1].isalnum() or before == "@":
+        return False  # 1.2.3, 2.2.x, vue@2
     return True
