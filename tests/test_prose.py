@@ -336,3 +336,12 @@ def test_positions_on_lazy_lines_and_in_table_cells() -> None:
     assert (q.line, q.col) == (3, 8)
     n = cited_numbers(text)[0]
     assert (n.text, n.line, n.col) == ("1,500", 3, 8 + len(LONG) + 2 + 4 + len(A) + 3)
+
+
+def test_a_straight_mark_closed_by_a_curly_one() -> None:
+    # article-html 82b6…: the text opens with " and closes with ”
+    text = f'"{LONG}?” said Hill. "And he said, the President of the board." [x]({A})\n'
+    q1, q2 = quotations(text)
+    assert (q1.text, q1.marks) == (f"{LONG}?", '"”')
+    assert q2.text == "And he said, the President of the board."
+    assert only(f'"It says “{LONG}” to all" [x]({A})\n').text == f"It says “{LONG}” to all"

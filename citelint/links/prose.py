@@ -509,9 +509,16 @@ def _pairs(text: str, code: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
                         break
         elif c in WORD_MARKS and _opens(text, p):
             closer = WORD_MARKS[c]
+            inner = 0  # curly pairs opened inside: their ” is theirs
             for m in range(k + 1, len(marks)):
                 q = marks[m]
-                if text[q] == closer and _closes(text, q):
+                ch = text[q]
+                if ch == "“":
+                    inner += 1
+                elif ch == "”" and inner:
+                    inner -= 1
+                elif (ch == closer or (c == '"' and ch == "”")) and _closes(text, q):
+                    # "…” (a straight mark closed by a curly one) is a typing slip, not two quotations
                     match = m
                     break
         if match is None:
