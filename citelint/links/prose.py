@@ -185,13 +185,9 @@ class _Document:
         footnote: list[str | None] = []
         quote_id = -1
         quotes = 0
-        pos = 0
-        while True:
-            m = _BLOCK_TAG.search(xml, pos)
-            if m is None:
-                break
+        opened: list[int] = []
+        for m in _BLOCK_TAG.finditer(xml):
             close, name, attrs, empty = m.groups()
-            pos = m.end()
             if name == "block_quote":
                 if close:
                     depth -= 1
@@ -201,7 +197,7 @@ class _Document:
                     if depth == 1:
                         quote_id = quotes
                         quotes += 1
-                    alert.append(self._is_alert(xml, pos))
+                    alert.append(self._is_alert(xml, m.end()))
             elif name == "<unknown>":
                 if empty:
                     continue  # a footnote reference: read with its paragraph
@@ -209,12 +205,13 @@ class _Document:
                     footnote.pop()
                 else:
                     footnote.append(self._footnote_label(attrs))
-            elif not close:
-                end = xml.find("</" + name + ">", pos)
-                end = len(xml) if end < 0 else end
-                out.append((m.start(), end, depth, bool(alert) and alert[0], footnote[-1] if footnote else None,
+            elif close:
+                # leaves do not nest: a leaf spans from its opening tag to its closing one
+                start = opened.pop()
+                out.append((start, m.start(), depth, bool(alert) and alert[0], footnote[-1] if footnote else None,
                             quote_id if depth else -1))
-                pos = end
+            else:
+                opened.append(m.start())
         return out
 
     def _is_alert(self, xml: str, pos: int) -> bool:
@@ -660,7 +657,8 @@ def _visible(text: str) -> int:
     from citelint.facts import is_invisible
 
     if text.isascii():
-        return sum(1 for c in text if not c.isspace() and c.isprintable())
+        joined = "".join(text.split())
+        return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
     return sum(1 for c in text if not is_invisible(c))
 
 
