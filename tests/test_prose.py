@@ -345,3 +345,10 @@ def test_a_straight_mark_closed_by_a_curly_one() -> None:
     assert (q1.text, q1.marks) == (f"{LONG}?", '"”')
     assert q2.text == "And he said, the President of the board."
     assert only(f'"It says “{LONG}” to all" [x]({A})\n').text == f"It says “{LONG}” to all"
+
+
+def test_invalid_utf8_from_cmark_is_no_crash() -> None:
+    # cmark-gfm splits "»" when it gives up on the footnote reference "[^f»"
+    text = 'x=/t[^f»/r)p„t』>>\\*\n/e"& .e„rr)2.ab<)m」:fh<(>:.._]*'
+    assert quotations(text, min_chars=1) == quotations(text, min_chars=1)
+    assert cited_numbers(text + " [x](https://a.example/) 5") is not None

@@ -141,7 +141,7 @@ class Number(NamedTuple):
 class _Block:
     """One paragraph, heading or table cell as a reader sees it."""
 
-    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col", "citations")
+    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col")
 
     def __init__(self) -> None:
         self.text = ""
@@ -150,8 +150,7 @@ class _Block:
         self.code: list[tuple[int, int]] = []
         self.links: list[list] = []  # [start, end, href, Link | None]
         self.refs: list[tuple[int, str]] = []  # (index in text, normalised footnote label)
-        self.lo = self.hi = self.line = self.col = 0
-        self.citations: list[Link] | None = None
+        self.lo = self.hi = self.line = self.col = 0  # source span (offsets) and start (line, column)
 
 
 class _Document:
@@ -403,7 +402,13 @@ class _Document:
         """The anchors of cmark's HTML, cut into runs that share a block: (lo, hi, first, last)."""
         from citelint.links.render import SOURCEPOS, SOURCEPOS_KEY, footnotes_start, render_html, scan_links
 
-        out = self._html = render_html(self.markdown, GITHUB_EXTENSIONS, True)
+        try:
+            out = self._html = render_html(self.markdown, GITHUB_EXTENSIONS, True)
+        except UnicodeDecodeError:
+            # cmark-gfm split a UTF-8 sequence (render_xml): nothing to locate, so
+            # each citation is the XML's link, placed at its block's start
+            self._groups = []
+            return
         tags = self._tags = scan_links(out, False)
         self._footnote_from = footnotes_start(out, True)
         groups: list[tuple[int, int, int, int]] = []
@@ -628,7 +633,7 @@ class _Detector:
                     self._footnotes.setdefault(leaf[4], []).extend(_governed([e[3] for e in b.links]))
         return self._footnotes
 
-    def cite(self, b: _Block, spans: Sequence[tuple[int, int]], ref_spans: Sequence[tuple[int, int]]) -> tuple:
+    def cite(self, b: _Block, spans: Sequence[tuple[int, int]], ref_spans: Sequence[tuple[int, int]]) -> tuple[Link, ...]:
         """Governed links of ``b`` whose text starts (or lies) in ``spans``, with the footnote
         references in ``ref_spans`` resolved; deduplicated, in order."""
         self.d.attach(b)
@@ -649,7 +654,8 @@ class _Detector:
                 out.append(link)
         return tuple(out)
 
-    def all_citations(self, b: _Block) -> tuple:
+    def all_citations(self, b: _Block) -> tuple[Link, ...]:
+        """Every governed link of ``b``, footnote references resolved."""
         return self.cite(b, [(0, len(b.text) + 1)], [(0, len(b.text))])
 
 
@@ -825,10 +831,6 @@ def readings(written: str) -> tuple[str, ...]:
     if len(set(seps)) == 1:
         return ("".join(groups),)
     return ("".join(groups[:-1]) + "." + groups[-1],)
-
-
-def _number_spans(text: str) -> list[re.Match[str]]:
-    return list(_NUMBER.finditer(text))
 
 
 def number_occurs(number: Number | str, text: str) -> bool:

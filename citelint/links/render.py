@@ -107,7 +107,10 @@ def _load_freeing_renderer():
                 root = finish(parser)
                 raw = render_xml(root, options, arena) if xml else \
                     render(root, options, get_extensions(parser), arena)
-                return string_at(raw).decode("utf-8")
+                # cmark-gfm can split a UTF-8 sequence when it gives up on a
+                # footnote reference that runs into a multi-byte character
+                # (`[^f»` then a line break); the XML's reader tolerates that.
+                return string_at(raw).decode("utf-8", "replace" if xml else "strict")
             finally:
                 # Everything cmark allocated since the last reset (parser, tree,
                 # HTML) is in the arena: one call frees it all.
@@ -155,9 +158,11 @@ def render_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS, foo
     text as parsed (soft breaks as ``<softbreak />``, entities decoded, then
     XML-escaped) and links with their destinations. Node types cmark-gfm's
     XML renderer cannot name (footnote references and definitions) are
-    written ``<unknown>``. cmarkgfm offers no XML function, so this always
-    goes through the freeing renderer; raises RuntimeError when cmark-gfm's
-    functions cannot be loaded, ValueError for an unknown extension.
+    written ``<unknown>``. Bytes cmark-gfm leaves as invalid UTF-8 (it can
+    split a character when it gives up on a footnote reference) are decoded
+    as U+FFFD. cmarkgfm offers no XML function, so this always goes through
+    the freeing renderer; raises RuntimeError when cmark-gfm's functions
+    cannot be loaded, ValueError for an unknown extension.
     """
     renderer = _freeing_renderer()
     if renderer is None:  # pragma: no cover - depends on cmarkgfm's build
