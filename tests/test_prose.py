@@ -352,3 +352,10 @@ def test_invalid_utf8_from_cmark_is_no_crash() -> None:
     text = 'x=/t[^f»/r)p„t』>>\\*\n/e"& .e„rr)2.ab<)m」:fh<(>:.._]*'
     assert quotations(text, min_chars=1) == quotations(text, min_chars=1)
     assert cited_numbers(text + " [x](https://a.example/) 5") is not None
+
+
+def test_an_empty_table_cell_does_not_swallow_the_blocks_after_it() -> None:
+    text = f"| a | b |\n|---|---|\n| x |\n\n> {LONG} quoted.\n\nIt says “{LONG}” [x]({A}).\n"
+    found = quotations(text)
+    assert [(q.kind, q.line) for q in found] == [("blockquote", 5), ("marks", 7)]
+    assert hrefs(found[1]) == [A]

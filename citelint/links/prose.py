@@ -204,6 +204,8 @@ class _Document:
                     footnote.pop()
                 else:
                     footnote.append(self._footnote_label(attrs))
+            elif empty:
+                continue  # an empty table cell: no text
             elif close:
                 # leaves do not nest: a leaf spans from its opening tag to its closing one
                 start = opened.pop()
