@@ -359,3 +359,7 @@ def test_an_empty_table_cell_does_not_swallow_the_blocks_after_it() -> None:
     found = quotations(text)
     assert [(q.kind, q.line) for q in found] == [("blockquote", 5), ("marks", 7)]
     assert hrefs(found[1]) == [A]
+
+
+def test_one_straight_mark_closed_by_a_curly_one_alone_in_its_paragraph() -> None:
+    assert only(f'Intro.\n\nIt says "{LONG}” [x]({A}).\n').text == LONG

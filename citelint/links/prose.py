@@ -12,8 +12,9 @@ whose inline nodes carry source positions, and each paragraph, heading and
 table cell becomes a rendered text (soft line break = one space, hard break
 = newline, inline markup removed, character references decoded, images
 left out) with its code spans, links and footnote references marked. The
-citations are the document's links as :func:`~citelint.links.locate.extract`
-locates them (so a citation's position is the one CL201 would report),
+citations are the document's links as ``links.check`` locates them
+(:func:`~citelint.links.locate.locate_all` over the blocks of cmark's HTML
+that hold them, so a citation's position is the one CL201 would report),
 matched to cmark's link nodes paragraph by paragraph.
 
 Positions are 1-based lines and Unicode code-point columns; indices into a
@@ -46,7 +47,8 @@ _OPEN_BEFORE = frozenset("([{<—–-/") | frozenset(PAIRED_MARKS) | frozenset(W
 _CLOSE_AFTER = frozenset(".,;:!?)]}>…—–-/'") | frozenset("”»」』’\"")
 _MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”»」』“") | set(WORD_MARKS) | {"’"})))
                     + ']')
-
+#: The marks that can open a quotation besides ``"``: a leaf with none of them (and fewer
+#: than two ``"``) is not rendered at all.
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 
 #: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
@@ -101,9 +103,9 @@ class Quotation(NamedTuple):
     text split at elisions and insertions; ``insertions``: the bracketed
     insertions as written (``[sic]``); ``short_segments``: the segments with
     fewer visible characters than ``min_segment_chars``. ``citations``: the
-    governed links (:class:`~citelint.links.link.Link`) it is attributed to,
-    in document order, footnote definitions' links in place of their
-    references.
+    governed links (:class:`~citelint.links.link.Link`) it is attributed to:
+    those of its own block in document order, then those of the footnote
+    definitions it references; each once.
     """
 
     text: str
@@ -730,8 +732,8 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
                 quote_paragraphs.setdefault(quote_id, []).append(k)
             continue
         chunk = xml[start:end]
-        if _OPENERS.search(chunk) is None and chunk.count("&quot;") < 2:
-            continue  # no mark that can open a quotation
+        if _OPENERS.search(chunk) is None and chunk.count("&quot;") + chunk.count("”") < 2:
+            continue  # no mark that can open a quotation, and no "…" or "…”
         b = det.block(k)
         pairs = _pairs(b.text, b.code)
         if not pairs:
