@@ -363,3 +363,11 @@ def test_an_empty_table_cell_does_not_swallow_the_blocks_after_it() -> None:
 
 def test_one_straight_mark_closed_by_a_curly_one_alone_in_its_paragraph() -> None:
     assert only(f'Intro.\n\nIt says "{LONG}” [x]({A}).\n').text == LONG
+
+
+def test_the_docs_example() -> None:
+    q = only("The Act states that “employees are entitled to 0.18 EUR per kilometre” [1](https://example.org/act).\n")
+    assert (q.text, q.line, q.col) == ("employees are entitled to 0.18 EUR per kilometre", 1, 21)
+    assert hrefs(q) == ["https://example.org/act"]
+    assert [s.text for s in only("It says “The Act [...] entitles employees”.\n", min_chars=5).segments] == [
+        "The Act", "entitles employees"]
