@@ -8,7 +8,7 @@ located in the source and judged against the run's :class:`LinkEvidence`.
 
 Modules, one job each:
 
-- :mod:`~citelint.links.render`: cmark-gfm rendering and the anchors of its HTML;
+- :mod:`~citelint.links.render`: cmark-gfm rendering (HTML, and the XML syntax tree) and the anchors of its HTML;
 - :mod:`~citelint.links.source`: the Markdown source (positions, syntax scanners, definitions);
 - :mod:`~citelint.links.forms`: finding one written form of a link in a span of the source;
 - :mod:`~citelint.links.locate`: mapping each anchor back to the source (:func:`extract`);
@@ -19,6 +19,8 @@ Modules, one job each:
   whose evidence needs repair (:func:`judge`, :func:`govern`, :func:`check`);
 - :mod:`~citelint.links.directive`: URL text directives (``#:~:text=``), parsed and written;
 - :mod:`~citelint.links.quote`: quotation links, their text verified against the capture (CL204);
+- :mod:`~citelint.links.prose`: quotations and cited numbers in prose, found with their citations
+  (what CL205/CL206 will verify; :func:`~citelint.links.prose.quotations`);
 - :mod:`~citelint.links.degrade`: ``--fix`` (:func:`fix`).
 
 Entry points: :func:`check` (what ``citelint check`` runs: every link judged,

@@ -51,7 +51,9 @@ def _load_freeing_renderer():
     ``malloc``/``free`` per node. The functions are reached through
     ``ctypes`` (cffi's ``cdef`` would import pycparser, 60 ms of start-up).
     The arena is one per process, so renders take a lock. When anything is
-    missing, cmarkgfm's own function is used.
+    missing, cmarkgfm's own function is used. The function returned renders
+    cmark's XML instead of HTML when called with ``xml=True``
+    (:func:`render_xml`).
     """
     try:
         import ctypes
@@ -71,7 +73,8 @@ def _load_freeing_renderer():
                 ("cmark_parser_feed", None, [ptr, ctypes.c_char_p, size]),
                 ("cmark_parser_finish", ptr, [ptr]),
                 ("cmark_parser_get_syntax_extensions", ptr, [ptr]),
-                ("cmark_render_html_with_mem", ptr, [ptr, num, ptr, ptr])):
+                ("cmark_render_html_with_mem", ptr, [ptr, num, ptr, ptr]),
+                ("cmark_render_xml_with_mem", ptr, [ptr, num, ptr])):
             function = getattr(so, name)
             function.restype, function.argtypes = restype, argtypes
         so.cmark_gfm_core_extensions_ensure_registered()
@@ -80,13 +83,14 @@ def _load_freeing_renderer():
             so.cmark_parser_feed
         finish, get_extensions, render = so.cmark_parser_finish, so.cmark_parser_get_syntax_extensions, \
             so.cmark_render_html_with_mem
+        render_xml = so.cmark_render_xml_with_mem
         reset, find, string_at = so.cmark_arena_reset, so.cmark_find_syntax_extension, ctypes.string_at
         lock = allocate_lock()
         found: dict[str, int] = {}
     except Exception:  # pragma: no cover - depends on cmarkgfm's build
         return None
 
-    def to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
+    def to_html(markdown: str, options: int, extensions: Sequence[str], xml: bool = False) -> str:
         data = markdown.encode("utf-8")
         with lock:
             try:
@@ -101,8 +105,12 @@ def _load_freeing_renderer():
                     attach(parser, ext)
                 feed(parser, data, len(data))
                 root = finish(parser)
-                raw = render(root, options, get_extensions(parser), arena)
-                return string_at(raw).decode("utf-8")
+                raw = render_xml(root, options, arena) if xml else \
+                    render(root, options, get_extensions(parser), arena)
+                # cmark-gfm can split a UTF-8 sequence when it gives up on a
+                # footnote reference that runs into a multi-byte character
+                # (`[^f»` then a line break); the XML's reader tolerates that.
+                return string_at(raw).decode("utf-8", "replace" if xml else "strict")
             finally:
                 # Everything cmark allocated since the last reset (parser, tree,
                 # HTML) is in the arena: one call frees it all.
@@ -124,7 +132,7 @@ _rendered = 0
 
 
 @functools.lru_cache(maxsize=1)
-def _freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
+def _freeing_renderer() -> Callable[..., str] | None:
     """:func:`_load_freeing_renderer`, loaded once."""
     return _load_freeing_renderer()
 
@@ -140,6 +148,27 @@ def cmark_to_html(markdown: str, options: int, extensions: Sequence[str]) -> str
         if _rendered < FREEING_AFTER_CHARS:
             return cmarkgfm_to_html(markdown, options, extensions)
     return (_freeing_renderer() or cmarkgfm_to_html)(markdown, options, extensions)
+
+
+def render_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS, footnotes: bool = True) -> str:
+    """cmark-gfm's XML for ``markdown``: its syntax tree, every node with its source position.
+
+    Unlike the HTML, the XML carries inline nodes with ``sourcepos``
+    (``line:byte column-line:byte column``, 1-based, byte columns in UTF-8),
+    text as parsed (soft breaks as ``<softbreak />``, entities decoded, then
+    XML-escaped) and links with their destinations. Node types cmark-gfm's
+    XML renderer cannot name (footnote references and definitions) are
+    written ``<unknown>``. Bytes cmark-gfm leaves as invalid UTF-8 (it can
+    split a character when it gives up on a footnote reference) are decoded
+    as U+FFFD. cmarkgfm offers no XML function, so this always goes through
+    the freeing renderer; raises RuntimeError when cmark-gfm's functions
+    cannot be loaded, ValueError for an unknown extension.
+    """
+    renderer = _freeing_renderer()
+    if renderer is None:  # pragma: no cover - depends on cmarkgfm's build
+        raise RuntimeError("cmark-gfm's XML renderer is not available in this cmarkgfm build")
+    options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
+    return renderer(markdown, options, extensions, True)
 
 
 def _comment_spans(out: str) -> list[tuple[int, int]]:

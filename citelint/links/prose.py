@@ -1,0 +1,937 @@
+"""Claims in prose: the quotations and cited numbers a reader sees in a Markdown report.
+
+This module only *finds* what the prose rules (CL205 quotations, CL206
+numbers; issue 24) will verify against the captures: :func:`quotations`,
+:func:`cited_numbers` and :func:`number_occurs`. The rule it implements is
+written down once, with examples, in docs/quotations.md ("Prose quotations
+and numbers (detection)").
+
+What a reader sees is decided by cmark-gfm, never by a parser of our own:
+the document is rendered once to cmark's XML (:func:`~citelint.links.render.render_xml`),
+whose inline nodes carry source positions, and each paragraph, heading and
+table cell becomes a rendered text (soft line break = one space, hard break
+= newline, inline markup removed, character references decoded, images
+left out) with its code spans, links and footnote references marked. The
+citations are the document's links as ``links.check`` locates them
+(:func:`~citelint.links.locate.locate_all` over the blocks of cmark's HTML
+that hold them, so a citation's position is the one CL201 would report),
+matched to cmark's link nodes paragraph by paragraph.
+
+Positions are 1-based lines and Unicode code-point columns; indices into a
+rendered text are code-point indices.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from bisect import bisect_right
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+from citelint.links.render import GITHUB_EXTENSIONS, render_xml
+from citelint.links.source import ENTITY, SourceDocument, normalise_label
+
+if TYPE_CHECKING:
+    from citelint.links.link import Link
+
+#: Quotation marks that pair by themselves, opener -> the closers it takes.
+#: A nested opener of the same kind (“a “b” c”) is counted, so the pair is
+#: the outer one; „ takes “ or ” (German and Polish usage) and does not nest.
+PAIRED_MARKS = {"“": "”", "„": "“”", "«": "»", "「": "」", "『": "』"}
+#: Marks that are quotation marks only at a word start (opening) and a word
+#: end (closing): ``"`` is also the inch and seconds sign, ’ the apostrophe.
+WORD_MARKS = {'"': '"', "‘": "’"}
+#: What may stand just before an opening word mark besides whitespace.
+_OPEN_BEFORE = frozenset("([{<—–-/") | frozenset(PAIRED_MARKS) | frozenset(WORD_MARKS)
+#: What may stand just after a closing word mark besides whitespace.
+_CLOSE_AFTER = frozenset(".,;:!?)]}>…—–-/'") | frozenset("”»」』’\"")
+_MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”»」』“") | set(WORD_MARKS) | {"’"})))
+                    + ']')
+#: The marks that can open a quotation besides ``"``: a leaf with none of them (and fewer
+#: than two ``"``) is not rendered at all.
+_OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
+
+#: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
+ABBREVIATIONS = frozenset("""
+    e.g. i.e. etc. cf. vs. viz. al. approx. ca. resp. incl. esp. Dr. Mr. Mrs. Ms. Mx. Prof. Sr. Jr. St. Mt.
+    Fig. fig. Figs. No. no. Nos. Vol. vol. Eq. eq. Ch. ch. Sec. sec. Art. p. pp. ed. eds. Inc. Ltd. Co.
+    Corp. Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec. Gen. Gov. Sen. Rep. Rev. Hon.
+    z.B. u.a. d.h. bzw. vgl. ggf. S. Nr.
+""".split())
+_TERMINATORS = re.compile(r"[.!?。！？]")
+#: Full-width terminators end a sentence whatever follows: CJK text puts no space after them.
+_CJK_TERMINATORS = frozenset("。！？")
+#: What may follow a sentence terminator before the space that ends the sentence.
+_AFTER_TERMINATOR = frozenset("\"'”’»」』)]*")
+#: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
+MAX_INSERTION_CHARS = 60
+_SPLIT = re.compile(r"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{1,%d}\]))\s*" % MAX_INSERTION_CHARS)
+#: GitHub alert types (``> [!NOTE]``): such a blockquote is the author's own prose.
+ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
+#: Link text that is only a citation marker: ``1``, ``[1]``, ``^1``.
+_MARKER_TEXT = re.compile(r"\[?\^?\d+\]?")
+#: Citation markers written as plain text: ``[1]``, ``[^1]``, ``[3: not linked]`` (imports).
+_PLAIN_MARKER = re.compile(r"\[\^?\d+(?:: not linked)?\]")
+_PLAIN_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*")
+
+_TOKEN = re.compile(r'<(/?)([a-z_]+|<unknown>)((?: [a-z:_]+="[^"]*")*)( /)?>([^<]*)')
+_POS = re.compile(r'sourcepos="(\d+):(\d+)-(\d+):(\d+)"')
+_DEST = re.compile(r' destination="([^"]*)"')
+_BLOCK_TAG = re.compile(r"<(/?)(block_quote|paragraph|heading|table_cell|<unknown>)(?=[ />])([^>]*?)(/?)>")
+# A blockquote whose first line is ``[!NOTE]`` (or another alert type) alone.
+_ALERT = re.compile(r"\s*<paragraph[^>]*>\s*<text[^>]*>\[!([A-Za-z]+)\]</text>\s*(?:<softbreak />|</paragraph>)")
+_FOOTNOTE_LABEL = re.compile(r"\[\^([^\]]+)\]:")
+
+
+class Segment(NamedTuple):
+    """One piece of a quotation between elisions and insertions: ``text`` and
+    its ``start`` (code-point index into :attr:`Quotation.text`)."""
+
+    text: str
+    start: int
+
+
+class Quotation(NamedTuple):
+    """A quotation a reader sees, found by :func:`quotations`.
+
+    ``text``: the rendered text between the marks (whitespace beside them
+    removed), or the whole rendered paragraph of a blockquote. ``line``/``col``:
+    the opening mark, or the blockquote paragraph's first character.
+    ``kind``: ``marks`` or ``blockquote``; ``marks``: the opening and closing
+    mark (``“”``; ``""`` for a blockquote). ``sentence``: the rendered
+    sentence it sits in (the paragraph, for a blockquote). ``segments``: the
+    text split at elisions and insertions; ``insertions``: the bracketed
+    insertions as written (``[sic]``); ``short_segments``: the segments with
+    fewer visible characters than ``min_segment_chars``. ``citations``: the
+    governed links (:class:`~citelint.links.link.Link`) it is attributed to:
+    those of its own block in document order, then those of the footnote
+    definitions it references; each once.
+    """
+
+    text: str
+    line: int
+    col: int
+    kind: str
+    marks: str
+    sentence: str
+    segments: tuple[Segment, ...]
+    insertions: tuple[str, ...]
+    short_segments: tuple[str, ...]
+    citations: tuple["Link", ...]
+
+
+class Number(NamedTuple):
+    """A number in a cited sentence, found by :func:`cited_numbers`.
+
+    ``text``: the digits as written (``1,000``); ``shown``: with the sign,
+    currency symbol, ``%`` or scale word around it (``$1,000 million``), for
+    messages only; ``readings``: the values it may mean, each written as
+    digits with at most one ``.`` (``1,000`` → ``("1000", "1.000")``);
+    ``line``/``col``: its first digit; ``sentence`` and ``citations`` as for
+    :class:`Quotation`.
+    """
+
+    text: str
+    shown: str
+    readings: tuple[str, ...]
+    line: int
+    col: int
+    sentence: str
+    citations: tuple["Link", ...]
+
+
+class _Block:
+    """One paragraph, heading or table cell as a reader sees it."""
+
+    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.pieces: list[tuple[int, str, str]] = []  # (index in text, cmark's attributes, literal)
+        self.piece_at: list[int] = []
+        self.code: list[tuple[int, int]] = []
+        self.links: list[list] = []  # [start, end, href, Link | None]
+        self.refs: list[tuple[int, str]] = []  # (index in text, normalised footnote label)
+        self.lo = self.hi = self.line = self.col = 0  # source span (offsets) and start (line, column)
+
+
+class _Document:
+    """The leaves of one rendered document, its footnotes and, on demand, its located links."""
+
+    def __init__(self, markdown: str) -> None:
+        self.markdown = markdown
+        self.doc = SourceDocument(markdown)
+        self.xml = render_xml(markdown, GITHUB_EXTENSIONS, True)
+        self._groups: list[tuple[int, int, int, int]] | None = None
+        self._located: dict[int, list[Link]] = {}
+        self._html = ""
+        self._tags: list[re.Match[str]] = []
+        self._footnote_from = 0
+        self._group_los: list[int] = []
+        self._reach: list[int] = []
+        self._everywhere: list[int] = []
+
+    def offset(self, line: int, byte_col: int) -> int:
+        return self.doc.offset(line, byte_col)
+
+    def leaves(self) -> list[tuple[int, int, int, bool, str | None, int]]:
+        """Every leaf block: (xml start, xml end, blockquote depth, in an alert, footnote label, blockquote id).
+
+        Blockquote id is the index of the outermost blockquote holding it (-1 none).
+        """
+        xml = self.xml
+        out = []
+        depth = 0
+        alert = []  # per open blockquote: is it an alert
+        footnote: list[str | None] = []
+        quote_id = -1
+        quotes = 0
+        opened: list[int] = []
+        for m in _BLOCK_TAG.finditer(xml):
+            close, name, attrs, empty = m.groups()
+            if name == "block_quote":
+                if close:
+                    depth -= 1
+                    alert.pop()
+                else:
+                    depth += 1
+                    if depth == 1:
+                        quote_id = quotes
+                        quotes += 1
+                    alert.append(self._is_alert(xml, m.end()))
+            elif name == "<unknown>":
+                if empty:
+                    continue  # a footnote reference: read with its paragraph
+                if close:
+                    footnote.pop()
+                else:
+                    footnote.append(self._footnote_label(attrs))
+            elif empty:
+                continue  # an empty table cell: no text
+            elif close:
+                # leaves do not nest: a leaf spans from its opening tag to its closing one
+                start = opened.pop()
+                out.append((start, m.start(), depth, bool(alert) and alert[0], footnote[-1] if footnote else None,
+                            quote_id if depth else -1))
+            else:
+                opened.append(m.start())
+        return out
+
+    def _is_alert(self, xml: str, pos: int) -> bool:
+        m = _ALERT.match(xml, pos)
+        return m is not None and m.group(1).upper() in ALERTS
+
+    def _footnote_label(self, attrs: str) -> str | None:
+        m = _POS.search(attrs)
+        if m is None:
+            return None
+        line = int(m.group(1))
+        # cmark-gfm's position of a definition starts after its label: read it from the line.
+        found = _FOOTNOTE_LABEL.search(self.doc.line_text(line))
+        return normalise_label(found.group(1)) if found else None
+
+    def block(self, start: int, end: int) -> _Block:
+        """The rendered text of the leaf at xml[start:end]."""
+        xml = self.xml
+        b = _Block()
+        head = _POS.search(xml, start, xml.find(">", start))
+        if head is not None:
+            l1, c1, l2, c2 = map(int, head.groups())
+            b.lo = self.offset(l1, c1)
+            b.hi = self.offset(l2, c2 + 1) if l2 else len(self.markdown)
+            b.line, b.col = self.doc.position(b.lo)
+        parts: list[str] = []
+        n = 0
+        image = 0
+        raw_link: list | None = None
+        open_links: list[list] = []
+        for m in _TOKEN.finditer(xml, xml.find(">", start) + 1, end):
+            close, name, attrs, empty, content = m.groups()
+            if image:
+                if name == "image":
+                    image += -1 if close else (0 if empty else 1)
+                continue
+            if close:
+                if name == "link" and open_links:
+                    link = open_links.pop()
+                    link[1] = n
+                    b.links.append(link)
+                continue
+            if name == "text" or name == "code":
+                literal = html.unescape(content) if "&" in content else content
+                if not literal:
+                    continue
+                # the source offset is worked out only for the few characters that need one
+                b.pieces.append((n, attrs, literal))
+                if name == "code":
+                    b.code.append((n, n + len(literal)))
+                parts.append(literal)
+                n += len(literal)
+            elif name == "softbreak":
+                parts.append(" ")
+                n += 1
+            elif name == "linebreak":
+                parts.append("\n")
+                n += 1
+            elif name == "link":
+                dm = _DEST.search(attrs)
+                href = html.unescape(dm.group(1)) if dm else ""
+                link = [n, n, href, None]
+                if empty:
+                    b.links.append(link)
+                else:
+                    open_links.append(link)
+            elif name == "image":
+                image = 0 if empty else 1
+            elif name == "html_inline":
+                tag = html.unescape(content) if "&" in content else content
+                if raw_link is not None and tag[:3].lower() == "</a":
+                    raw_link[1] = n
+                    b.links.append(raw_link)
+                    raw_link = None
+                elif tag[:2].lower() == "<a" and tag[2:3].isspace():
+                    from citelint.links.locate import raw_link as read_raw
+
+                    found = read_raw(tag, False)
+                    if found is not None:
+                        raw_link = [n, n, found[1], None]
+            elif name == "<unknown>":
+                pm = _POS.search(attrs)
+                if pm is not None:
+                    lo = self.offset(int(pm.group(1)), int(pm.group(2)))
+                    hi = self.offset(int(pm.group(3)), int(pm.group(4)) + 1)
+                    written = self.markdown[lo:hi]
+                    if written.startswith("[^") and written.endswith("]"):
+                        b.refs.append((n, normalise_label(written[2:-1])))
+        if raw_link is not None:
+            raw_link[1] = n
+            b.links.append(raw_link)
+        b.links.sort(key=lambda link: link[0])
+        b.text = "".join(parts)
+        b.piece_at = [p[0] for p in b.pieces]
+        return b
+
+    def source_offset(self, b: _Block, i: int) -> int:
+        """Source offset of rendered character ``i`` of ``b`` (the block's start when unknown).
+
+        The character's text node starts where cmark's position says, and
+        its literal is walked through the source from there (backslash
+        escapes and character references take more source than text). When
+        the source disagrees, the position is off (cmark-gfm misplaces text
+        on lazy continuation lines and in some table cells): the node is then
+        looked for on its line, where its whole literal must align.
+        """
+        k = bisect_right(b.piece_at, i) - 1
+        if k < 0:
+            return b.lo
+        at, attrs, literal = b.pieces[k]
+        pm = _POS.search(attrs)
+        if pm is None or pm.group(1) == "0":
+            return b.lo
+        line = int(pm.group(1))
+        src = self.offset(line, int(pm.group(2)))
+        if i >= at + len(literal):
+            return src + len(literal)  # a soft break or hard break after the piece
+        found = self._align(src, literal, i - at, False)
+        if found is not None:
+            return found
+        s = self.markdown
+        first = literal[0]
+        for start in range(self.doc.line_starts[line - 1], self.doc.line_end(line)):
+            if start != src and (s[start] == first or s[start] in "\\&"):
+                found = self._align(start, literal, i - at, True)
+                if found is not None:
+                    return found
+        return src + (i - at)  # best effort
+
+    def _align(self, j: int, literal: str, upto: int, whole: bool) -> int | None:
+        """Source offset of ``literal[upto]`` when ``literal`` is written from offset ``j``, else None.
+
+        With ``whole``, the rest of ``literal`` must align too.
+        """
+        s = self.markdown
+        found = None
+        for n, ch in enumerate(literal if whole else literal[:upto + 1]):
+            if s.startswith(ch, j):
+                at = j
+                j += 1
+            elif s.startswith("\\", j) and s.startswith(ch, j + 1):
+                at = j + 1
+                j += 2
+            elif s.startswith("&", j) and (em := ENTITY.match(s, j)) is not None:
+                at = j
+                j = em.end()
+            else:
+                return None
+            if n == upto:
+                found = at
+        return found
+
+    def position(self, b: _Block, i: int) -> tuple[int, int]:
+        return self.doc.position(self.source_offset(b, i))
+
+    def links_in(self, lo: int, hi: int) -> list[Link]:
+        """The followable links (not images) whose construct starts in source offsets [lo, hi), in order.
+
+        Links are located as ``links.check`` locates the links it reports
+        (:func:`~citelint.links.locate.locate_all` over the run of anchors of
+        one block of cmark's HTML), and only in the blocks that overlap
+        [lo, hi): a document is rendered to HTML once, when a first
+        citation is needed.
+        """
+        if self._groups is None:
+            self._group_links()
+        groups = self._groups
+        found: list[Link] = []
+        k = bisect_right(self._group_los, hi - 1)
+        wanted = []
+        while k > 0 and self._reach[k - 1] > lo:  # blocks nest or follow: walk back while one may reach lo
+            k -= 1
+            if groups[k][1] > lo:
+                wanted.append(k)
+        wanted.extend(self._everywhere)
+        for k in sorted(set(wanted)):
+            located = self._located.get(k)
+            if located is None:
+                from citelint.links.locate import locate_all
+
+                first, last = groups[k][2:]
+                located = self._located[k] = [link for _, link in locate_all(
+                    self._html, self.doc, self._tags[first:last + 1], False, self._footnote_from)]
+            found.extend(link for link in located if lo <= link.start < hi)
+        found.sort(key=lambda link: link.start)
+        return found
+
+    def _group_links(self) -> None:
+        """The anchors of cmark's HTML, cut into runs that share a block: (lo, hi, first, last)."""
+        from citelint.links.render import SOURCEPOS, SOURCEPOS_KEY, footnotes_start, render_html, scan_links
+
+        try:
+            out = self._html = render_html(self.markdown, GITHUB_EXTENSIONS, True)
+        except UnicodeDecodeError:
+            # cmark-gfm split a UTF-8 sequence (render_xml): nothing to locate, so
+            # each citation is the XML's link, placed at its block's start
+            self._groups = []
+            return
+        tags = self._tags = scan_links(out, False)
+        self._footnote_from = footnotes_start(out, True)
+        groups: list[tuple[int, int, int, int]] = []
+        key = -2
+        for i, tag in enumerate(tags):
+            k = out.rfind(SOURCEPOS_KEY, 0, tag.start())
+            if k == key:
+                lo, hi, first, _ = groups[-1]
+                groups[-1] = (lo, hi, first, i)
+                continue
+            key = k
+            m = SOURCEPOS.match(out, k) if k >= 0 else None
+            if m is None or m.group(1) == "0":
+                lo = hi = 0  # no usable position: overlaps everything
+            else:
+                lo = self.doc.offset(int(m.group(1)), int(m.group(2)))
+                hi = self.doc.line_end(int(m.group(3)))
+            groups.append((lo, hi, i, i))
+        # sorted by start (footnote definitions come last in the HTML), with the
+        # furthest end reached so far, so that links_in walks back only as far as needed
+        self._everywhere = [k for k, g in enumerate(groups) if g[0] == g[1] == 0]
+        order = sorted(range(len(groups)), key=lambda k: groups[k][0])
+        self._groups = groups = [groups[k] for k in order]
+        self._everywhere = [order.index(k) for k in self._everywhere]
+        self._group_los = [g[0] for g in groups]
+        reach, top = [], 0
+        for g in groups:
+            top = max(top, g[1])
+            reach.append(top)
+        self._reach = reach
+
+    def attach(self, b: _Block) -> None:
+        """Give each link of ``b`` its located :class:`Link` (matched by href, in order)."""
+        if not b.links or b.links[0][3] is not None:
+            return
+        mine = self.links_in(b.lo, b.hi if b.hi > b.lo else len(self.markdown))
+        k = 0
+        for entry in b.links:
+            for j in range(k, len(mine)):
+                if mine[j].href == entry[2]:
+                    entry[3] = mine[j]
+                    k = j + 1
+                    break
+            else:
+                entry[3] = _unlocated(entry[2], b)
+
+
+def _unlocated(href: str, b: _Block) -> Link:
+    """A Link for a link node that could not be matched to a located one: at its block's start."""
+    from citelint import urls
+    from citelint.links.link import new_link
+
+    return new_link("inline", href, b.line, b.col, b.line, b.col, b.lo, b.lo, "", "inline", urls.classify(href),
+                    href, None, False)
+
+
+# --------------------------------------------------------------------------- marks and sentences
+
+def _in(ranges: Sequence[tuple[int, int]], i: int) -> bool:
+    return any(a <= i < b for a, b in ranges)
+
+
+def _opens(text: str, p: int) -> bool:
+    """True when the word mark at ``p`` stands at a word start: it may open a quotation."""
+    if p + 1 >= len(text) or text[p + 1].isspace():
+        return False
+    return p == 0 or text[p - 1].isspace() or text[p - 1] in _OPEN_BEFORE
+
+
+def _closes(text: str, q: int) -> bool:
+    """True when the word mark at ``q`` stands at a word end: it may close a quotation."""
+    if q == 0 or text[q - 1].isspace():
+        return False
+    after = text[q + 1] if q + 1 < len(text) else ""
+    if text[q] == '"' and text[q - 1].isdigit() and after not in ("", ".", ",", ";", ":", "!", "?", ")"):
+        return False  # an inch or seconds mark: a 5" screen, 3' 4"
+    return after == "" or after.isspace() or after in _CLOSE_AFTER
+
+
+def _pairs(text: str, code: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(opening, closing) indices of the outermost quotation-mark pairs of ``text``, outside code."""
+    marks = [m.start() for m in _MARKS.finditer(text) if not (code and _in(code, m.start()))]
+    pairs = []
+    k = 0
+    while k < len(marks):
+        p = marks[k]
+        c = text[p]
+        match = None
+        if c in PAIRED_MARKS:
+            closers = PAIRED_MARKS[c]
+            depth = 1
+            for m in range(k + 1, len(marks)):
+                ch = text[marks[m]]
+                if ch == c and c != "„":
+                    depth += 1
+                elif ch in closers:
+                    depth -= 1
+                    if depth == 0:
+                        match = m
+                        break
+        elif c in WORD_MARKS and _opens(text, p):
+            closer = WORD_MARKS[c]
+            inner = 0  # curly pairs opened inside: their ” is theirs
+            for m in range(k + 1, len(marks)):
+                q = marks[m]
+                ch = text[q]
+                if ch == "“":
+                    inner += 1
+                elif ch == "”" and inner:
+                    inner -= 1
+                elif (ch == closer or (c == '"' and ch == "”")) and _closes(text, q):
+                    # "…” (a straight mark closed by a curly one) is a typing slip, not two quotations
+                    match = m
+                    break
+        if match is None:
+            k += 1
+        else:
+            pairs.append((p, marks[match]))
+            k = match + 1
+    return pairs
+
+
+def _is_marker(link_text: str) -> bool:
+    return _MARKER_TEXT.fullmatch(link_text.strip()) is not None
+
+
+def _sentences(b: _Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """Sentences of ``b``: (start, terminator end, end after the run of citation-only links), in order.
+
+    A terminator inside a quotation ends no sentence, unless it is the
+    quotation's last character (“… it rained.” Then …).
+    """
+    text = b.text
+    n = len(text)
+    markers = {a: e for a, e, _, _ in b.links if _is_marker(text[a:e])}
+    marker_ends = set(markers.values())
+    refs = {i for i, _ in b.refs}
+    out = []
+    start = 0
+    for m in _TERMINATORS.finditer(text):
+        t = m.start()
+        if t < start or (b.code and _in(b.code, t)):
+            continue
+        if any(o < t < c - 1 for o, c in pairs):
+            continue
+        ch = text[t]
+        j = t + 1
+        while j < n and text[j] in _AFTER_TERMINATOR:
+            j += 1
+        if ch not in _CJK_TERMINATORS and not (j == n or text[j].isspace() or j in markers or j in refs):
+            continue
+        if ch == "." and t not in marker_ends and _not_an_end(text, t):
+            continue  # (after a citation marker "[1](…)." the digit is the marker's)
+        end = j
+        while True:  # the run of citation-only links and footnote references after the terminator
+            k = end
+            while k < n and text[k].isspace():
+                k += 1
+            if k in markers and markers[k] > k:
+                end = markers[k]
+            elif k in refs:
+                refs = refs - {k}  # a reference has no width: taken once
+                end = max(end, k)
+            else:
+                break
+        out.append((start, j, end))
+        start = end
+        while start < n and text[start].isspace():
+            start += 1
+    if start < n:
+        out.append((start, n, n))
+    return out
+
+
+def _not_an_end(text: str, t: int) -> bool:
+    """True when the ``.`` at ``t`` ends an abbreviation, an initial or a number, or is part of ``...``."""
+    if t == 0:
+        return True
+    before = text[t - 1]
+    if before.isdigit() or before == "." or (t + 1 < len(text) and text[t + 1] == "."):
+        return True
+    s = t
+    while s > 0 and not text[s - 1].isspace() and text[s - 1] not in "([{\"'“‘«":
+        s -= 1
+    word = text[s:t + 1]
+    if word in ABBREVIATIONS:
+        return True
+    return len(word) == 2 and word[0].isupper() or (len(word) >= 2 and word[-2].isupper()
+                                                      and (len(word) == 2 or word[-3] == "."))
+
+
+# --------------------------------------------------------------------------- citations
+
+def _governed(links: Sequence[Link | None]) -> list[Link]:
+    return [link for link in links if link is not None and link.category == "governed"]
+
+
+class _Detector:
+    """Shared state of one document: its leaves, footnote definitions and quotation blocks."""
+
+    def __init__(self, markdown: str) -> None:
+        self.d = _Document(markdown)
+        self.leaves = self.d.leaves()
+        self._blocks: dict[int, _Block] = {}
+        self._footnotes: dict[str, list[Link]] | None = None
+
+    def block(self, k: int) -> _Block:
+        b = self._blocks.get(k)
+        if b is None:
+            start, end = self.leaves[k][:2]
+            b = self._blocks[k] = self.d.block(start, end)
+        return b
+
+    def footnotes(self) -> dict[str, list[Link]]:
+        """Normalised footnote label -> the governed links of its definition."""
+        if self._footnotes is None:
+            self._footnotes = {}
+            for k, leaf in enumerate(self.leaves):
+                if leaf[4] is not None:
+                    b = self.block(k)
+                    self.d.attach(b)
+                    self._footnotes.setdefault(leaf[4], []).extend(_governed([e[3] for e in b.links]))
+        return self._footnotes
+
+    def cite(self, b: _Block, spans: Sequence[tuple[int, int]], ref_spans: Sequence[tuple[int, int]]) -> tuple[Link, ...]:
+        """Governed links of ``b`` whose text starts (or lies) in ``spans``, with the footnote
+        references in ``ref_spans`` resolved; deduplicated, in order."""
+        self.d.attach(b)
+        found: list[Link] = []
+        for a, e, _, link in b.links:
+            if any(a < hi and e > lo or lo <= a < hi for lo, hi in spans):
+                found.extend(_governed([link]))
+        refs = [label for i, label in b.refs if any(lo <= i <= hi for lo, hi in ref_spans)]
+        if refs:
+            notes = self.footnotes()
+            for label in refs:
+                found.extend(notes.get(label, ()))
+        seen: set[int] = set()
+        out = []
+        for link in found:
+            if id(link) not in seen:
+                seen.add(id(link))
+                out.append(link)
+        return tuple(out)
+
+    def all_citations(self, b: _Block) -> tuple[Link, ...]:
+        """Every governed link of ``b``, footnote references resolved."""
+        return self.cite(b, [(0, len(b.text) + 1)], [(0, len(b.text))])
+
+
+def _visible(text: str) -> int:
+    from citelint.facts import is_invisible
+
+    if text.isascii():
+        joined = "".join(text.split())
+        return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
+    return sum(1 for c in text if not is_invisible(c))
+
+
+def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segment, ...], tuple[str, ...],
+                                                                     tuple[str, ...]]:
+    """``text`` split at elisions (``...``, ``…``, ``[...]``, ``[…]``) and bracketed insertions.
+
+    Returns (segments, insertions as written, the texts of the segments with
+    fewer than ``min_segment_chars`` visible characters). The whitespace
+    beside an elision or insertion belongs to no segment; an insertion is
+    ``[`` + at most MAX_INSERTION_CHARS characters without brackets + ``]``.
+    """
+    segments: list[Segment] = []
+    insertions: list[str] = []
+    pos = 0
+    for m in _SPLIT.finditer(text):
+        piece = text[pos:m.start()]
+        if piece.strip():
+            segments.append(Segment(piece, pos))
+        if m.group(1):
+            insertions.append(m.group(1))
+        pos = m.end()
+    if text[pos:].strip():
+        segments.append(Segment(text[pos:], pos))
+    short = tuple(s.text for s in segments if _visible(s.text) < min_segment_chars)
+    return tuple(segments), tuple(insertions), short
+
+
+def _strip_span(text: str, a: int, e: int) -> tuple[int, int]:
+    while a < e and text[a].isspace():
+        a += 1
+    while e > a and text[e - 1].isspace():
+        e -= 1
+    return a, e
+
+
+def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 12) -> list[Quotation]:
+    """Every quotation a reader sees in the Markdown ``markdown``, in document order.
+
+    A quotation is the text between a pair of quotation marks (“…”, „…“,
+    „…”, «…», 「…」, 『…』, and ``"…"`` or ‘…’ only at a word start and a word
+    end) within one paragraph, heading or table cell, outside code; or a
+    paragraph of a blockquote (not of a GitHub alert; of nested blockquotes
+    only the outermost). Marks inside a quotation belong to it; a blockquote
+    paragraph is one quotation whatever marks it holds. Quotations with
+    fewer than ``min_chars`` visible characters in their segments are left
+    out; segments below ``min_segment_chars`` are listed in
+    :attr:`Quotation.short_segments`. See docs/quotations.md for the
+    citation rule. Raises nothing for any ``str`` (RuntimeError only when
+    cmark-gfm's XML renderer is missing from the cmarkgfm build).
+    """
+    if not markdown or _MARKS.search(markdown) is None and ">" not in markdown and "&" not in markdown:
+        return []
+    det = _Detector(markdown)
+    xml = det.d.xml
+    found: list[Quotation] = []
+    quote_paragraphs: dict[int, list[int]] = {}  # blockquote id -> leaves
+    for k, (start, end, depth, alert, _note, quote_id) in enumerate(det.leaves):
+        if depth and not (alert and depth == 1):
+            if depth == 1:  # of nested blockquotes only the outermost is a quotation
+                quote_paragraphs.setdefault(quote_id, []).append(k)
+            continue
+        chunk = xml[start:end]
+        if _OPENERS.search(chunk) is None and chunk.count("&quot;") + chunk.count("”") < 2:
+            continue  # no mark that can open a quotation, and no "…" or "…”
+        b = det.block(k)
+        pairs = _pairs(b.text, b.code)
+        if not pairs:
+            continue
+        sentences = None
+        for n_pair, (o, c) in enumerate(pairs):
+            a, e = _strip_span(b.text, o + 1, c)
+            text = b.text[a:e]
+            segs, ins, short = split_quotation(text, min_segment_chars)
+            if sum(_visible(s.text) for s in segs) < min_chars:
+                continue
+            if sentences is None:
+                sentences = _sentences(b, pairs)
+            s0, t_end, s_end = next(((s, t, e2) for s, t, e2 in sentences if s <= o < e2), (0, len(b.text),
+                                                                                               len(b.text)))
+            nxt = pairs[n_pair + 1][0] if n_pair + 1 < len(pairs) and pairs[n_pair + 1][0] < t_end else t_end
+            spans = [(o, c + 1), (c + 1, max(c + 1, nxt)), (t_end, s_end)]
+            ref_spans = [(o, nxt), (t_end, s_end)]
+            citations = det.cite(b, spans, ref_spans) if (b.links or b.refs) else ()
+            line, col = det.d.position(b, o)
+            found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
+                                   segs, ins, short, citations))
+    for quote_id, ks in quote_paragraphs.items():
+        found.extend(_blockquote(det, ks, min_chars, min_segment_chars))
+    found.sort(key=lambda q: (q.line, q.col))
+    return found
+
+
+def _blockquote(det: _Detector, ks: Sequence[int], min_chars: int, min_segment_chars: int) -> list[Quotation]:
+    """The quotations of one outermost blockquote, whose paragraphs are the leaves ``ks``."""
+    last = det.block(ks[-1])
+    citations = det.all_citations(last) if (last.links or last.refs) else ()
+    after = _attribution(det, ks[-1])
+    if after is not None:
+        citations = tuple(dict.fromkeys(citations + det.all_citations(after)))
+    out = []
+    for k in ks:
+        b = det.block(k)
+        a, e = _strip_span(b.text, 0, len(b.text))
+        text = b.text[a:e]
+        segs, ins, short = split_quotation(text, min_segment_chars)
+        if sum(_visible(s.text) for s in segs) < min_chars:
+            continue
+        line, col = det.d.position(b, a) if a else (b.line, b.col)
+        out.append(Quotation(text, line, col, "blockquote", "", text, segs, ins, short, citations))
+    return out
+
+
+def _attribution(det: _Detector, k: int) -> _Block | None:
+    """The paragraph right after the blockquote ending with leaf ``k``, when it starts with — or --."""
+    xml = det.d.xml
+    end = xml.find("</block_quote>", det.leaves[k][1])
+    if end < 0 or k + 1 >= len(det.leaves):
+        return None
+    nxt = xml.find("<", end + len("</block_quote>"))
+    if not xml.startswith("<paragraph", nxt) or det.leaves[k + 1][0] != nxt or det.leaves[k + 1][2]:
+        return None
+    b = det.block(k + 1)
+    head = b.text.lstrip()
+    return b if head.startswith("—") or head.startswith("--") else None
+
+
+# --------------------------------------------------------------------------- numbers
+
+#: A number: a maximal run of digits with grouping separators (``,`` ``.``
+#: space ``'``, one kind, between groups of three) and at most one decimal mark.
+_NUMBER = re.compile(
+    r"(?<!\d)(?<!\d[.,])"
+    r"(?:\d{1,3}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
+    r"|\d+(?:[.,]\d+)?)")
+_DIGIT = re.compile(r"\d")
+_TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
+_CURRENCY = frozenset("$€£¥₹₩₽¢")
+_SIGNS = frozenset("+-−±")
+_SCALE = re.compile(r"\s?(?:%|percent\b|per cent\b|(?:thousand|million|billion|trillion)s?\b|bn\b)")
+#: What joins a token to a date, time, range or version (2026-07-01, 10:30, 1/2): out of scope.
+_JOINERS = frozenset("-/:")
+
+
+def readings(written: str) -> tuple[str, ...]:
+    """The values a number as written may mean, each as digits with at most one ``.``.
+
+    ``1,000`` → ``("1000", "1.000")`` (grouping, or a decimal comma);
+    ``1,000,000`` → ``("1000000",)``; ``1.000,5`` → ``("1000.5",)``;
+    ``12.5`` → ``("12.5",)``; ``1 000`` → ``("1000",)``. ``written`` is a
+    match of the number pattern (:func:`cited_numbers` gives them).
+    """
+    seps = [c for c in written if not c.isdigit()]
+    if not seps:
+        return (written,)
+    groups = re.split(r"[^\d]", written)
+    if len(seps) == 1:
+        whole = groups[0] + groups[1]
+        if seps[0] in ".,":
+            decimal = groups[0] + "." + groups[1]
+            grouped = len(groups[1]) == 3 and len(groups[0]) <= 3
+            return (whole, decimal) if grouped else (decimal,)
+        return (whole,)
+    if len(set(seps)) == 1:
+        return ("".join(groups),)
+    return ("".join(groups[:-1]) + "." + groups[-1],)
+
+
+def number_occurs(number: Number | str, text: str) -> bool:
+    """True when ``number`` occurs as a number in ``text`` under one of its readings.
+
+    ``number`` is a :class:`Number` or a number as written (``"1,000"``).
+    Every number of ``text`` is read the same way (a maximal run, so ``12``
+    is never found inside ``12.5``, ``2012`` or ``120``); in ``text`` a
+    number may touch letters or dashes (``COVID-19`` holds 19). Signs,
+    currency and scale words are not compared.
+    """
+    wanted = set(number.readings if isinstance(number, Number) else readings(number))
+    if not any(w[0] in text for w in wanted):
+        return False  # not even its first digit: no need to read every number of ``text``
+    return any(not wanted.isdisjoint(readings(m.group(0))) for m in _NUMBER.finditer(text))
+
+
+def _excluded(b: _Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ranges of ``b.text`` whose numbers are never compared: code, quotations, URLs, citation markers."""
+    text = b.text
+    out = list(b.code)
+    out.extend((o, c + 1) for o, c in pairs)
+    for a, e, _, link in b.links:
+        shown = text[a:e]
+        if _is_marker(shown) or (link is not None and link.kind in ("bare", "autolink")) \
+                or _PLAIN_URL.match(shown.strip()):
+            out.append((a, e))
+    out.extend(m.span() for m in _PLAIN_MARKER.finditer(text))
+    out.extend(m.span() for m in _PLAIN_URL.finditer(text))
+    return out
+
+
+def cited_numbers(markdown: str) -> list[Number]:
+    """Every number of a sentence that has citations, in document order.
+
+    A sentence's citations are its governed links, the links of the
+    footnotes it references, and the run of citation-only links right after
+    its terminator. Numbers inside quotations (marked or blockquote), code,
+    URLs and citation markers (``[1]``, ``[^1]``, ``[3: not linked]``, a link
+    text that is only a number) are left out, and so are tokens joined to
+    letters (``COVID-19``, ``1990s``, ``v2``) and dates, times, ranges and
+    versions written with ``-``, ``/``, ``:`` or a second ``.``. Raises
+    nothing for any ``str``.
+    """
+    if not markdown or _DIGIT.search(markdown) is None:
+        return []
+    det = _Detector(markdown)
+    xml = det.d.xml
+    found: list[Number] = []
+    for k, (start, end, depth, alert, note, _quote) in enumerate(det.leaves):
+        if depth and not (alert and depth == 1):
+            continue  # a blockquote paragraph is a quotation
+        chunk = xml[start:end]
+        if "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
+            continue  # no link, no citation
+        if _TEXT_DIGIT.search(chunk) is None:
+            continue  # no digit in any text or code node
+        b = det.block(k)
+        pairs = _pairs(b.text, b.code)
+        det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
+        skip = _excluded(b, pairs)
+        for s0, t_end, s_end in _sentences(b, pairs):
+            numbers = [m for m in _NUMBER.finditer(b.text, s0, s_end)
+                       if not _in(skip, m.start()) and _standalone(b.text, m.start(), m.end())]
+            if not numbers:
+                continue
+            citations = det.cite(b, [(s0, s_end)], [(s0, s_end)])
+            if not citations:
+                continue
+            sentence = b.text[s0:s_end].strip()
+            for m in numbers:
+                a, e = m.span()
+                lo, hi = a, e
+                while lo > 0 and b.text[lo - 1] in _CURRENCY:
+                    lo -= 1
+                if lo > 0 and b.text[lo - 1] in _SIGNS and (lo == 1 or not b.text[lo - 2].isalnum()):
+                    lo -= 1
+                scale = _SCALE.match(b.text, e)
+                if scale is not None:
+                    hi = scale.end()
+                line, col = det.d.position(b, a)
+                found.append(Number(m.group(0), b.text[lo:hi], readings(m.group(0)), line, col, sentence,
+                                    citations))
+    found.sort(key=lambda n: (n.line, n.col))
+    return found
+
+
+def _standalone(text: str, a: int, e: int) -> bool:
+    """True when the number at text[a:e] is not joined to letters, a date, a time, a range or a version."""
+    before = text[a - 1] if a else ""
+    after = text[e] if e < len(text) else ""
+    if before.isalpha() or after.isalpha() or before == "_" or after == "_":
+        return False  # v2, 1990s, 5km
+    if before in _JOINERS and a >= 2 and (text[a - 2].isalnum()):
+        return False  # COVID-19, 2026-07-01, 1/2, 10:30
+    if after in _JOINERS and e + 1 < len(text) and text[e + 1].isdigit():
+        return False  # 2026-07, 10:30, 2010-2012, 1/2
+    if after in ".," and e + 1 < len(text) and text[e + 1].isalnum() or before == "@":
+        return False  # 1.2.3, 2.2.x, vue@2
+    return True
