@@ -73,7 +73,7 @@ _BASE_ORIGIN = "https://relative.citelint.invalid"
 # copied from a page's source or a feed often carries them (seed 002's fifth
 # equivalence, "?x=1&amp;y=2" is "?x=1&y=2"). Only these, not every HTML
 # entity: decoding is for undoing that escaping, not for reading HTML.
-_HTML_ESCAPED = re.compile(r"&(?:amp|lt|gt|quot|apos|#39|#x27|#X27);", re.IGNORECASE)
+HTML_ESCAPED = re.compile(r"&(?:amp|lt|gt|quot|apos|#39|#x27|#X27);", re.IGNORECASE)
 _HTML_UNESCAPE = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'", "#39": "'", "#x27": "'"}
 
 
@@ -264,17 +264,17 @@ def _identity_of_escaped(s: str) -> str | None:
 # Possessive quantifiers (a third faster here) change no answer: each part's
 # characters exclude the character that starts the part after it ("." after
 # a label, "/" after a segment, "?" after the path, "#" after the query).
-_CANONICAL = re.compile(
+CANONICAL = re.compile(
     r"https?://((?:(?!xn--)[a-z0-9\-]++\.)*(?!xn--)[a-z][a-z0-9\-]*+)"
     r"((?:/(?!\.)[A-Za-z0-9\-._~!$&'()*+,;=:@]*+)*+)"
     r"(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]*+)?"
     r"(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?#]*+)?")
 # Canonical spellings joined by "\n" (which none can hold): one call for a list.
-_CANONICAL_LINES = re.compile(f"(?:{_CANONICAL.pattern})(?:\n(?:{_CANONICAL.pattern}))*+")
+_CANONICAL_LINES = re.compile(f"(?:{CANONICAL.pattern})(?:\n(?:{CANONICAL.pattern}))*+")
 
 
-def _all_canonical(spellings: list[str]) -> bool:
-    """True when every string of the non-empty ``spellings`` fullmatches :data:`_CANONICAL`.
+def all_canonical(spellings: list[str]) -> bool:
+    """True when every string of the non-empty ``spellings`` fullmatches :data:`CANONICAL`.
 
     One regular-expression call for the whole list, not one per string: a
     third of the time for an allowlist of canonical sources.
@@ -284,18 +284,18 @@ def _all_canonical(spellings: list[str]) -> bool:
     return joined.count("\n") == len(spellings) - 1 and _CANONICAL_LINES.fullmatch(joined) is not None
 
 
-def _quick_identity(href: str) -> str | None:
+def quick_identity(href: str) -> str | None:
     """Identity of ``href`` when its spelling needs no parser, else None ("ask the parser").
 
-    The spelling is decided by one regular expression (:data:`_CANONICAL`,
-    so ``_CANONICAL.fullmatch(href)`` says whether this returns a string);
+    The spelling is decided by one regular expression (:data:`CANONICAL`,
+    so ``CANONICAL.fullmatch(href)`` says whether this returns a string);
     what remains of the identity rules is the scheme and trailing slashes.
     A non-None result is exactly what :func:`analyse` computes through
     ada-url (tests/test_urls.py checks this on the WHATWG corpus, every URL
     of the README corpus and generated spellings on both sides of each rule)
     at a fifth of the cost. Never raises.
     """
-    m = _CANONICAL.fullmatch(href)
+    m = CANONICAL.fullmatch(href)
     if m is None:
         return None
     host, path, query = m.groups()
@@ -315,7 +315,7 @@ def analyse(href: str) -> tuple[str, str | None]:
     the href stands for when the category is ``"governed"`` (``www.x`` is
     ``http://www.x``, ``//x`` is ``https://x``), else ``None``. Never raises.
     """
-    ident = _quick_identity(href)
+    ident = quick_identity(href)
     if ident is not None:
         return "governed", ident
     if href[:1] == "#" and href.isascii():
@@ -402,7 +402,7 @@ def source_identity(source: str) -> str | None:
     different URL. Returns None when the source is unvouchable.
     """
     if "&" in source:
-        source = _HTML_ESCAPED.sub(_unescape_html, source)
+        source = HTML_ESCAPED.sub(_unescape_html, source)
     return analyse(source)[1]
 
 

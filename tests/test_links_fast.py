@@ -116,20 +116,20 @@ def _urls() -> list[str]:
 
 def test_possessive_canonical_pattern_accepts_what_backtracking_does() -> None:
     for url in _urls():
-        got, want = urls._CANONICAL.fullmatch(url), _BACKTRACKING_CANONICAL.fullmatch(url)
+        got, want = urls.CANONICAL.fullmatch(url), _BACKTRACKING_CANONICAL.fullmatch(url)
         assert (got and got.groups()) == (want and want.groups()), url
 
 
 def test_one_call_for_a_list_of_canonical_sources() -> None:
     spellings = _urls()
-    canonical = [u for u in spellings if urls._CANONICAL.fullmatch(u)][:500]
-    other = [u for u in spellings if not urls._CANONICAL.fullmatch(u)]
+    canonical = [u for u in spellings if urls.CANONICAL.fullmatch(u)][:500]
+    other = [u for u in spellings if not urls.CANONICAL.fullmatch(u)]
     assert len(canonical) == 500 and len(other) > 1000
-    assert urls._all_canonical(canonical)
-    assert urls._all_canonical(canonical[:1])
+    assert urls.all_canonical(canonical)
+    assert urls.all_canonical(canonical[:1])
     for bad in other[::100] + ["https://a.org/x\nhttps://b.org/y", "https://a.org/\n", "\n", ""]:
         for at in (0, 7, len(canonical)):
-            assert not urls._all_canonical(canonical[:at] + [bad] + canonical[at:]), bad
+            assert not urls.all_canonical(canonical[:at] + [bad] + canonical[at:]), bad
 
 
 def _built_one_by_one(sources: list[str]) -> tuple[set[str], list, list[str]]:
@@ -148,8 +148,8 @@ def _built_one_by_one(sources: list[str]) -> tuple[set[str], list, list[str]]:
 
 def test_allowlist_checked_in_chunks_equals_one_by_one() -> None:
     spellings = _urls()
-    canonical = [u for u in spellings if urls._CANONICAL.fullmatch(u)][:200]
-    other = [u for u in spellings if not urls._CANONICAL.fullmatch(u)][::40]
+    canonical = [u for u in spellings if urls.CANONICAL.fullmatch(u)][:200]
+    other = [u for u in spellings if not urls.CANONICAL.fullmatch(u)][::40]
     from citelint.links.allowlist import _CHUNK
     for k, odd in enumerate(other):
         for at in (0, _CHUNK - 1, _CHUNK, 3 * _CHUNK + k % _CHUNK, len(canonical)):

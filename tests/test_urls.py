@@ -213,7 +213,7 @@ def test_quick_identity_agrees_with_the_parser() -> None:
     disagreements = []
     answered = 0
     for url in inputs:
-        quick = urls._quick_identity(url)
+        quick = urls.quick_identity(url)
         if quick is not None:
             answered += 1
             if urls._analyse(url) != ("governed", quick):
@@ -223,7 +223,7 @@ def test_quick_identity_agrees_with_the_parser() -> None:
     assert answered > 1000
     # and it answers for most real links, or it would not be worth having
     governed = [h for h in readme if urls._analyse(h)[0] == "governed"]
-    assert sum(urls._quick_identity(h) is not None for h in governed) > 0.9 * len(governed)
+    assert sum(urls.quick_identity(h) is not None for h in governed) > 0.9 * len(governed)
 
 
 @pytest.mark.parametrize(("url", "expected"), [
@@ -235,7 +235,7 @@ def test_quick_identity_agrees_with_the_parser() -> None:
     ("https://ex.com?q", "https://ex.com/?q"),
 ])
 def test_quick_identity_examples(url: str, expected: str) -> None:
-    assert urls._quick_identity(url) == expected == urls._analyse(url)[1]
+    assert urls.quick_identity(url) == expected == urls._analyse(url)[1]
 
 
 @pytest.mark.parametrize("url", [
@@ -244,4 +244,4 @@ def test_quick_identity_examples(url: str, expected: str) -> None:
     "https://ex.com:443/", "https://u@ex.com/", "https://ex.com/a b", "https://ex.com/é",
 ])
 def test_quick_identity_declines_what_the_parser_must_see(url: str) -> None:
-    assert urls._quick_identity(url) is None
+    assert urls.quick_identity(url) is None

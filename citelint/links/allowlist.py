@@ -53,11 +53,11 @@ class Allowlist:
         self._by_host: dict[str, dict[int, list[tuple[str, str, str | None, str]]]] | None = None
         self.rejected: list[str] = []
         exact, pending = self._exact, self._pending
-        canonical = urls._CANONICAL.fullmatch
+        canonical = urls.CANONICAL.fullmatch
         captured_sources = list(captured_sources)
         for at in range(0, len(captured_sources), _CHUNK):
             chunk = captured_sources[at:at + _CHUNK]
-            if urls._all_canonical(chunk):
+            if urls.all_canonical(chunk):
                 # all spelled canonically (the usual case): no loop in Python
                 exact.update(chunk)
                 pending.extend(chunk)
@@ -90,8 +90,8 @@ class Allowlist:
 
     def _resolve_pending(self) -> None:
         """Put the identities of the pending sources in ``_ids`` and ``_sources``, in config order."""
-        ids, sources, quick = self._ids, self._sources, urls._quick_identity
-        html_escaped = urls._HTML_ESCAPED.search
+        ids, sources, quick = self._ids, self._sources, urls.quick_identity
+        html_escaped = urls.HTML_ESCAPED.search
         seen = {ident for ident, _ in sources}
         for entry in self._pending:
             if isinstance(entry, str):
