@@ -36,9 +36,10 @@ import tempfile
 import time
 import unicodedata
 from collections import Counter, defaultdict
-from pathlib import Path
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:

@@ -11,18 +11,29 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 from citelint.errors import ConfigError
+from citelint.model import (
+    DEFAULT_CONTENT_TYPES,
+    DEFAULT_EXTRACTORS,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT_S,
+    EXTRACTOR_TYPES,
+    RULES,
+    SEVERITY_ORDER,
+    ApprovedLabels,
+    CaptureSettings,
+    LabelInfo,
+)
+from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
 from citelint.reports.loaders import read_source
-from citelint.reports.yaml import load_yaml_text
-from citelint.model import (DEFAULT_CONTENT_TYPES, DEFAULT_EXTRACTORS, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, EXTRACTOR_TYPES,
-                            RULES, SEVERITY_ORDER, ApprovedLabels, CaptureSettings, LabelInfo)
-from citelint.reports import pointers
 from citelint.reports.pointers import join as pointer_join
 from citelint.reports.schema import config_validator, quick_valid
+from citelint.reports.yaml import load_yaml_text
 
 CONFIG_NAME = "citelint.yaml"
 PYPROJECT = "pyproject.toml"

@@ -9,12 +9,22 @@ explained in the message, never accepted.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Protocol, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple, Protocol
 
-from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
+from citelint.excerpts import (
+    MIN_SNIPPET_CHARS,
+    MissBudget,
+    count_overlapping,
+    explain_miss_at,
+    invisible_message,
+    is_invisible,
+    repeated_snippet_message,
+    short_message,
+    shown_digests,
+)
 from citelint.model import RULES, LabelInfo
-from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, count_overlapping, shown_digests, explain_miss_at,
-                                invisible_message, is_invisible, repeated_snippet_message, short_message)
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 
 #: Code points of capture text kept on each side of an accepted snippet, so a
 #: reviewer sees a few words of where it was taken from.

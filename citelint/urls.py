@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 from urllib.parse import quote
 
 __all__ = [

@@ -44,10 +44,11 @@ import json
 import re
 import shutil
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
@@ -61,7 +62,7 @@ DEFAULT_CORPUS = Path("../shared/corpus/expertqa/rand_val.jsonl")
 #: How many questions (from the top of the split) the example takes.
 EXAMPLE_QUESTIONS = 10
 #: retrievedAt of a source's first revision; revision k is k days later.
-BASE_TIME = datetime(2023, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+BASE_TIME = datetime(2023, 5, 1, 12, 0, 0, tzinfo=UTC)
 #: Sentences shorter than this identify too little; longer ones are usually
 #: several sentences run together by the page scraper.
 MIN_SENTENCE, MAX_SENTENCE = 40, 400

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _CHANGES = ("socket.connect", "socket.bind", "socket.getaddrinfo", "os.rename", "os.replace", "os.remove",

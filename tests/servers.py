@@ -14,7 +14,7 @@ import socket
 import ssl
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Responder = Callable[[socket.socket, bytes, threading.Event], None]
 
@@ -169,7 +169,7 @@ def silent() -> Responder:
             try:
                 if sock.recv(1) == b"":
                     return
-            except (socket.timeout, ssl.SSLWantReadError):
+            except (TimeoutError, ssl.SSLWantReadError):
                 continue
 
     return respond

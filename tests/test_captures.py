@@ -10,8 +10,18 @@ from pathlib import Path
 import pytest
 
 from citelint.store.captures import (
-    MAX_CAPTURE_FILE_BYTES, CaptureCorrupt, CaptureMissing, Store, TextRejected, capture_path, decode_text,
-    make_record, parse_record, sha256_hex, time_key, write_capture,
+    MAX_CAPTURE_FILE_BYTES,
+    CaptureCorrupt,
+    CaptureMissing,
+    Store,
+    TextRejected,
+    capture_path,
+    decode_text,
+    make_record,
+    parse_record,
+    sha256_hex,
+    time_key,
+    write_capture,
 )
 
 SRC = "https://example.org/a.txt"
@@ -26,6 +36,7 @@ def test_write_then_lookup_roundtrip(tmp_path: Path) -> None:
     assert Store(tmp_path).lookup(SRC, rec.sha256) == rec
     # Matches the published capture schema.
     from jsonschema import Draft202012Validator
+
     from citelint.reports.schema import load_schema
 
     Draft202012Validator(load_schema("capture.schema.json")).validate(json.loads(raw))

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from citelint import __version__
 from citelint.model import DOCS_URL
 from citelint.output import FORMATTERS
+from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 
 
 def test_help_has_examples_and_exit_codes() -> None:

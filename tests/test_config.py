@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, run_cli
 from citelint.config import glob_to_regex, load_config
 from citelint.errors import ConfigError
+from conftest import Repo, run_cli
 
 
 def test_found_by_walking_up(repo: Repo) -> None:

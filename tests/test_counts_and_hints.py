@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from citelint.excerpts import count_overlapping, is_invisible, shown_digests
-from citelint.excerpts import explain_miss
+from citelint.excerpts import count_overlapping, explain_miss, is_invisible, shown_digests
 from conftest import SOURCE_A, Repo
 
 
@@ -189,8 +188,8 @@ def test_non_utf8_stdout_is_exit_2_with_one_line(repo: Repo) -> None:
 def test_char_position_reads_escapes_quotes_and_plain_scalars() -> None:
     """CL104 points at the snippet's first differing character: its column in the
     source, escapes (JSON, YAML double and single quotes) counted as one character."""
-    from citelint.reports.columns import char_position
     from citelint.model import Position
+    from citelint.reports.columns import char_position
 
     text = 'x\n  "snippet": "a\\"b\\u00e9\\ud83d\\ude00c",\n'
     start = Position(2, 14, 2, 41)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import REPO_ROOT
 from citelint.model import RULES
+from conftest import REPO_ROOT
 
 
 def test_readme_rule_table_matches_catalog() -> None:

@@ -35,11 +35,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from conftest import run_cli
-
 from citelint import __version__
-from citelint.store.captures import Store, capture_path, make_record, write_capture
-from citelint.cli import main
 from citelint.capture import (
     ALREADY_CAPTURED,
     CAPTURED,
@@ -55,6 +51,9 @@ from citelint.capture import (
     record_text,
     run_capture,
 )
+from citelint.cli import main
+from citelint.store.captures import Store, capture_path, make_record, write_capture
+from conftest import run_cli
 from servers import (
     ConnectProxy,
     HTTPServer,

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import pytest
-
-from conftest import Repo, run_cli
 
 from citelint.files import (
     FileTooLarge,
@@ -20,6 +19,7 @@ from citelint.files import (
     replace_atomically,
     write_exclusive,
 )
+from conftest import Repo, run_cli
 
 T = TypeVar("T")
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_path, run_cli
 from citelint import __version__
-from citelint.store.captures import Store, capture_path, raw_path, sha256_hex
 from citelint.imports import anthropic
+from citelint.store.captures import Store, capture_path, raw_path, sha256_hex
+from conftest import corpus_path, run_cli
 from test_import_anthropic import cli, links, project
 
 STAMP = "2026-12-01T10:00:00Z"

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from citelint.git import base as gitbase
-from citelint.store.captures import capture_path, make_record, write_capture
 from citelint.git.index import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, capture_entries
+from citelint.store.captures import capture_path, make_record, write_capture
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from gitrepo import commit_all, git, git_env, init_repo
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from citelint.config import load_config
 from citelint.check.grounding import build_allowlist
+from citelint.config import load_config
 from citelint.links import Allowlist, LinkEvidence, Reason, govern
 from citelint.store.captures import Store, make_record, write_capture
 

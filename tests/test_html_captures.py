@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from citelint.capture import CaptureSettings, capture_one, record_text
-from citelint.capture.extract import extract_here, missing_install, run_extractor, ExtractionFailed
+from citelint.capture.extract import ExtractionFailed, extract_here, missing_install, run_extractor
 from citelint.store.captures import Store, raw_path, sha256_hex, source_dir
 from conftest import SOURCE_A, Repo, corpus_path, run_cli
 from gitrepo import commit_all, git, init_repo
@@ -84,14 +84,14 @@ def test_keep_raw_false_writes_no_raw_file(repo: Repo) -> None:
 @pytest.mark.parametrize("page, content_type, expected, encoding", [
     ("<meta charset=windows-1252><p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html", "café crème", "cp1252"),
     ("<p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html; charset=iso-8859-1", "café crème", "cp1252"),
-    ("<meta charset=iso-8859-1><p>café crème</p>".encode("utf-8"), "text/html; charset=utf-8", "café crème",
+    ("<meta charset=iso-8859-1><p>café crème</p>".encode(), "text/html; charset=utf-8", "café crème",
      "utf-8"),
     (b"\xef\xbb\xbf<meta charset=windows-1252><p>caf\xc3\xa9 cr\xc3\xa8me</p>", "text/html; charset=iso-8859-1",
      "café crème", "utf-8"),
     ("<p>caf\xe9 cr\xe8me</p>".encode("cp1252"), "text/html", "café crème", "cp1252"),
-    ("<p>café crème</p>".encode("utf-8"), "text/html", "café crème", "utf-8"),
+    ("<p>café crème</p>".encode(), "text/html", "café crème", "utf-8"),
     # A UTF-16 label in <meta> means UTF-8 (the prescan found it in ASCII bytes).
-    ('<meta charset="utf-16"><p>café crème</p>'.encode("utf-8"), "text/html", "café crème", "utf-8"),
+    ('<meta charset="utf-16"><p>café crème</p>'.encode(), "text/html", "café crème", "utf-8"),
     # The label utf-16 means UTF-16LE.
     ("<p>café crème</p>".encode("utf-16-le"), "text/html; charset=utf-16", "café crème", "utf-16-le"),
 ])

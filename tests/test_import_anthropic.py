@@ -17,13 +17,13 @@ from urllib.parse import unquote
 
 import pytest
 
-from conftest import REPO_ROOT, corpus_path
-from citelint.store.captures import capture_path, sha256_hex
 from citelint.imports import anthropic
 from citelint.imports.model import Citation
 from citelint.imports.write import markdown_report, quotation, resolve
 from citelint.links import extract
 from citelint.links.directive import directive_part, format_text_directive, parse_directives, strip_directive
+from citelint.store.captures import capture_path, sha256_hex
+from conftest import REPO_ROOT, corpus_path
 
 CORPUS = ("api-citations",)
 LINK = re.compile(r' \[\[(\d+)\]\]\(<?(https?://[^\s)>]+)>?(?: "capture:([0-9a-f]{64})")?\)')

@@ -10,8 +10,8 @@ import pytest
 
 from citelint.imports import gemini, openai
 from citelint.imports.model import ResponseError
-from citelint.reports.document import MAX_DEPTH
 from citelint.imports.streams import MAX_RESPONSE_BYTES, load_response
+from citelint.reports.document import MAX_DEPTH
 from conftest import CORPUS, corpus_path
 
 API = ("api-citations",)

@@ -16,10 +16,9 @@ Tests marked ``slow`` build those environments (about 20 s each, once).
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass

@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from itertools import product
 
-from test_links_conformance import corpus, spec_examples
-from test_urls import _readme_hrefs, _spellings_near_the_quick_rules, _whatwg_cases
-
 from citelint import links, urls
 from citelint.links import Allowlist, LinkEvidence, check, govern, locate, render
+from test_links_conformance import corpus, spec_examples
+from test_urls import _readme_hrefs, _spellings_near_the_quick_rules, _whatwg_cases
 
 
 def _documents() -> list[str]:

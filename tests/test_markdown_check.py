@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import SOURCE_A, SOURCE_B, Repo
+from conftest import SOURCE_A, Repo
 
 
 def test_empty_allowlist_is_reported(repo: Repo) -> None:

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Run, run_cli
 from citelint.capture.extract import EXTRACT_MEMORY_BYTES, extract_here, missing_install
 from citelint.store.captures import Store, raw_path, sha256_hex, source_dir
+from conftest import Run, run_cli
 
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 SOURCE = "https://example.org/annual-report.pdf"
@@ -62,7 +62,7 @@ def report_pdf() -> bytes:
     from fpdf import FPDF
 
     pdf = FPDF(format="A4")
-    pdf.set_creation_date(datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc))
+    pdf.set_creation_date(datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
     pdf.add_font("DejaVu", fname=str(FONT))
     pdf.set_font("DejaVu", size=11)
     pdf.add_page()
@@ -201,6 +201,7 @@ def test_a_pdf_capture_is_a_v2_record_with_its_raw_body(pdf_bytes, captured):
         (pdf_sha, len(pdf_bytes), PDF, STAMP)
     assert doc["sha256"] == sha == sha256_hex(doc["text"])
     from jsonschema import Draft202012Validator
+
     from citelint.reports.schema import load_schema
 
     Draft202012Validator(load_schema("capture.schema.json")).validate(doc)

@@ -17,7 +17,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from citelint.store.captures import CaptureRecord, make_record, write_capture
 from citelint.links.directive import (
     DirectiveError,
     TextDirective,
@@ -28,6 +27,7 @@ from citelint.links.directive import (
     strip_directive,
 )
 from citelint.links.quote import match_spans, title_revision
+from citelint.store.captures import CaptureRecord, make_record, write_capture
 from citelint.store.record import Extractor
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -15,6 +15,7 @@ import pytest
 from audit import watching
 from conftest import SOURCE_A, Repo, run_cli
 
+
 def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
@@ -34,8 +35,9 @@ def busy_repo(repo: Repo) -> Repo:
     repo.write("reports/y.yaml", "facts:\n  - state: unavailable\n    label: inventory\n    reason: none\n")
     repo.write("reports/broken.json", b'{"facts": [NaN]}')
     repo.write("reports/note.md", f"See [the source]({SOURCE_A}) and <https://example.org/invented>.\n")
-    from citelint.store.captures import sha256_hex
     import json
+
+    from citelint.store.captures import sha256_hex
 
     legacy_src = "https://example.org/legacy.txt"
     (repo.root / "captures" / f"{sha256_hex(legacy_src)}.json").write_text(json.dumps(

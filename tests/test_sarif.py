@@ -19,8 +19,7 @@ import referencing
 
 from citelint import __version__
 from citelint.model import RULES, CheckResult, Finding
-from citelint.output import FORMATTERS, RenderOptions
-from citelint.output import sarif as sarif_format
+from citelint.output import FORMATTERS, RenderOptions, sarif as sarif_format
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, corpus_path
 
 

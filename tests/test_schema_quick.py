@@ -251,8 +251,7 @@ def test_validate_facts_reports_only_the_facts_the_quick_check_refuses() -> None
 
 
 def test_the_precompiled_checks_are_current_and_used() -> None:
-    from citelint.reports import _quickchecks
-    from citelint.reports import schema
+    from citelint.reports import _quickchecks, schema
 
     committed = (Path(schema.__file__).parent / "_quickchecks.py").read_text(encoding="utf-8")
     assert committed == schema.quick_checks_source(), (

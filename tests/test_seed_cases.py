@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import SOURCE_A, SOURCE_B, TEXT_A, Repo
 from citelint.store.captures import capture_path, sha256_hex
+from conftest import SOURCE_A, SOURCE_B, TEXT_A, Repo
 
 
 def test_exact_excerpt_and_clean_unavailable_are_accepted(repo: Repo) -> None:

@@ -19,12 +19,11 @@ from pathlib import Path
 import pytest
 
 from audit import watching
+from citelint.evidence.sshsig import PublicKey, Signature, armor, dearmor, verify
+from citelint.evidence.verify import PAYLOAD_TYPE, pae, parse_envelope, signature_files
+from citelint.store.captures import capture_path, sha256_hex
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo, Run, run_cli
 from gitrepo import commit_all, init_repo
-
-from citelint.store.captures import capture_path, sha256_hex
-from citelint.evidence.verify import PAYLOAD_TYPE, pae, parse_envelope, signature_files
-from citelint.evidence.sshsig import PublicKey, Signature, armor, dearmor, verify
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
 
@@ -690,8 +689,8 @@ def _check_with_ssh_keygen_only(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_crafted_large_signature_does_not_hang_the_ssh_keygen_fallback(repo: Repo, keys: dict[str, Path]) -> None:
-    from citelint.evidence.verify import MAX_SIGNATURE_BYTES, make_envelope
     from citelint.evidence.sshsig import build_blob
+    from citelint.evidence.verify import MAX_SIGNATURE_BYTES, make_envelope
 
     signed_repo(repo, keys["ed25519"])
     drop_capture(repo, SOURCE_B)

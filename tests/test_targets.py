@@ -13,10 +13,10 @@ from pathlib import Path, PurePath
 import pytest
 
 from audit import watching
-from conftest import Repo, run_cli
+from citelint.check.targets import select_targets
 from citelint.config import load_config, relpath
 from citelint.reports.loaders import kind_of
-from citelint.check.targets import select_targets
+from conftest import Repo, run_cli
 
 FACTS = '{"facts": []}\n'
 

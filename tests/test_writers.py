@@ -17,12 +17,12 @@ import shutil
 import stat
 import subprocess
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from citelint.store.captures import capture_path, raw_path, sha256_hex, source_dir, write_raw
-from conftest import REPO_ROOT, SOURCE_A, TEXT_A, Repo, run_cli
+from citelint.store.captures import capture_path, raw_path, sha256_hex, write_raw
+from conftest import REPO_ROOT, SOURCE_A, Repo, run_cli
 
 #: A constructed Anthropic Messages response with no citations (the writer is what is tested).
 RESPONSE = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": "Forty-two items."}]}

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import SOURCE_A, Repo, run_cli
-from citelint.reports.document import Document, ParseFailure
 from citelint.model import Position
+from citelint.reports.document import Document, ParseFailure
 from citelint.reports.yaml import _load, load_yaml_text
+from conftest import SOURCE_A, Repo, run_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

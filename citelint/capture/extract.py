@@ -42,8 +42,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from citelint.model import EXTRACTOR_TYPES
 from citelint.store.record import Extractor

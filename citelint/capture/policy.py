@@ -24,12 +24,13 @@ from __future__ import annotations
 import base64
 import ipaddress
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from citelint.escape import quoted
 from citelint.model import CaptureSettings
 from citelint.urls import components
+
 
 class CaptureRefused(Exception):
     """A source was not captured. ``str()`` is the reason, fit to print:

@@ -8,13 +8,13 @@ its raw body was altered. Nothing here writes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
-from citelint.store.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, CaptureRecord, Store, raw_path, sha256_hex
-from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.capture.stage import REQUEST_EXTRACTOR
+from citelint.files import FileTooLarge, NotRegularFile, read_regular
+from citelint.store.captures import MAX_CAPTURE_FILE_BYTES, CaptureError, CaptureRecord, Store, raw_path, sha256_hex
 
 #: Outcome statuses, as printed.
 REPRODUCED = "reproduced"

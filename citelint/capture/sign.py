@@ -31,13 +31,23 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from citelint.evidence.allowed_signers import Entry
-from citelint.store.captures import (MAX_CAPTURE_FILE_BYTES, CaptureError, EvidenceRefused, Store, capture_path,
-                                     parse_record, time_key, utc_now, write_evidence)
+from citelint.evidence.sshsig import (
+    EXTRA_HINT,
+    PublicKey,
+    Signature,
+    SignatureFormatError,
+    WireReader,
+    build_blob,
+    dearmor,
+    signed_data,
+    ssh_mpint,
+    verify,
+)
 from citelint.evidence.verify import (
     NAMESPACE,
     PAYLOAD_TYPE,
@@ -50,17 +60,16 @@ from citelint.evidence.verify import (
     signature_name,
 )
 from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exclusive
-from citelint.evidence.sshsig import (
-    EXTRA_HINT,
-    PublicKey,
-    Signature,
-    SignatureFormatError,
-    WireReader,
-    build_blob,
-    dearmor,
-    signed_data,
-    ssh_mpint,
-    verify,
+from citelint.store.captures import (
+    MAX_CAPTURE_FILE_BYTES,
+    CaptureError,
+    EvidenceRefused,
+    Store,
+    capture_path,
+    parse_record,
+    time_key,
+    utc_now,
+    write_evidence,
 )
 
 #: The environment variable a CI job passes its signing key in (the key's text, or a path).

@@ -9,12 +9,15 @@ Nothing prints; the command line turns outcomes into lines.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO
 
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
 from citelint.capture.sniff import HTML, PDF, XML, sniff_media_type
+from citelint.files import FileTooLarge, read_regular
+from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
 from citelint.store.captures import (
     CaptureError,
     CaptureRecord,
@@ -25,8 +28,6 @@ from citelint.store.captures import (
     sha256_hex,
     write_capture,
 )
-from citelint.files import FileTooLarge, read_regular
-from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
 
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetcher

@@ -39,14 +39,14 @@ from citelint import __version__
 from citelint.capture.policy import (
     CaptureRefused,
     SourceTarget,
-    is_ip_literal,
-    parse_proxy,
     check_addresses,
     check_content_type,
+    is_ip_literal,
+    parse_proxy,
 )
-from citelint.store.captures import utc_now
 from citelint.escape import quoted
 from citelint.model import CaptureSettings
+from citelint.store.captures import utc_now
 
 _READ_CHUNK = 64 * 1024
 
@@ -119,7 +119,7 @@ class _Watchdog:
             self._socks.clear()
 
 
-def _timed_out(exc: BaseException | None, deadline: "_Deadline", watchdog: "_Watchdog") -> bool:
+def _timed_out(exc: BaseException | None, deadline: _Deadline, watchdog: _Watchdog) -> bool:
     """Whether a failure is the deadline at work: the watchdog shut the
     socket, or a per-operation socket timeout fired (each is set to at most
     the time remaining, so it can only fire as the deadline passes)."""

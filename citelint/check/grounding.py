@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citelint.store.captures import Store, sha256_hex
 from citelint.config import Config, relpath
 from citelint.git.index import find_worktree, indexed_captures
+from citelint.store.captures import Store, sha256_hex
 
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier

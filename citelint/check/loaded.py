@@ -10,18 +10,18 @@ spans found so far) and finds positions only when asked. Both serve
 from __future__ import annotations
 
 import functools
-from typing import Callable, Iterable, cast
+from collections.abc import Callable, Iterable
+from typing import cast
 
-from citelint.reports import pointers
-from citelint.reports.columns import char_position
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, Issue
 from citelint.files import decode_utf8
+from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
+from citelint.reports import pointers
+from citelint.reports.columns import char_position
 from citelint.reports.document import Document, ParseFailure
 from citelint.reports.json import LazyDocument
 from citelint.reports.loaders import load_text
-from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
-
 
 #: Findings of one rule shown per file; past it, one finding says how many more
 #: there are, so a report of a million junk facts costs seconds, not hours.

@@ -18,8 +18,9 @@ and these bytes never leave the run). Where the platform cannot fork,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R")
 T = TypeVar("T")

@@ -14,25 +14,43 @@ import functools
 import gc
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from citelint.reports import pointers
-from citelint.store.captures import Store, legacy_message, legacy_unmigrated
-from citelint.config import Config, relpath
-from citelint.facts import (CONTEXT_CHARS, AcceptedEntry, Citation, Issue, check_labels, label_issue, review_notice,
-                            verify_citations)
-from citelint.files import WriteRefused, write_output
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
+from citelint.check.targets import Target, select_targets, stdin_target
+from citelint.config import Config, relpath
+from citelint.errors import UsageError
+from citelint.facts import (
+    CONTEXT_CHARS,
+    AcceptedEntry,
+    Citation,
+    Issue,
+    check_labels,
+    label_issue,
+    review_notice,
+    verify_citations,
+)
+from citelint.files import WriteRefused, write_output
+from citelint.model import (
+    RULES,
+    CheckResult,
+    FactPlace,
+    Finding,
+    FixedLink,
+    LinkVerdict,
+    Position,
+    ReportDetail,
+    Severity,
+)
+from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
 from citelint.reports.json import LazyDocument
 from citelint.reports.loaders import decode_source, kind_of, load_text, read_source
-from citelint.model import (RULES, CheckResult, FactPlace, Finding, FixedLink, LinkVerdict, Position, ReportDetail,
-                            Severity)
 from citelint.reports.schema import check_document
-from citelint.check.targets import Target, select_targets, stdin_target
-from citelint.errors import UsageError
+from citelint.store.captures import Store, legacy_message, legacy_unmigrated
 
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier

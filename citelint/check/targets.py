@@ -9,8 +9,9 @@ changed file).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import NamedTuple
 
 from citelint.config import Config, dir_prefix, relpath
 from citelint.errors import UsageError

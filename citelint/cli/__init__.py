@@ -21,8 +21,9 @@ import codecs
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Sequence, TextIO
+from typing import TextIO
 
 from citelint import __version__
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Exit, Parser, add_command

@@ -92,8 +92,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     Returns EXIT_OK, EXIT_FINDINGS when a capture was refused, or EXIT_USAGE
     when no key is given or it cannot be used.
     """
-    from citelint.evidence.allowed_signers import SignersError, load
     from citelint.capture.sign import SignError, attest, load_key
+    from citelint.evidence.allowed_signers import SignersError, load
 
     if args.revision and not args.sources:
         err.write("citelint: --revision needs the SOURCE it is a capture of: "

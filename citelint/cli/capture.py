@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from citelint.store.captures import TextRejected, make_record
 from citelint.cli.attest import add_sign_key_option, sign_line
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, isatty, load_config
 from citelint.escape import terminal
+from citelint.store.captures import TextRejected, make_record
 
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome

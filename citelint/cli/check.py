@@ -10,16 +10,17 @@ from __future__ import annotations
 import argparse
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citelint import __version__
 from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, run_check
-from citelint.facts import CONTEXT_CHARS
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, isatty
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
 from citelint.escape import terminal
+from citelint.facts import CONTEXT_CHARS
 from citelint.output import FORMATTERS, RenderOptions, did_not_run, renderer, repo_prefix, summary_line
 
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ import stat
 from pathlib import Path
 from typing import TextIO
 
-from citelint.store.captures import CaptureError, CaptureRecord, Store, raw_path
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, add_config_option, load_config
 from citelint.config import relpath
 from citelint.escape import terminal
+from citelint.store.captures import CaptureError, CaptureRecord, Store, raw_path
 
 NAME = "ls"
 

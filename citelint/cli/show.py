@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from citelint.store.captures import CaptureError, Store, revision_key
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, load_config
 from citelint.escape import terminal
+from citelint.store.captures import CaptureError, Store, revision_key
 
 NAME = "show"
 

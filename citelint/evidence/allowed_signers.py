@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from citelint.errors import UsageError
-from citelint.files import FileTooLarge, NotRegularFile, decode_utf8, read_regular
 from citelint.evidence.sshsig import PublicKey, SignatureFormatError
+from citelint.files import FileTooLarge, NotRegularFile, decode_utf8, read_regular
 
 #: An allowed-signers file larger than this is refused unread.
 MAX_FILE_BYTES = 1024 * 1024
@@ -124,7 +124,7 @@ def _stamp(value: str, name: str) -> str:
     digits = value[:-1].ljust(14, "0")
     try:
         when = datetime(int(digits[0:4]), int(digits[4:6]), int(digits[6:8]), int(digits[8:10]),
-                        int(digits[10:12]), int(digits[12:14]), tzinfo=timezone.utc)
+                        int(digits[10:12]), int(digits[12:14]), tzinfo=UTC)
     except ValueError:
         raise ValueError(f"{name}={value!r} is not a real date and time") from None
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")

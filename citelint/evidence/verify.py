@@ -35,19 +35,20 @@ import binascii
 import json
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from citelint.evidence.allowed_signers import Entry, SignersError, judge, load, time_after
-from citelint.store.captures import MAX_CAPTURE_FILE_BYTES
-from citelint.files import FileTooLarge, NotRegularFile, read_regular
-from citelint.store.record import CaptureRecord, is_rfc3339_utc, sha256_hex, strict_json
 from citelint.evidence.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, verify
+from citelint.files import FileTooLarge, NotRegularFile, read_regular
+from citelint.store.captures import MAX_CAPTURE_FILE_BYTES
+from citelint.store.record import CaptureRecord, is_rfc3339_utc, sha256_hex, strict_json
 
 if TYPE_CHECKING:
-    from citelint.store.captures import Store
     from citelint.config import Config
+    from citelint.store.captures import Store
 
 __all__ = ["EvidenceVerifier", "SignatureInvalid", "SignersError", "verifier_for", "make_envelope",
            "make_statement", "parse_envelope", "check_statement", "signature_files", "signature_name"]

@@ -61,14 +61,25 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
-from citelint.store.captures import sha256_hex
 from citelint.git.index import find_worktree
-from citelint.git.probe import (INDEX_CONFIG, BaseNotFetched, GitBaseError, IndexProbe, base_entries,
-                               entries_from_tree, first_line, run_git, spawn, tracked_files)
+from citelint.git.probe import (
+    INDEX_CONFIG,
+    BaseNotFetched,
+    GitBaseError,
+    IndexProbe,
+    base_entries,
+    entries_from_tree,
+    first_line,
+    run_git,
+    spawn,
+    tracked_files,
+)
 from citelint.git.proc import Git
+from citelint.store.captures import sha256_hex
 
 __all__ = ["BaseCaptures", "BaseNotFetched", "Change", "GitBaseError", "PendingBase", "Resolving", "blob_id",
            "load_base", "tracked_files"]

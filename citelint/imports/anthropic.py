@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citelint.imports import shape
 from citelint.imports.documents import (
     DOCUMENT,
     SEARCH_RESULT,
@@ -41,7 +42,6 @@ from citelint.imports.documents import (
     find_document,
     request_documents,
 )
-from citelint.imports import shape
 from citelint.imports.model import Answer, Citation, ResponseError, ShapeError
 from citelint.store.record import sha256_hex
 

@@ -25,7 +25,8 @@ UTF-8 form to count offsets in. Each failure is a
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from citelint.imports import shape
 from citelint.imports.model import ResponseError

@@ -22,8 +22,8 @@ string ``"0"``): no implicit typing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 from urllib.parse import urlsplit
 
 from citelint.imports.model import ResponseError

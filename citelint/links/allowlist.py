@@ -7,11 +7,10 @@ bounded edit distance of the path (DESIGN §2.4).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import unquote
 
 from citelint import urls
-
 
 # Sources are checked for a canonical spelling this many at a time, in one
 # regular-expression call: a chunk with another spelling is then gone through

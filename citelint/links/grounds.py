@@ -12,7 +12,8 @@ that fails (CL401-CL403). The evidence is built once per run by
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.allowlist import Allowlist
 

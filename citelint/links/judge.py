@@ -10,17 +10,25 @@ cmark's output, only the blocks with a finding located.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from operator import itemgetter
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from citelint import urls
 from citelint.links.grounds import LinkEvidence, Reason
 from citelint.links.link import Link, LinkIssue, cjk_cut
-from citelint.links.render import GITHUB_EXTENSIONS, SOURCEPOS_KEY, footnotes_start, render_html, scan_links, scan_link_tuples
+from citelint.links.render import (
+    GITHUB_EXTENSIONS,
+    SOURCEPOS_KEY,
+    footnotes_start,
+    render_html,
+    scan_link_tuples,
+    scan_links,
+)
 from citelint.model import RULES
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     from citelint.links.allowlist import Allowlist
     from citelint.store.captures import CaptureRecord, Store

@@ -15,13 +15,20 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
-from typing import Sequence
+from collections.abc import Sequence
 
 from citelint import urls
 from citelint.links.forms import Candidate, find_inline, find_raw, find_reference, find_text
 from citelint.links.link import Link, cjk_cut, new_link
-from citelint.links.render import (GITHUB_EXTENSIONS, OPEN_TAG_ATTRS, SOURCEPOS, SOURCEPOS_KEY, footnotes_start,
-                                   render_html, scan_links)
+from citelint.links.render import (
+    GITHUB_EXTENSIONS,
+    OPEN_TAG_ATTRS,
+    SOURCEPOS,
+    SOURCEPOS_KEY,
+    footnotes_start,
+    render_html,
+    scan_links,
+)
 from citelint.links.source import ENTITY, SourceDocument
 
 # The exact shape cmark's HTML renderer writes for an image; anything else is raw HTML.

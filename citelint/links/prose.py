@@ -26,7 +26,8 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.render import GITHUB_EXTENSIONS, render_xml
 from citelint.links.source import ENTITY, SourceDocument, normalise_label
@@ -52,12 +53,7 @@ _MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”�
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 
 #: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
-ABBREVIATIONS = frozenset("""
-    e.g. i.e. etc. cf. vs. viz. al. approx. ca. resp. incl. esp. Dr. Mr. Mrs. Ms. Mx. Prof. Sr. Jr. St. Mt.
-    Fig. fig. Figs. No. no. Nos. Vol. vol. Eq. eq. Ch. ch. Sec. sec. Art. p. pp. ed. eds. Inc. Ltd. Co.
-    Corp. Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec. Gen. Gov. Sen. Rep. Rev. Hon.
-    z.B. u.a. d.h. bzw. vgl. ggf. S. Nr.
-""".split())
+ABBREVIATIONS = frozenset(["e.g.", "i.e.", "etc.", "cf.", "vs.", "viz.", "al.", "approx.", "ca.", "resp.", "incl.", "esp.", "Dr.", "Mr.", "Mrs.", "Ms.", "Mx.", "Prof.", "Sr.", "Jr.", "St.", "Mt.", "Fig.", "fig.", "Figs.", "No.", "no.", "Nos.", "Vol.", "vol.", "Eq.", "eq.", "Ch.", "ch.", "Sec.", "sec.", "Art.", "p.", "pp.", "ed.", "eds.", "Inc.", "Ltd.", "Co.", "Corp.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.", "Gen.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "z.B.", "u.a.", "d.h.", "bzw.", "vgl.", "ggf.", "S.", "Nr."])
 _TERMINATORS = re.compile(r"[.!?。！？]")
 #: Full-width terminators end a sentence whatever follows: CJK text puts no space after them.
 _CJK_TERMINATORS = frozenset("。！？")
@@ -117,7 +113,7 @@ class Quotation(NamedTuple):
     segments: tuple[Segment, ...]
     insertions: tuple[str, ...]
     short_segments: tuple[str, ...]
-    citations: tuple["Link", ...]
+    citations: tuple[Link, ...]
 
 
 class Number(NamedTuple):
@@ -137,7 +133,7 @@ class Number(NamedTuple):
     line: int
     col: int
     sentence: str
-    citations: tuple["Link", ...]
+    citations: tuple[Link, ...]
 
 
 class _Block:

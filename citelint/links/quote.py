@@ -36,19 +36,27 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions, revision_key
 from citelint.escape import quoted
+from citelint.excerpts import (
+    MIN_SNIPPET_CHARS,
+    MissBudget,
+    explain_miss,
+    invisible_message,
+    is_invisible,
+    repeated_quotation_message,
+    short_message,
+    shown_digests,
+)
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import raw_attr, raw_tag
-from citelint.excerpts import (MIN_SNIPPET_CHARS, MissBudget, shown_digests, explain_miss, invisible_message,
-                                is_invisible, repeated_quotation_message, short_message)
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions, revision_key
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
-    from citelint.store.captures import CaptureRecord, Store
     from citelint.links.allowlist import Allowlist
+    from citelint.store.captures import CaptureRecord, Store
 
 #: The link title naming the revision a quotation quotes: ``capture:<64 lowercase hex>``.
 CAPTURE_TITLE = "capture:"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import cmarkgfm
 from cmarkgfm.cmark import Options

@@ -67,7 +67,7 @@ _LEAF_POS = re.compile(r'<(p|h[1-6]|pre|table|hr)\b[^>]*? data-sourcepos="(\d+):
 class _Blocks:
     """Line ranges of the blocks of cmark's HTML (with source positions)."""
 
-    def __init__(self, out: str, doc: "SourceDocument") -> None:
+    def __init__(self, out: str, doc: SourceDocument) -> None:
         self.leaves: list[tuple[int, int]] = []  # headings, code, tables, rules
         self.paragraphs: list[tuple[int, int]] = []
         self.ends: set[int] = set()  # last lines of blocks a paragraph cannot continue
@@ -407,7 +407,7 @@ class SourceDocument:
             j += 1
         return None
 
-    def starts_block(self, lb: int, blocks: "_Blocks", end_lines: set[int]) -> bool:
+    def starts_block(self, lb: int, blocks: _Blocks, end_lines: set[int]) -> bool:
         """True when the ``[`` at ``lb`` may start a link reference definition.
 
         It must open its line (after container markers) and not continue a

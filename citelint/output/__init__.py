@@ -10,9 +10,11 @@ or choose exit codes.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, NamedTuple, TextIO
+from collections.abc import Callable
+from typing import NamedTuple, TextIO
 
 from citelint.model import CheckResult, Finding
+
 
 class Format(NamedTuple):
     """One output format: the module implementing ``render``, and what the CLI

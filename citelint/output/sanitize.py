@@ -14,8 +14,8 @@ check (:attr:`citelint.reader.view.ReaderView.vouched`) or points inside the pag
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
-from typing import Callable
 
 from citelint.escape import html_text
 

@@ -28,8 +28,8 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from citelint import __version__
-from citelint.model import RULES, CheckResult, Finding, Rule
 from citelint.escape import code_span
+from citelint.model import RULES, CheckResult, Finding, Rule
 from citelint.output import RenderOptions, visible
 from citelint.output.json import counts, finding_to_dict
 

@@ -17,12 +17,13 @@ newest revision of each linked source (read-only).
 from __future__ import annotations
 
 import secrets
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from citelint.store.captures import Store, revision_key
 from citelint.config import Config
 from citelint.model import AcceptedFact, CheckResult, FactPlace, Finding, ReportDetail
 from citelint.reader.view import FactItem, LinkMark, ReaderView, SourceItem
+from citelint.store.captures import Store, revision_key
 
 
 def reader_view(result: CheckResult, path: str, config: Config, counts: str) -> ReaderView:
@@ -91,8 +92,8 @@ def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportD
     """
     # cmark-gfm and ada-url load only for a Markdown report.
     from citelint import urls
-    from citelint.links.directive import directive_part
     from citelint.links.degrade import apply_ops, degrade_ops
+    from citelint.links.directive import directive_part
 
     text = detail.markdown
     prefix = f"CLMARK{secrets.token_hex(8)}X"

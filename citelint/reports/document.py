@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from citelint.model import Position
 

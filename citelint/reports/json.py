@@ -20,8 +20,16 @@ import re
 from typing import Any
 
 from citelint.model import Position
-from citelint.reports.document import (DEPTH_MESSAGE, MAX_DEPTH, SURROGATE, SURROGATE_MESSAGE, Document, LineIndex,
-                                       ParseFailure, too_deep)
+from citelint.reports.document import (
+    DEPTH_MESSAGE,
+    MAX_DEPTH,
+    SURROGATE,
+    SURROGATE_MESSAGE,
+    Document,
+    LineIndex,
+    ParseFailure,
+    too_deep,
+)
 from citelint.reports.pointers import join as pointer_join
 
 _WS = re.compile(r"[ \t\n\r]*")

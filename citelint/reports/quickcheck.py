@@ -12,7 +12,8 @@ jsonschema whenever the predicate says False.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # The keywords implemented; a schema using any other keyword is never judged
 # (the caller answers "ask jsonschema").

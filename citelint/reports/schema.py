@@ -15,9 +15,10 @@ schema files (``citelint.reports.quickcheck``) accepts them first.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from citelint.reports import pointers
 from citelint.reports.pointers import join as pointer_join
@@ -40,7 +41,7 @@ def schema_path(name: str) -> Path:
     raise FileNotFoundError(f"packaged schema {name} is missing; reinstall citelint")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema ``name``."""
     return json.loads(schema_path(name).read_text(encoding="utf-8"))
@@ -53,13 +54,13 @@ def _validator(schema: dict[str, Any]) -> Any:
     return Draft202012Validator(schema, registry=Registry())
 
 
-@lru_cache(maxsize=None)
+@cache
 def config_validator() -> Any:
     """A draft 2020-12 validator for ``config.schema.json``."""
     return _validator(load_schema("config.schema.json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _branch_validator(branch: str) -> Any:
     schema = load_schema("report.schema.json")
     return _validator({"$schema": schema["$schema"], "$id": schema["$id"], "$defs": schema["$defs"],
@@ -175,7 +176,7 @@ def _precompiled(name: str, at: str | None) -> Callable[[Any], bool] | None:
     return _quickchecks.CHECKS.get(_key(name, at))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _quick_check(name: str, at: str | None) -> Callable[[Any], bool] | None:
     """The quick check of schema ``name`` (or its ``$defs[at]``): precompiled
     when :func:`_precompiled` has it, else compiled now; None when the schema

@@ -19,11 +19,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citelint.reports.document import (DEPTH_MESSAGE, MAX_DEPTH, SURROGATE, SURROGATE_MESSAGE, Document, LineIndex,
-                                       ParseFailure)
 from citelint.model import Position
+from citelint.reports.document import (
+    DEPTH_MESSAGE,
+    MAX_DEPTH,
+    SURROGATE,
+    SURROGATE_MESSAGE,
+    Document,
+    LineIndex,
+    ParseFailure,
+)
 from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
-
 
 _CORE_NULL = re.compile(r"null|Null|NULL|~|")
 _CORE_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")

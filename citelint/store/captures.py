@@ -19,8 +19,10 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable, Iterator
+from datetime import UTC
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
 from citelint.files import FileTooLarge, NotRegularFile, entry_kind, read_regular, write_exclusive
 from citelint.store.record import (
@@ -604,16 +606,16 @@ def parse_legacy(path: Path) -> CaptureRecord:
     if sha256_hex(obj["source"]) != path.stem:
         raise CaptureCorrupt("file name is not sha256 of the recorded source")
     check_digest(obj["text"], obj["sha256"], "text does not match its recorded sha256")
-    from datetime import datetime, timezone  # legacy records only
+    from datetime import datetime  # legacy records only
 
     try:
         when = datetime.fromisoformat(obj["accessedAt"].replace("Z", "+00:00"))
     except ValueError:
         raise CaptureCorrupt(f"accessedAt is not an ISO 8601 time: {obj['accessedAt']!r}") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     try:
-        utc = when.astimezone(timezone.utc)
+        utc = when.astimezone(UTC)
     except (OverflowError, ValueError):
         raise CaptureCorrupt(f"accessedAt is out of range: {obj['accessedAt']!r}") from None
     stamp = f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from citelint.files import decode_utf8
@@ -69,7 +69,7 @@ def is_rfc3339_utc(stamp: str) -> bool:
 
 def utc_now() -> str:
     """The current time as RFC 3339 UTC with second precision, e.g. ``2026-11-29T21:30:00Z``."""
-    return datetime.now(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def time_key(stamp: str) -> tuple[str, str]:

@@ -7,8 +7,9 @@ import io
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 import pytest
 
