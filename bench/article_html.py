@@ -133,13 +133,15 @@ def summary(name: str, result: dict[str, list[bool]]) -> str:
     total = sum(len(v) for v in result.values())
     ok = sum(sum(v) for v in result.values())
     low = sorted(pid[:8] for pid, v in result.items() if v and sum(v) / len(v) < 0.8)
-    return f"| {name} | {ok}/{total} | {100 * ok / total:.2f}% | {len(low)}{' (' + ', '.join(low) + ')' if low else ''} |"
+    listed = " (" + ", ".join(low) + ")" if low else ""
+    return f"| {name} | {ok}/{total} | {100 * ok / total:.2f}% | {len(low)}{listed} |"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=CORPUS)
-    ap.add_argument("--extractor", action="append", help="citelint extractor(s) to measure (default: html-text, trafilatura)")
+    ap.add_argument("--extractor", action="append",
+                    help="citelint extractor(s) to measure (default: html-text, trafilatura)")
     ap.add_argument("--libraries", action="store_true", help="also measure candidate libraries directly")
     ap.add_argument("--misses", action="store_true", help="print each missed sentence")
     args = ap.parse_args()

@@ -50,8 +50,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gen  # noqa: E402
-from measure import Cmd, alternate, seconds, tool  # noqa: E402
+import gen
+from measure import Cmd, alternate, seconds, tool
 
 REPO_ROOT = gen.REPO_ROOT
 SMALL_REPO = REPO_ROOT / "examples" / "expertqa"

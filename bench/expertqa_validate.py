@@ -196,7 +196,7 @@ class Layout:
             return
         rel = f"reports/{group}/{report}.json"
         bx.write_report(self.root / rel, [f for f, _ in entries], one_line_per_fact=True)
-        for line, (fact, payload) in enumerate(entries, 2):  # line 1 is '{"facts": ['
+        for line, (_fact, payload) in enumerate(entries, 2):  # line 1 is '{"facts": ['
             self.where[(rel, line)] = (group, len(self.items[group]))
             self.items[group].append(payload)
 
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   {'facts: unavailable (URL-only evidence)':<44}{len(base) - cited:>7}")
         print(f"   {'accepted':<44}{acc:>7}")
         print(f"   {'findings on them (errors and warnings)':<44}{len(base_errors):>7}")
-        for i, f in base_errors[:10]:
+        for _i, f in base_errors[:10]:
             print(f"     {f}")
         if base_errors or acc != len(base):
             ok = False

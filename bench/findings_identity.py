@@ -59,7 +59,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gen  # noqa: E402
+import gen
 
 REPO_ROOT = gen.REPO_ROOT
 DEFAULT_REV = "67ab015"

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure import Cmd, run  # noqa: E402
+from measure import Cmd, run
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,7 +55,8 @@ def write(root: Path, mib: float) -> dict[str, Path]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mib", type=float, default=9.5, help="size of each report in MiB (default 9.5: reports are bounded at 10 MiB)")
+    parser.add_argument("--mib", type=float, default=9.5,
+                        help="size of each report in MiB (default 9.5: reports are bounded at 10 MiB)")
     parser.add_argument("--rev", help="also time this git revision (e.g. 67ab015) in the same run")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="citelint-junk-"))
@@ -78,7 +79,8 @@ def main() -> int:
         for name in trees:
             for fmt in ("json", "yaml"):
                 junk, clean = seconds[(name, f"{fmt}-junk")], seconds[(name, f"{fmt}-clean")]
-                print(f"  {name:<14} {fmt}: junk {junk:7.2f} s, clean {clean:7.2f} s; ratio junk / clean {junk / clean:.2f}")
+                print(f"  {name:<14} {fmt}: junk {junk:7.2f} s, clean {clean:7.2f} s; "
+                      f"ratio junk / clean {junk / clean:.2f}")
     finally:
         if args.rev:
             subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(tmp / "rev")],

@@ -101,7 +101,7 @@ def inclusive_corpus(texts: list[str], sources: list[list[str]]) -> None:
 def render_corpus(texts: list[str], sources: list[list[str]]) -> None:
     """Stage: cmark-gfm's render of each document, as check() first renders it."""
     for text in texts:
-        links.render_html(text, links.GITHUB_EXTENSIONS, True, sourcepos=False)
+        render.render_html(text, render.GITHUB_EXTENSIONS, True, sourcepos=False)
 
 
 def allowlist_corpus(texts: list[str], sources: list[list[str]]) -> None:
@@ -112,7 +112,7 @@ def allowlist_corpus(texts: list[str], sources: list[list[str]]) -> None:
 
 def scan_stage(texts: list[str]):
     """Stage: reading the tags of each document's output as check() does (rendered beforehand)."""
-    outs = [links.render_html(text, links.GITHUB_EXTENSIONS, True, sourcepos=False) for text in texts]
+    outs = [render.render_html(text, render.GITHUB_EXTENSIONS, True, sourcepos=False) for text in texts]
     tuples = getattr(render, "scan_link_tuples", None)  # older checkouts scan match objects
 
     def scan_corpus(texts: list[str], sources: list[list[str]]) -> None:

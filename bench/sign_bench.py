@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gen  # noqa: E402
-from measure import Cmd, alternate, seconds, tool  # noqa: E402
+import gen
+from measure import Cmd, alternate, seconds, tool
 
 SHAPE = dict(sources=1000, reports=1000, facts_per_report=10, capture_chars=100_000)
 #: Runs the check with ``cryptography`` made unimportable, so ``ssh-keygen`` verifies.

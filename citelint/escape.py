@@ -83,7 +83,8 @@ def markdown_cell(text: str) -> str:
 
     HTML, pipes, backticks, emphasis, link and image syntax are escaped, so
     no untrusted text renders as markup, a link or an image; newlines become
-    spaces, and other control and bidi characters visible ``\\uXXXX`` escapes. ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker
+    spaces, and other control and bidi characters visible ``\\uXXXX``
+    escapes. ``:``, ``.`` and ``@`` are escaped too, or GitHub's autolinker
     would turn a URL in a message (often the very link citelint rejected)
     into a live link.
     """

@@ -288,8 +288,9 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     further). Unavailable facts that pass are accepted here; cited ones are
     returned as citations for :func:`verify_citations`, which groups them by
     capture; a cited fact whose label failed is returned too (``rejected``),
-    so its source and snippet problems are reported in the same run. ``line_of(index)`` is a fact's 1-based line, used only in the
-    CL004 message naming the first occurrence.
+    so its source and snippet problems are reported in the same run.
+    ``line_of(index)`` is a fact's 1-based line, used only in the CL004
+    message naming the first occurrence.
     """
     outcome = LabelOutcome([], [], [])
     duplicated = set()

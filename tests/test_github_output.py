@@ -79,7 +79,8 @@ def test_runner_model_sees_injected_commands() -> None:
 #: PAYLOAD as an annotation shows it: repr() has made CR and LF visible as \\r and \\n,
 #: and the message escaping turned "%" into "%25"; "::" and "##[" after the command's own
 #: "::" are data, since the runner parses one command per line from its start.
-SHOWN = "'x\\n::error::pwned\\n::add-mask::%250Asecret\\n##[set-output name=x;]y\\n::stop-commands::abc\\r::warning::cr'"
+SHOWN = ("'x\\n::error::pwned\\n::add-mask::%250Asecret\\n##[set-output name=x;]y"
+         "\\n::stop-commands::abc\\r::warning::cr'")
 
 #: Reviewed by hand: file= also escapes ",", ":" and the newline of the file name.
 EXPECTED_COMMANDS = [

@@ -31,7 +31,8 @@ def test_the_reader_agrees_with_git_ls_files(tmp_path: Path, version: str) -> No
     init_repo(tmp_path)
     rels = _store(tmp_path, 12)
     (tmp_path / "evidence" / "captures" / "not-a-capture.json").write_text("{}")
-    git(tmp_path, "add", "evidence/captures/" + rels[0], "evidence/captures/" + rels[1], "evidence/captures/not-a-capture.json")
+    git(tmp_path, "add", "evidence/captures/" + rels[0], "evidence/captures/" + rels[1],
+        "evidence/captures/not-a-capture.json")
     git(tmp_path, "commit", "--quiet", "--no-verify", "-m", "two")
     git(tmp_path, "add", "evidence/captures/" + rels[2])  # staged, not committed
     git(tmp_path, "add", "-N", "evidence/captures/" + rels[3])  # intent to add: extended flags (version 3)

@@ -191,7 +191,8 @@ def test_capture_import_check_end_to_end(stem: str, mapping: dict | None, tmp_pa
     for _, url, text, sha in found:
         assert sha is not None, "the request names the capture of every quoted document"
         record = json.loads(capture_path(root / "captures", url, sha).read_text(encoding="utf-8"))
-        assert record["sha256"] == sha and record["source"] == url and record["batch"] == sha256_hex(request.read_bytes())
+        assert record["sha256"] == sha and record["source"] == url
+        assert record["batch"] == sha256_hex(request.read_bytes())
         assert text in record["text"], "the genuine quote occurs in the capture the title names"
         for at in (0, len(text) // 2, len(text) - 1):  # the same quote with one character changed does not
             changed = text[:at] + ("X" if text[at] != "X" else "Y") + text[at + 1:]
@@ -250,8 +251,9 @@ def test_capture_import_check_end_to_end(stem: str, mapping: dict | None, tmp_pa
 def test_request_capture_names_what_import_names_for_content_blocks() -> None:
     # Cited content blocks are joined with no separator, as cited_text is: the
     # content-block citation of the help center quotes one whole block.
-    request = json.loads(corpus("anthropic-messages-content-block-location-helpcenter.cookbook.request.json").read_text())
-    response = json.loads(corpus("anthropic-messages-content-block-location-helpcenter.cookbook.response.json").read_text())
+    name = "anthropic-messages-content-block-location-helpcenter.cookbook"
+    request = json.loads(corpus(f"{name}.request.json").read_text())
+    response = json.loads(corpus(f"{name}.response.json").read_text())
     got = anthropic.answer(response, request=request)
     (c,) = got.citations
     block = request["messages"][0]["content"][3]["source"]["content"][0]["text"]

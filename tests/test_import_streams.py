@@ -281,7 +281,8 @@ def test_not_json_names_line_and_column() -> None:
 def test_bad_event_line_names_its_line_and_column() -> None:
     body = 'event: message_start\ndata: {"type":"message_start","message":{"content":[]}}\n\ndata: {oops}\n\n'
     assert str(_error("anthropic", body)).startswith("resp.txt:4:8: expecting a property name")
-    assert str(_error("anthropic", body.replace("data: {oops}", "data:{oops}"))).startswith("resp.txt:4:7: expecting a property name")
+    error = _error("anthropic", body.replace("data: {oops}", "data:{oops}"))
+    assert str(error).startswith("resp.txt:4:7: expecting a property name")
     assert str(_error("anthropic", "event: x\nhello there\n")).startswith("resp.txt:2: not a server-sent")
 
 
@@ -385,7 +386,7 @@ def test_wrong_types_anywhere_are_a_response_error_never_a_traceback(name: str) 
     text = path.read_text(encoding="utf-8")
     whole = not text.lstrip().startswith(("data:", "event:")) and len(_events(name)) == 1
     docs = [json.loads(text)] if whole else _events(name)
-    frame = (lambda e: json.dumps(e)) if whole else (lambda e: f"data: {json.dumps(e)}\n\n")  # noqa: E731
+    frame = (lambda e: json.dumps(e)) if whole else (lambda e: f"data: {json.dumps(e)}\n\n")
     framed = [frame(e) for e in docs]
     adapter = {"openai": openai, "gemini": gemini}.get(vendor)
     tried = 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from citelint.imports.model import Answer, Citation
 from citelint.imports.write import markdown_report
-from citelint.links import GITHUB_EXTENSIONS, render_html
+from citelint.links.render import GITHUB_EXTENSIONS, render_html
 from test_import_anthropic import cli, corpus, files, links, project
 
 TINY = "anthropic-messages-char-location-tiny.langchainjs.response.json"

@@ -501,8 +501,8 @@ def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, 
         f"::error file=reports/pr.json,line={n},col={col},endColumn={col + 66},title=citelint (CL302)::capture "
         f"{sha[:12]}… is not on the base revision {short} (require_captures_on_base); merge the capture in its own "
         "change first, then the report [capture-not-on-base]",
-        f"::warning file=reports/pr.json,line={short_line},col=18,endColumn=28,title=citelint (CL105)::snippet is only 8 "
-        "characters (fewer than 20); quote enough to identify the passage [snippet-ambiguous]",
+        f"::warning file=reports/pr.json,line={short_line},col=18,endColumn=28,title=citelint (CL105)::"
+        "snippet is only 8 characters (fewer than 20); quote enough to identify the passage [snippet-ambiguous]",
         "::notice title=citelint (CL901)::2 accepted citation(s) need semantic review (listed in the step summary)",
     ]
     assert [c.name for c in commands[3:4]] == ["stop-commands"] and len(commands) == 5

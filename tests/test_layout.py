@@ -95,60 +95,68 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 def scan(package_dir: Path) -> Scan:
     """Every import of the package's own modules, at module level or inside functions."""
-    package = package_dir.name
     modules = {
         module_name(package_dir, p): p for p in sorted(package_dir.rglob("*.py")) if "__pycache__" not in p.parts
     }
     imports: list[Import] = []
     attributes: list[Import] = []
     for importer, path in modules.items():
-        is_package = path.name == "__init__.py"
-        aliases: dict[str, str] = {}  # local name -> module of the package it is bound to
-        found: list[Import] = []
+        found = _ModuleScan(package_dir.name, importer, path.name == "__init__.py", modules)
+        found.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
+        imports += found.imports
+        attributes += found.attributes
+    return Scan(package_dir.name, modules, imports, attributes)
 
-        def visit(node: ast.AST, type_checking: bool) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.If) and _is_type_checking(child.test):
-                    for stmt in child.body:
-                        visit_stmt(stmt, True)
-                    for stmt in child.orelse:
-                        visit_stmt(stmt, type_checking)
-                else:
-                    visit_stmt(child, type_checking)
 
-        def visit_stmt(node: ast.AST, type_checking: bool) -> None:
-            if isinstance(node, ast.Import):
+class _ModuleScan:
+    """The imports of one module, and the attributes read from the modules they bind."""
+
+    def __init__(self, package: str, importer: str, is_package: bool, modules: dict[str, Path]) -> None:
+        self.package, self.importer, self.is_package, self.modules = package, importer, is_package, modules
+        self.aliases: dict[str, str] = {}  # local name -> module of the package it is bound to
+        self.imports: list[Import] = []
+        self.attributes: list[Import] = []
+
+    def ours(self, module: str) -> bool:
+        return module == self.package or module.startswith(self.package + ".")
+
+    def visit(self, node: ast.AST, type_checking: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                for stmt in child.body:
+                    self.visit_node(stmt, True)
+                for stmt in child.orelse:
+                    self.visit_node(stmt, type_checking)
+            else:
+                self.visit_node(child, type_checking)
+
+    def visit_node(self, node: ast.AST, type_checking: bool) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if self.ours(alias.name):
+                    self.imports.append(Import(self.importer, alias.name, None, node.lineno, type_checking))
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                # Relative: the importer's package, less one part per extra dot.
+                anchor = self.importer.split(".") if self.is_package else self.importer.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            if self.ours(base):
                 for alias in node.names:
-                    if alias.name == package or alias.name.startswith(package + "."):
-                        found.append(Import(importer, alias.name, None, node.lineno, type_checking))
-                        if alias.asname:
-                            aliases[alias.asname] = alias.name
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    # Relative: strip level parts from the importer's package.
-                    anchor = importer.split(".") if is_package else importer.split(".")[:-1]
-                    anchor = anchor[: len(anchor) - (node.level - 1)]
-                    base = ".".join(anchor + ([base] if base else []))
-                if base == package or base.startswith(package + "."):
-                    for alias in node.names:
-                        sub = f"{base}.{alias.name}"
-                        if sub in modules:  # ``from pkg import module``
-                            found.append(Import(importer, sub, None, node.lineno, type_checking))
-                            aliases[alias.asname or alias.name] = sub
-                        else:
-                            found.append(Import(importer, base, alias.name, node.lineno, type_checking))
-            elif (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
-                and node.value.id in aliases
-            ):
-                attributes.append(Import(importer, aliases[node.value.id], node.attr, node.lineno, type_checking))
-            visit(node, type_checking)
-
-        visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
-        imports.extend(found)
-    return Scan(package, modules, imports, attributes)
+                    sub = f"{base}.{alias.name}"
+                    if sub in self.modules:  # ``from pkg import module``
+                        self.imports.append(Import(self.importer, sub, None, node.lineno, type_checking))
+                        self.aliases[alias.asname or alias.name] = sub
+                    else:
+                        self.imports.append(Import(self.importer, base, alias.name, node.lineno, type_checking))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.aliases:
+            self.attributes.append(
+                Import(self.importer, self.aliases[node.value.id], node.attr, node.lineno, type_checking)
+            )
+        self.visit(node, type_checking)
 
 
 def _private(name: str) -> bool:
@@ -304,8 +312,9 @@ def layout_problems(readme: str, package_dir: Path) -> list[str]:
             present.add(rel + "/")
         elif not (path.name == "__init__.py" and path.parent != package_dir):
             present.add(rel)
-    problems += [f"{name} is in the package but not in the README's layout block" for name in sorted(present - set(listed))]
-    problems += [f"{name} is in the README's layout block but not in the package" for name in sorted(set(listed) - present)]
+    block_says = "in the README's layout block"
+    problems += [f"{name} is in the package but not {block_says}" for name in sorted(present - set(listed))]
+    problems += [f"{name} is {block_says} but not in the package" for name in sorted(set(listed) - present)]
     return problems
 
 

@@ -8,6 +8,8 @@ import pytest
 
 from citelint import links
 from citelint.links import Allowlist, Link, LinkEvidence, check, extract, fix, govern
+from citelint.links.link import new_link
+from citelint.links.render import cmark_to_html, cmarkgfm_to_html, render_html
 
 CAPTURED = "https://example.org/q3.txt"
 ALLOW = LinkEvidence(Allowlist([CAPTURED]))
@@ -210,7 +212,7 @@ def test_check_counts_links() -> None:
 
 def test_fast_link_constructor_builds_an_equal_frozen_value() -> None:
     args = ("inline", "https://x", 1, 2, 1, 11, 0, 12, "t", "inline", "governed", "https://x", (1, 2), True)
-    fast = links.new_link(*args)
+    fast = new_link(*args)
     assert fast == Link(*args) and hash(fast) == hash(Link(*args))
     with pytest.raises(AttributeError):
         fast.href = "https://y"  # type: ignore[misc]
@@ -377,7 +379,7 @@ def test_rendering_frees_cmark_memory() -> None:
     extract(doc)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for _ in range(20):
-        links.render_html(doc, links.GITHUB_EXTENSIONS, True)
+        render_html(doc, links.GITHUB_EXTENSIONS, True)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 64 * 1024, f"{grown_kib} KiB retained after 20 renders of {len(doc)} chars"
     assert "ctypes" in sys.modules  # the freeing renderer took over
@@ -395,25 +397,26 @@ def test_freeing_renderer_agrees_with_cmarkgfm() -> None:
     docs = ["", "[a](https://x.example) <https://y.example> www.z.example\n",
             "| a | b |\n|---|---|\n| [x](/y) | ~~s~~ |\n\n- [ ] task\n\n<script>x</script>\n",
             "text[^1]\n\n[^1]: note https://n.example\n", "é\u3000[ü](https://ü.example)\n" * 300]
-    sets = [Options.CMARK_OPT_UNSAFE, Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_SOURCEPOS]
+    sets = [Options.CMARK_OPT_UNSAFE,
+            Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_SOURCEPOS]
     for _ in range(3):
         for doc in docs:
             for options in sets:
                 for extensions in ((), links.GITHUB_EXTENSIONS):
                     assert freeing(doc, options, extensions) == \
-                        links.cmarkgfm_to_html(doc, options, extensions)
+                        cmarkgfm_to_html(doc, options, extensions)
     with pytest.raises(ValueError):
         freeing("x", 0, ["no-such-extension"])
     with pytest.raises(ValueError):
-        links.cmark_to_html("x", 0, ["no-such-extension"])
-    assert freeing("*x*", 0, ()) == links.cmark_to_html("*x*", 0, ()) == "<p><em>x</em></p>\n"
+        cmark_to_html("x", 0, ["no-such-extension"])
+    assert freeing("*x*", 0, ()) == cmark_to_html("*x*", 0, ()) == "<p><em>x</em></p>\n"
 
 
 def test_bounded_edit_distance_agrees_with_levenshtein() -> None:
     """The near-miss distance prunes heavily; it must still be the exact distance up to the limit."""
     import random
 
-    from citelint.links import edit_distance_at_most
+    from citelint.links.allowlist import edit_distance_at_most
 
     def levenshtein(a: str, b: str) -> int:
         previous = list(range(len(b) + 1))

@@ -17,6 +17,7 @@ import pytest
 
 from citelint import links, urls
 from citelint.links import Allowlist, LinkEvidence, check, extract, govern, resolve_destination
+from citelint.links.render import render_html
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -277,7 +278,7 @@ def test_expertqa_answers_inline_links_grounded_against_retrieved_evidence() -> 
 def test_expertqa_citations_are_governed_in_every_link_form(form: str) -> None:
     eq = _expertqa()
     # the first answer with both grounded and ungrounded citations
-    for system, answer in eq.records(corpus("expertqa")):
+    for _system, answer in eq.records(corpus("expertqa")):
         md_inline = eq.render(answer["answer_string"], answer["attribution"], "inline")
         allow = Allowlist(eq.retrieved(answer))
         inline_issues = govern(md_inline, LinkEvidence(allow))[1]
@@ -324,7 +325,7 @@ def test_scan_between_comments_equals_filtering_them() -> None:
     docs += ['<!-- <a href="x"> -->text</a> <a href="y">', "<!-- [a](b) --> [c](d) <!--", "<!--> <a href=x> <!--->"]
     with_comments = 0
     for md in docs:
-        out = links.render_html(md, links.GITHUB_EXTENSIONS, True)
+        out = render_html(md, links.GITHUB_EXTENSIONS, True)
         with_comments += "<!--" in out
         for images in (False, True):
             got = [(m.span(), m.groups()) for m in render.scan_links(out, images)]

@@ -31,7 +31,7 @@ def _documents() -> list[str]:
 def test_tag_tuples_are_the_tags_of_scan() -> None:
     raw_seen = 0
     for md in _documents():
-        out = links.render_html(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)
+        out = render.render_html(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)
         for images, text in product((False, True), repeat=2):
             tags = render.scan_links(out, images)
             got = render.scan_link_tuples(out, images, text)
@@ -66,7 +66,7 @@ def _raw_tags(out: str) -> list[str]:
 def test_raw_attributes_are_read_as_html_parser_reads_them() -> None:
     tags: set[str] = set()
     for md in _documents():
-        tags.update(_raw_tags(links.render_html(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)))
+        tags.update(_raw_tags(render.render_html(md, links.GITHUB_EXTENSIONS, True, sourcepos=False)))
     names = ["a", "A", "img"]
     attrs = ['href="x"', "href='x'", "href", 'HREF="X"', 'href=""', 'href="a&amp;b&#x41;&bogus;"',
              'href="a>b"', "href='a\"b'", 'data-x="1"', 'xml:lang="en"', 'href=x', 'href = "x"',

@@ -27,8 +27,9 @@ from gitrepo import commit_all, init_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
 
-KEY_TYPES = {"ed25519": ["-t", "ed25519"], "ecdsa": ["-t", "ecdsa", "-b", "256"], "ecdsa384": ["-t", "ecdsa", "-b", "384"],
-             "ecdsa521": ["-t", "ecdsa", "-b", "521"], "rsa": ["-t", "rsa", "-b", "3072"]}
+KEY_TYPES = {"ed25519": ["-t", "ed25519"], "ecdsa": ["-t", "ecdsa", "-b", "256"],
+             "ecdsa384": ["-t", "ecdsa", "-b", "384"], "ecdsa521": ["-t", "ecdsa", "-b", "521"],
+             "rsa": ["-t", "rsa", "-b", "3072"]}
 
 
 def make_key(directory: Path, name: str, kind: str = "ed25519", passphrase: str = "") -> Path:
@@ -511,7 +512,8 @@ def test_a_check_without_evidence_settings_loads_no_signature_module(repo: Repo)
     probe = ("import io, json, sys\nfrom citelint.cli import main\n"
              "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
              "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography' or m in "
-             "('citelint.evidence.verify', 'citelint.evidence.sshsig', 'citelint.evidence.allowed_signers', 'citelint.capture.sign'))]))\n")
+             "('citelint.evidence.verify', 'citelint.evidence.sshsig', 'citelint.evidence.allowed_signers', "
+             "'citelint.capture.sign'))]))\n")
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
     env["PYTHONPATH"] = str(REPO_ROOT)
     done = subprocess.run([sys.executable, "-c", probe], cwd=repo.root, env=env, capture_output=True, text=True)

@@ -102,7 +102,8 @@ def test_blob_url_encodes_the_path_and_refuses_malformed_variables(tmp_path: Pat
 
 def test_clean_run_passes_and_semantic_review_is_collapsible_with_snippet_in_context(
         repo: Repo, tmp_path: Path) -> None:
-    repo.report(repo.cited(snippet="measured on 2026-07-01"), repo.cited(label="sales", snippet="Inventory held steady"))
+    repo.report(repo.cited(snippet="measured on 2026-07-01"),
+                repo.cited(label="sales", snippet="Inventory held steady"))
     summary = tmp_path / "summary.md"
     run = check_process(repo.root, "--summary-file", str(summary), env=GITHUB)
     assert run.returncode == 0, run.stderr

@@ -169,7 +169,7 @@ def test_lone_surrogates_are_unvouchable_not_an_exception() -> None:
 
 def _readme_hrefs() -> list[str]:
     """Every href cmark renders for the README corpus (entities decoded)."""
-    from citelint.links import GITHUB_EXTENSIONS, render_html
+    from citelint.links.render import GITHUB_EXTENSIONS, render_html
 
     readmes = CORPUS / "markdown-readmes"
     files = sorted(readmes.glob("*.md"))

@@ -353,7 +353,7 @@ def _parse_html(raw: bytes, content_type: str):
     parser = lxml.html.HTMLParser(huge_tree=True)
     try:
         tree = lxml.html.document_fromstring(text or "<html></html>", parser=parser)
-    except Exception as exc:  # lxml.etree.ParserError and friends
+    except Exception as exc:  # noqa: BLE001 - lxml.etree.ParserError and friends, unlisted
         raise ValueError(f"the HTML cannot be parsed ({exc})") from None
     return encoding, tree
 

@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     in one line as an internal error (EXIT_USAGE) unless ``CITELINT_DEBUG`` is set.
     """
     out = stdout or sys.stdout
-    err = stderr or sys.stderr or open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    err = stderr or sys.stderr or open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - open until the process ends
     problem = _stream_problem(out)
     if problem:
         err.write(f"citelint: {problem}\n")
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
     except KeyboardInterrupt:
         err.write("citelint: interrupted\n")
         return EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+    except Exception as exc:  # last line of defence: never a traceback
         if os.environ.get("CITELINT_DEBUG"):
             raise
         err.write(f"citelint: internal error: {type(exc).__name__}: {exc}\n"

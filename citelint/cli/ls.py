@@ -113,6 +113,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             out.write(f"{terminal(source)}\t{sha}\t{when}\t{size}\n")
     legacy = store.legacy_files()
-    out.write(f"{len(rows) - bad} capture(s), {bad} corrupt, {signed} with signature files, {len(legacy)} legacy file(s)"
-              f"{' (run citelint migrate)' if legacy else ''}\n")
+    out.write(f"{len(rows) - bad} capture(s), {bad} corrupt, {signed} with signature files, "
+              f"{len(legacy)} legacy file(s){' (run citelint migrate)' if legacy else ''}\n")
     return EXIT_FINDINGS if bad else EXIT_OK

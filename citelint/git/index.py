@@ -34,7 +34,8 @@ _CAPTURE_NAME = re.compile(rb"[0-9a-f]{64}/[0-9a-f]{64}\.(?:json|raw|[0-9a-f]{16
 _SHAPE_OF = bytes(ord("h") if chr(c) in "0123456789abcdef" else c if chr(c) in "\0/.jsonrwig" else ord("x")
                   for c in range(256))
 _RECORD_SHAPE = b"h" * 64 + b"/" + b"h" * 64 + b".json"
-_OTHER_SHAPES = frozenset({b"h" * 64 + b"/" + b"h" * 64 + b".rhw", b"h" * 64 + b"/" + b"h" * 64 + b"." + b"h" * 16 + b".sig"})
+_OTHER_SHAPES = frozenset({b"h" * 64 + b"/" + b"h" * 64 + b".rhw",
+                           b"h" * 64 + b"/" + b"h" * 64 + b"." + b"h" * 16 + b".sig"})
 #: An entry's fixed header, as the fields of :class:`IndexEntry`, per object id length.
 _HEADS = {hash_len: struct.Struct(f">10I{hash_len}sH") for hash_len in (20, 32)}
 _new_entry = tuple.__new__

@@ -299,7 +299,7 @@ def _visible(markdown: str) -> str:
     """The text a reader sees when ``markdown`` is rendered (cmark-gfm, as
     GitHub renders it): the HTML's text, without its tags, attributes and
     comments, character references decoded."""
-    from citelint.links import GITHUB_EXTENSIONS, render_html
+    from citelint.links.render import GITHUB_EXTENSIONS, render_html
 
     out = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
     return html.unescape(_HTML_TAG.sub("", _HTML_COMMENT.sub("", out)))

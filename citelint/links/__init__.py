@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from citelint.links.allowlist import Allowlist, edit_distance_at_most
+from citelint.links.allowlist import Allowlist
 from citelint.links.grounds import Decision, LinkEvidence, Reason
 from citelint.links.judge import LinkReport, check, govern, judge
-from citelint.links.link import Link, LinkIssue, new_link
-from citelint.links.render import GITHUB_EXTENSIONS, cmark_to_html, cmarkgfm_to_html, render_html
+from citelint.links.link import Link, LinkIssue
+from citelint.links.render import GITHUB_EXTENSIONS
 
 #: Loaded on first use (PEP 562): a page whose links all pass is judged from
 #: cmark's output alone, so locating (source scanners, link forms) and

@@ -220,7 +220,7 @@ class Allowlist:
         best: tuple[int, str] | None = None
         by_length = self._by_host.get(_strip_www(authority), {})
         candidates = [c for n in range(len(path) - 2, len(path) + 3) for c in by_length.get(n, ())]
-        for c_auth, c_path, c_query, source in candidates:
+        for c_auth, c_path, _c_query, source in candidates:
             if c_auth != authority:
                 rank = 0 if c_path == path else None
             elif c_path == path:

@@ -109,7 +109,8 @@ def _fact_html(n: int, item: FactItem) -> str:
         return (f'<article class="fact verified" aria-labelledby="f{n}">\n'
                 f'<h3 id="f{n}">{label}<span class="badge ok">✓ verified excerpt</span></h3>\n{claim_html}'
                 f'<figure>\n<blockquote cite="{src}"><p>{html_text(fact.snippet or "")}</p></blockquote>\n'
-                f'<figcaption>— <cite>{link}</cite>{when}, revision <code title="{html_text(fact.capture_sha256 or "")}">'
+                f'<figcaption>— <cite>{link}</cite>{when}, revision '
+                f'<code title="{html_text(fact.capture_sha256 or "")}">'
                 f"{_short(fact.capture_sha256)}</code></figcaption>\n</figure>\n{review}{warnings}</article>\n")
     if item.status == "unavailable" and item.fact is not None:
         where = item.info.check_at if item.info is not None else None

@@ -411,7 +411,7 @@ def compile_check(schema: Any, defs: Any, root: bool = False) -> Check:
         code = compile("\n\n".join(generator.functions), "<citelint quick check>", "exec")
     except (SyntaxError, RecursionError):  # SyntaxError: "too many statically nested blocks"
         raise Unsupported from None
-    exec(code, generator.namespace)  # noqa: S102 - source built above from the schema's values only
+    exec(code, generator.namespace)  # the source is built above from the schema's values only
     check: Check = generator.namespace[name]
     return _bounded(check) if generator.def_functions else check
 

@@ -87,13 +87,15 @@ def _describe(error: Any, branch: str | None) -> tuple[str, str, bool]:
         extra = sorted(set(error.instance) - allowed)
         key = extra[0] if extra else "?"
         if branch == "unavailable" and key in _CITATION_FIELDS:
-            return pointer_join("", key), (f"an unavailable fact cannot carry {key!r} (no partial citation): remove it, "
-                               "or make the fact cited with source, captureSha256 and snippet"), True
+            return pointer_join("", key), (f"an unavailable fact cannot carry {key!r} (no partial citation): "
+                                           "remove it, or make the fact cited with source, captureSha256 "
+                                           "and snippet"), True
         if key == "value":
             return pointer_join("", key), ("facts have no 'value' field: a number lives inside the snippet or nowhere; "
                                "remove it"), True
         keys = _CITED_KEYS if branch == "cited" else _UNAVAILABLE_KEYS
-        return pointer_join("", key), f"unexpected key {key!r}; {'a cited' if branch == 'cited' else 'an unavailable'} fact has only " + ", ".join(keys), True
+        which = "a cited" if branch == "cited" else "an unavailable"
+        return pointer_join("", key), f"unexpected key {key!r}; {which} fact has only " + ", ".join(keys), True
     if field == "captureSha256" and v in ("pattern", "type", "minLength", "maxLength"):
         return "", ("captureSha256 must be 64 lowercase hex characters naming a captured revision "
                     "(see `citelint ls`)"), False
@@ -105,7 +107,8 @@ def _describe(error: Any, branch: str | None) -> tuple[str, str, bool]:
     if v == "maxLength":
         return "", f"{field} is too long ({error.message})", False
     if v == "type":
-        return "", f"{field or 'value'} must be of type {error.validator_value}, got {_json_type(error.instance)}", False
+        got = _json_type(error.instance)
+        return "", f"{field or 'value'} must be of type {error.validator_value}, got {got}", False
     if v in ("enum", "const") and field == "state":
         return "", f'state must be "cited" or "unavailable", got {json.dumps(error.instance)}', False
     return "", f"{field + ': ' if field else ''}{error.message}", False
@@ -157,7 +160,8 @@ def quick_checks_source() -> str:
         defs = schema.get("$defs", {})
         entries[_key(name, at)] = (defs[at] if at else schema, defs, not at)
     return module_source(entries, {name: _digest(name) for name, _ in PRECOMPILED},
-                         "Quick checks generated from schemas/ by citelint.reports.schema.quick_checks_source: do not edit.\n\n"
+                         "Quick checks generated from schemas/ by citelint.reports.schema.quick_checks_source: "
+                         "do not edit.\n\n"
                          "citelint.reports.schema uses them while DIGESTS matches the schema files, and compiles\n"
                          "the checks at run time otherwise (compiling costs a check several milliseconds\n"
                          "of start-up; importing this module, a fraction of one).\n")

@@ -46,8 +46,9 @@ from citelint.store.record import (
 
 __all__ = [
     "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
-    "CaptureRecord", "MigrateOutcome", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "WriteOutcome",
-    "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw", "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
+    "CaptureRecord", "MigrateOutcome", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected",
+    "WriteOutcome", "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw",
+    "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
     "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
     "write_capture", "write_evidence", "EvidenceRefused",
 ]
