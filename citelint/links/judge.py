@@ -130,7 +130,8 @@ class LinkReport(NamedTuple):
     """What :func:`check` found in one Markdown document.
 
     ``issues``: the findings in document order (CL201-CL204, CL103, CL109,
-    CL401-CL403, and CL105/CL108 of quotations), each with its located link. ``links``: followable links of every form; ``governed``:
+    CL401-CL403, and CL105/CL108 of quotations), each with its located
+    link. ``links``: followable links of every form; ``governed``:
     those that must be grounded; ``grounded``: governed links that are.
     ``located``: the links whose positions were computed (those in a block
     that has a finding; every link with ``check(every=True)``), in document

@@ -64,7 +64,8 @@ def new_link(kind: str, href: str, line: int, col: int, end_line: int, end_col: 
 
 class LinkIssue(NamedTuple):
     """A finding about one link: ``rule`` is ``CL201``, ``CL202`` or ``CL203``
-    (or CL103, CL109, CL401-CL403 in CL201's place), or for a quotation (:mod:`citelint.links.quote`) ``CL204``, ``CL105`` or ``CL108``.
+    (or CL103, CL109, CL401-CL403 in CL201's place), or for a quotation
+    (:mod:`citelint.links.quote`) ``CL204``, ``CL105`` or ``CL108``.
 
     ``message`` says what is wrong and what to do. ``line``/``col`` and the
     end default to the link's destination; CL203 points at the CJK

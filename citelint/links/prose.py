@@ -53,7 +53,14 @@ _MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”�
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 
 #: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
-ABBREVIATIONS = frozenset(["e.g.", "i.e.", "etc.", "cf.", "vs.", "viz.", "al.", "approx.", "ca.", "resp.", "incl.", "esp.", "Dr.", "Mr.", "Mrs.", "Ms.", "Mx.", "Prof.", "Sr.", "Jr.", "St.", "Mt.", "Fig.", "fig.", "Figs.", "No.", "no.", "Nos.", "Vol.", "vol.", "Eq.", "eq.", "Ch.", "ch.", "Sec.", "sec.", "Art.", "p.", "pp.", "ed.", "eds.", "Inc.", "Ltd.", "Co.", "Corp.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.", "Gen.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "z.B.", "u.a.", "d.h.", "bzw.", "vgl.", "ggf.", "S.", "Nr."])
+ABBREVIATIONS = frozenset([
+    "e.g.", "i.e.", "etc.", "cf.", "vs.", "viz.", "al.", "approx.", "ca.", "resp.", "incl.", "esp.", "Dr.", "Mr.",
+    "Mrs.", "Ms.", "Mx.", "Prof.", "Sr.", "Jr.", "St.", "Mt.", "Fig.", "fig.", "Figs.", "No.", "no.", "Nos.",
+    "Vol.", "vol.", "Eq.", "eq.", "Ch.", "ch.", "Sec.", "sec.", "Art.", "p.", "pp.", "ed.", "eds.", "Inc.",
+    "Ltd.", "Co.", "Corp.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.",
+    "Nov.", "Dec.", "Gen.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "z.B.", "u.a.", "d.h.", "bzw.", "vgl.",
+    "ggf.", "S.", "Nr.",
+])
 _TERMINATORS = re.compile(r"[.!?。！？]")
 #: Full-width terminators end a sentence whatever follows: CJK text puts no space after them.
 _CJK_TERMINATORS = frozenset("。！？")
@@ -61,7 +68,7 @@ _CJK_TERMINATORS = frozenset("。！？")
 _AFTER_TERMINATOR = frozenset("\"'”’»」』)]*")
 #: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
 MAX_INSERTION_CHARS = 60
-_SPLIT = re.compile(r"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{1,%d}\]))\s*" % MAX_INSERTION_CHARS)
+_SPLIT = re.compile(rf"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{{1,{MAX_INSERTION_CHARS}}}\]))\s*")
 #: GitHub alert types (``> [!NOTE]``): such a blockquote is the author's own prose.
 ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
 #: Link text that is only a citation marker: ``1``, ``[1]``, ``^1``.
@@ -633,7 +640,8 @@ class _Detector:
                     self._footnotes.setdefault(leaf[4], []).extend(_governed([e[3] for e in b.links]))
         return self._footnotes
 
-    def cite(self, b: _Block, spans: Sequence[tuple[int, int]], ref_spans: Sequence[tuple[int, int]]) -> tuple[Link, ...]:
+    def cite(self, b: _Block, spans: Sequence[tuple[int, int]],
+             ref_spans: Sequence[tuple[int, int]]) -> tuple[Link, ...]:
         """Governed links of ``b`` whose text starts (or lies) in ``spans``, with the footnote
         references in ``ref_spans`` resolved; deduplicated, in order."""
         self.d.attach(b)
@@ -752,7 +760,7 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
             line, col = det.d.position(b, o)
             found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
                                    segs, ins, short, citations))
-    for quote_id, ks in quote_paragraphs.items():
+    for ks in quote_paragraphs.values():
         found.extend(_blockquote(det, ks, min_chars, min_segment_chars))
     found.sort(key=lambda q: (q.line, q.col))
     return found
@@ -880,7 +888,7 @@ def cited_numbers(markdown: str) -> list[Number]:
     det = _Detector(markdown)
     xml = det.d.xml
     found: list[Number] = []
-    for k, (start, end, depth, alert, note, _quote) in enumerate(det.leaves):
+    for k, (start, end, depth, alert, _note, _quote) in enumerate(det.leaves):
         if depth and not (alert and depth == 1):
             continue  # a blockquote paragraph is a quotation
         chunk = xml[start:end]
@@ -892,7 +900,7 @@ def cited_numbers(markdown: str) -> list[Number]:
         pairs = _pairs(b.text, b.code)
         det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
         skip = _excluded(b, pairs)
-        for s0, t_end, s_end in _sentences(b, pairs):
+        for s0, _t_end, s_end in _sentences(b, pairs):
             numbers = [m for m in _NUMBER.finditer(b.text, s0, s_end)
                        if not _in(skip, m.start()) and _standalone(b.text, m.start(), m.end())]
             if not numbers:
@@ -928,6 +936,5 @@ def _standalone(text: str, a: int, e: int) -> bool:
         return False  # COVID-19, 2026-07-01, 1/2, 10:30
     if after in _JOINERS and e + 1 < len(text) and text[e + 1].isdigit():
         return False  # 2026-07, 10:30, 2010-2012, 1/2
-    if after in ".," and e + 1 < len(text) and text[e + 1].isalnum() or before == "@":
-        return False  # 1.2.3, 2.2.x, vue@2
-    return True
+    # 1.2.3, 2.2.x, vue@2
+    return not (after in ".," and e + 1 < len(text) and text[e + 1].isalnum() or before == "@")
