@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -386,7 +386,7 @@ def _schema_error_message(error: Any) -> tuple[str, str]:
             return pointer, f"unknown key {where!r}; allowed here: {allowed}"
     if error.validator == "type":
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return pointer, (f"{key} must be {' or '.join(_YAML_KINDS.get(w, w) for w in wanted)}, not "
+        return pointer, (f"{key} must be {' or '.join(_YAML_KINDS.get(str(w), str(w)) for w in wanted)}, not "
                          f"{_yaml_kind(error.instance)}; see schemas/config.schema.json")
     return pointer, f"{key}: {error.message}"
 
@@ -404,7 +404,7 @@ def _yaml_kind(value: Any) -> str:
     return kind if kind in ("a mapping", "a list", "empty") else f"{kind} ({str(value)[:40]!r})"
 
 
-def _capture_extractors(cap: dict, error) -> tuple[tuple[str, str], ...]:
+def _capture_extractors(cap: dict, error: Callable[[str, str], ConfigError]) -> tuple[tuple[str, str], ...]:
     """``capture.extractors`` as (media type, extractor) pairs, lower-cased,
     after checking that each extractor reads its media type and that every
     type in ``capture.content_types`` has one (DESIGN §5).
@@ -557,7 +557,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     )
 
 
-def _evidence(block: dict, root: Path, error) -> EvidenceSettings:
+def _evidence(block: dict, root: Path, error: Callable[[str, str], ConfigError]) -> EvidenceSettings:
     """The ``evidence`` block: the allowed-signers file must lie inside the
     project (DESIGN §9: reads stay inside it), and requiring signatures
     needs someone allowed to make them."""

@@ -223,7 +223,9 @@ def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, i
 class BaseLookup(Protocol):
     """What CL302 needs of the base revision (``citelint.git.base.BaseCaptures``)."""
 
-    commit: str
+    @property
+    def commit(self) -> str:
+        """The full id of the base commit (read-only, as a NamedTuple field is)."""
 
     def has_capture(self, source: str, sha256: str) -> bool:
         """True when the base revision holds the capture (source, sha256)."""
@@ -237,7 +239,7 @@ class AcceptedEntry(NamedTuple):
     and ``context`` (see :func:`verify_snippet`).
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field named like tuple.index, which it hides
     fact: Mapping[str, str]
     offset: int | None = None
     review: tuple[str, ...] = ()
@@ -251,7 +253,7 @@ class Citation(NamedTuple):
     in a CL004 pair): it is still verified, so every independent problem is
     reported at once, but never accepted."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field named like tuple.index, which it hides
     fact: Mapping[str, str]
     rejected: bool = False
 

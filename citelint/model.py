@@ -107,22 +107,22 @@ class Finding(NamedTuple):
 
     # The place and the rule identify a finding; a tuple would also compare the message.
     def __eq__(self, other: object) -> bool:
-        return self[:4] == other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+        return self[:4] == other[:4] if isinstance(other, Finding) else NotImplemented
 
     def __ne__(self, other: object) -> bool:
-        return self[:4] != other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+        return self[:4] != other[:4] if isinstance(other, Finding) else NotImplemented
 
-    def __lt__(self, other: tuple) -> bool:  # type: ignore[override]
-        return self[:4] < other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+    def __lt__(self, other: tuple) -> bool:
+        return self[:4] < other[:4] if isinstance(other, Finding) else NotImplemented
 
-    def __le__(self, other: tuple) -> bool:  # type: ignore[override]
-        return self[:4] <= other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+    def __le__(self, other: tuple) -> bool:
+        return self[:4] <= other[:4] if isinstance(other, Finding) else NotImplemented
 
-    def __gt__(self, other: tuple) -> bool:  # type: ignore[override]
-        return self[:4] > other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+    def __gt__(self, other: tuple) -> bool:
+        return self[:4] > other[:4] if isinstance(other, Finding) else NotImplemented
 
-    def __ge__(self, other: tuple) -> bool:  # type: ignore[override]
-        return self[:4] >= other[:4] if isinstance(other, Finding) else NotImplemented  # type: ignore[return-value]
+    def __ge__(self, other: tuple) -> bool:
+        return self[:4] >= other[:4] if isinstance(other, Finding) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self[:4])

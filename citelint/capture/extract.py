@@ -44,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from citelint.model import EXTRACTOR_TYPES
 from citelint.store.record import Extractor
@@ -140,7 +141,7 @@ def _kill(proc: subprocess.Popen) -> None:
     if proc.poll() is not None:
         return
     try:
-        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+        os.killpg(proc.pid, signal.SIGKILL)
     except (OSError, AttributeError):  # gone already, or no process groups (Windows)
         try:
             proc.kill()
@@ -223,7 +224,7 @@ def _collect(proc: subprocess.Popen, name: str, started: float, deadline_s: floa
 
     def pump() -> None:
         size = 0
-        while chunk := stdout.read1(1 << 20):
+        while chunk := stdout.read1(1 << 20):  # type: ignore[attr-defined]  # a BufferedReader (bufsize -1)
             size += len(chunk)
             if size > max_output_bytes:
                 over.set()
@@ -300,9 +301,9 @@ def decode_html(raw: bytes, content_type: str) -> tuple[str, str]:
     """
     from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding
 
-    for bom, enc in ((_UTF8_BOM, "utf-8"), (_UTF16LE_BOM, "utf-16-le"), (_UTF16BE_BOM, "utf-16-be")):
+    for bom, bom_enc in ((_UTF8_BOM, "utf-8"), (_UTF16LE_BOM, "utf-16-le"), (_UTF16BE_BOM, "utf-16-be")):
         if raw.startswith(bom):
-            return enc, raw[len(bom):].decode(enc, "replace")
+            return bom_enc, raw[len(bom):].decode(bom_enc, "replace")
     enc = _decoder_for(http_content_type_encoding(content_type or ""), from_meta=False) or \
         _decoder_for(html_body_declared_encoding(raw[:4096]), from_meta=True)
     if enc is None:
@@ -323,7 +324,7 @@ _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 _UNRENDERED = ("template", "noscript")
 
 
-def _drop_unrendered(tree) -> None:
+def _drop_unrendered(tree: Any) -> None:
     """Remove what a browser does not render: ``hidden`` elements, inline
     ``display:none`` and ``visibility:hidden``, ``template`` and (scripting
     on) ``noscript``. The tail text after each element stays."""
@@ -341,7 +342,7 @@ def _lxml_versions() -> dict:
             "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))}
 
 
-def _parse_html(raw: bytes, content_type: str):
+def _parse_html(raw: bytes, content_type: str) -> tuple[str, Any]:
     import lxml.html
 
     encoding, text = decode_html(raw, content_type)
@@ -369,7 +370,7 @@ def _html_text(raw: bytes, content_type: str) -> tuple[str, str, dict]:
     return text, _version("html-text"), options
 
 
-_TRAFILATURA_OPTIONS = {"deduplicate": False, "favor_precision": False, "favor_recall": False,
+_TRAFILATURA_OPTIONS: dict[str, Any] = {"deduplicate": False, "favor_precision": False, "favor_recall": False,
                         "include_comments": False, "include_tables": True, "include_formatting": False,
                         "include_links": False, "include_images": False, "fast": False}
 
@@ -417,7 +418,7 @@ def _versions(*dists: str) -> dict:
     """The installed versions of what an extractor's output also depends on."""
     from importlib.metadata import PackageNotFoundError, version
 
-    out = {}
+    out: dict[str, str | None] = {}
     for dist in dists:
         try:
             out[dist] = version(dist)

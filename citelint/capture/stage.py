@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
 from citelint.capture.sniff import HTML, PDF, XML, sniff_media_type
@@ -120,7 +120,8 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
     """
     media = check_content_type(content_type, tuple(settings.content_types) + ("text/plain",),
                                settings.extractor_for)
-    name = settings.extractor_for(media)
+    # check_content_type refused a type with no extractor.
+    name = cast(str, settings.extractor_for(media))
     if name == "identity":
         text = _decode(body, settings.max_bytes, what)
         return make_record(source, text, retrieved_at=retrieved_at, content_type=content_type,

@@ -477,7 +477,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             from citelint.evidence.verify import verifier_for
 
             evidence = verifier_for(config, cwd)
-            for path, message in evidence.unsigned_captures(store, config.sources):
+            for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,

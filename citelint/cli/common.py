@@ -11,7 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 from citelint.config import Config, load_config as _load_config
 from citelint.errors import ConfigError
@@ -40,13 +43,13 @@ class Parser(argparse.ArgumentParser):
     raises :class:`Exit`, so tests run the CLI in-process.
     """
 
-    def __init__(self, *args, stdout: TextIO | None = None, stderr: TextIO | None = None,
-                 **kwargs):  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, stdout: TextIO | None = None, stderr: TextIO | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._stdout = stdout
         self._stderr = stderr
 
-    def _print_message(self, message: str, file: TextIO | None = None) -> None:
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         if file is None or file is sys.stdout:
             file = self._stdout or sys.stdout
         elif file is sys.stderr:

@@ -89,7 +89,9 @@ def match_list(patterns: tuple[str, ...], value: str) -> bool:
 
 def _split_options(text: str) -> list[str]:
     """Comma-separated options, where a comma inside double quotes belongs to the value."""
-    out, current, quoted = [], [], False
+    out: list[str] = []
+    current: list[str] = []
+    quoted = False
     for c in text:
         if c == '"':
             quoted = not quoted
@@ -132,7 +134,9 @@ def _stamp(value: str, name: str) -> str:
 
 def _split_line(line: str) -> tuple[str, str, str]:
     """(principals, options, key text) of one line, with quoted spaces kept in the options."""
-    fields, current, quoted = [], [], False
+    fields: list[str] = []
+    current: list[str] = []
+    quoted = False
     for c in line:
         if c == '"':
             quoted = not quoted

@@ -234,7 +234,7 @@ def check_statement(payload: bytes, record: CaptureRecord, capture_bytes: bytes)
     expected = PREDICATE_KEYS_V2 if record.extractor is not None else PREDICATE_KEYS
     if not isinstance(predicate, dict) or set(predicate) != expected:
         raise SignatureInvalid("the statement's predicate does not have the keys of this capture's record")
-    want = {"source": record.source, "sha256": record.sha256, "retrievedAt": record.retrieved_at}
+    want: dict[str, Any] = {"source": record.source, "sha256": record.sha256, "retrievedAt": record.retrieved_at}
     if record.extractor is not None:
         want.update(rawSha256=record.raw_sha256, extractor=record.extractor.to_obj())
     differs = sorted(k for k, v in want.items() if predicate[k] != v)

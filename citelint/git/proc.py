@@ -62,8 +62,8 @@ class Git:
             import subprocess
 
             try:
-                self._popen = subprocess.Popen(self.args, env=env, stdin=subprocess.DEVNULL,
-                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self._popen: subprocess.Popen[bytes] | None = subprocess.Popen(
+                    self.args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             except FileNotFoundError:
                 raise GitMissing() from None
             return

@@ -147,7 +147,7 @@ def _document(block: dict, index: int, where: str) -> RequestDocument:
     kind = _str(source.get("type"), f"{where}.source.type", "source type")
     media = source.get("media_type")
     media = media if isinstance(media, str) else ""
-    base = dict(kind=DOCUMENT, index=index, where=where, block_type=kind, title=title)
+    base: dict[str, Any] = dict(kind=DOCUMENT, index=index, where=where, block_type=kind, title=title)
     if kind == "text":
         text = _str(source.get("data"), f"{where}.source.data", "source data")
         return RequestDocument(**base, media_type=media or "text/plain", text=text)

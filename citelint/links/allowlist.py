@@ -8,6 +8,7 @@ bounded edit distance of the path (DESIGN §2.4).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import overload
 from urllib.parse import unquote
 
 from citelint import urls
@@ -82,10 +83,10 @@ class Allowlist:
                 else:
                     self._prefixes.append(prefix)
             else:
-                found = {urls.identity(entry), urls.source_identity(entry)} - {None}
+                found = {i for i in (urls.identity(entry), urls.source_identity(entry)) if i is not None}
                 if not found:
                     self.rejected.append(entry)
-                self._ids.update(self._without_ignored(i) for i in found)  # type: ignore[arg-type]
+                self._ids.update(self._without_ignored(i) for i in found)
 
     def _resolve_pending(self) -> None:
         """Put the identities of the pending sources in ``_ids`` and ``_sources``, in config order."""
@@ -108,6 +109,11 @@ class Allowlist:
                     ids.add(each)
                     sources.append((each, source))
         self._pending = []
+
+    @overload
+    def _without_ignored(self, ident: str) -> str: ...
+    @overload
+    def _without_ignored(self, ident: str | None) -> str | None: ...
 
     def _without_ignored(self, ident: str | None) -> str | None:
         """``ident`` without the query parameters named in ``ignore_query_params``

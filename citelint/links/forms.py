@@ -57,7 +57,7 @@ def find_inline(doc: SourceDocument, href: str, text: str, lo: int, hi: int, ima
         if cand is not None:
             end = doc.link_end(cand[3], len(src))
             opening = doc.open_bracket(p, lo, text) if end is not None else None
-            if opening is not None:
+            if opening is not None and end is not None:
                 is_image = opening > 0 and src[opening - 1] == "!" and not doc.escaped(opening - 1)
                 if is_image == image:
                     start = opening - 1 if image else opening
@@ -178,7 +178,8 @@ def find_raw(doc: SourceDocument, tag_text: str, lo: int, hi: int, href: str) ->
     if quote in "\"'":
         close = tag_text.find(quote, m.end())
     else:
-        close = m.end() + len(re.match(r"[^\s>]*", tag_text[m.end():]).group(0))
+        unquoted = re.match(r"[^\s>]*", tag_text[m.end():])
+        close = m.end() + (len(unquoted.group(0)) if unquoted else 0)  # "*" always matches
     if close < 0:
         close = len(tag_text) - 1
     return Candidate(a, a + len(tag_text), a + m.end(), a + close, "html", href, None)

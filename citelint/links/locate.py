@@ -354,7 +354,7 @@ def _locate(out: str, m: re.Match[str], doc: SourceDocument, defs: dict[str, set
             # An autolink or bare URL shows its own URL: cmark's href is
             # the text, href-escaped, after "", "http://" (www.) or "mailto:".
             if href_out.endswith(text):
-                prefix = href_out[:len(href_out) - len(text)]
+                prefix: str | None = href_out[:len(href_out) - len(text)]
             else:
                 esc = urls.href_escape(text)
                 prefix = href_out[:len(href_out) - len(esc)] if href_out.endswith(esc) else None

@@ -128,8 +128,8 @@ def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -
     times costs milliseconds, not a Python loop. Never raises.
     """
     start, end, prefix, suffix = directive.start, directive.end, directive.prefix, directive.suffix
+    spans: list[tuple[int, int]] = []
     if prefix is None and suffix is None and end is None:
-        spans = []
         at = text.find(start)
         while at >= 0 and len(spans) < limit:
             spans.append((at, at + len(start)))
@@ -137,7 +137,6 @@ def match_spans(text: str, directive: TextDirective, limit: int = COUNT_LIMIT) -
         return spans
     starts = _adjacent(prefix, start, None if end is not None else suffix)
     ends = _adjacent(None, end, suffix) if end is not None else None
-    spans: list[tuple[int, int]] = []
     seen: set[int] = set()
     found_end: re.Match[str] | None = None
     for m in starts.finditer(text):

@@ -38,7 +38,7 @@ def render_html(markdown: str, extensions: Sequence[str], footnotes: bool, sourc
     return cmark_to_html(markdown, options, extensions)
 
 
-def _load_freeing_renderer():
+def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
     """A cmark-gfm renderer that frees what it allocates, or None.
 
     cmarkgfm 2025.10.22 frees neither the document tree nor the HTML string

@@ -145,9 +145,9 @@ def _link_sources(linked: dict[str, int], config: Config) -> tuple[SourceItem, .
     uses: dict[str, int] = {}
     for href, count in linked.items():
         ident = urls.analyse(strip_directive(href))[1]
-        source = by_identity.get(ident) if ident is not None else None
-        if source is not None:
-            uses[source] = uses.get(source, 0) + count
+        found = by_identity.get(ident) if ident is not None else None
+        if found is not None:
+            uses[found] = uses.get(found, 0) + count
     store = Store(config.captures_dir)
     items = []
     for source, count in uses.items():

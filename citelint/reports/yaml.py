@@ -77,7 +77,8 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
 
     if _libyaml_reads_alike(yaml, text):
         try:
-            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)
+            # cyaml re-exports _yaml's CParser; the stub does not mark it exported.
+            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - _Unsure, or a lone surrogate that cannot be handed to libyaml
             loaded = None
         if isinstance(loaded, Document):
@@ -208,7 +209,7 @@ def _build_stream(loader: Any, yaml: Any, typed: bool, values: dict[str, Any], k
         if kind is scalar_event:
             if fast and (tag == "!" or (flow and not event.style and (not event.value or "?" in event.value))
                          or (event.style in ("|", ">")
-                             and not _BLOCK_HEADER.match(text, event.start_mark.index))):
+                             and not _BLOCK_HEADER.match(text or "", event.start_mark.index))):  # text: fast
                 raise _Unsure
             # libyaml itself refuses a surrogate escape, and text holding one
             # cannot be handed to it at all.

@@ -307,7 +307,8 @@ class Store:
         :func:`revision_key`, each verified only when reached; those of
         unknown date first of all, since any of them might be the newest."""
         learned = (self._verified(source, d.sha256) for d in dates if d.retrieved_at is None)
-        queue = [(revision_key(r), r) for r in learned if r is not None]
+        queue: list[tuple[tuple[tuple[str, str], str], CaptureRecord | None]] = [
+            (revision_key(r), r) for r in learned if r is not None]
         queue += [(revision_key(d), None) for d in dates if d.retrieved_at is not None]
         for key, rec in sorted(queue, key=lambda item: item[0], reverse=True):
             rec = rec or self._verified(source, key[1])
