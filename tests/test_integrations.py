@@ -119,6 +119,24 @@ def test_constraints_pin_every_runtime_dependency() -> None:
     assert names <= set(pins), names - set(pins)
 
 
+def test_constraints_pin_the_lint_extra_and_ci_runs_it() -> None:
+    """The `lint` extra is pinned in constraints.txt, and both the lint job and the
+    pre-commit hooks run its tools."""
+    import tomllib
+
+    extra = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["lint"]
+    names = {re.split(r"[<>=\[]", d)[0].strip().lower().replace("_", "-") for d in extra}
+    pinned = {ln.split("==")[0].strip().lower().replace("_", "-")
+              for ln in (REPO_ROOT / "constraints.txt").read_text().splitlines() if "==" in ln.split("#")[0]}
+    assert names <= pinned, names - pinned
+    job = yaml.safe_load((REPO_ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["lint"]
+    runs = [step.get("run", "") for step in job["steps"]]
+    assert any("-c constraints.txt" in r and "lint]" in r for r in runs), runs
+    assert any(r.startswith("ruff check") for r in runs) and "mypy" in runs, runs
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
+    assert {h["entry"].split()[0] for h in hooks} >= {"ruff", "mypy"}
+
+
 # ====================================================================== citelint init
 
 def test_init_creates_starter_files_and_never_overwrites(tmp_path: Path) -> None:
@@ -730,9 +748,12 @@ def test_repository_checks_its_clean_example_with_its_own_action(action_kit: Act
 
 
 def test_repository_precommit_config_checks_its_clean_example(checkout: Checkout, pre_commit_home: Path) -> None:
-    """`.pre-commit-config.yaml` runs the development citelint on examples/expertqa."""
+    """`.pre-commit-config.yaml` runs the development citelint on examples/expertqa.
+
+    Only that hook: the ruff and mypy hooks need the `lint` extra, which the
+    test environment does not install (the lint job runs them)."""
     env = git_env({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never",
                    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"})
-    proc = run_tool("pre_commit", "run", "--all-files", cwd=checkout.path, env=env)
+    proc = run_tool("pre_commit", "run", "citelint-example", "--all-files", cwd=checkout.path, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert hook_status(proc.stdout, "citelint (examples/expertqa)") == "Passed"
