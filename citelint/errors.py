@@ -3,6 +3,12 @@
 Every error here means "the run cannot go on as asked" and maps to exit 2 on
 the command line (:mod:`citelint.cli`); findings about reports and captures
 are never exceptions. Catch :class:`CitelintError` to handle them all.
+
+The others live with their subject, under these: ``GitBaseError``
+(:mod:`citelint.git.probe`, ``--base`` unusable), ``CaptureRefused``
+(:mod:`citelint.capture.policy`, a source not captured),
+``SignError`` (:mod:`citelint.capture.sign`) and ``SignersError``
+(:mod:`citelint.evidence.allowed_signers`), both usage errors.
 """
 
 from __future__ import annotations

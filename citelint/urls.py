@@ -144,18 +144,6 @@ def _first_href(url: str) -> str | None:
 _ada_href: Callable[[str], str | None] = _first_href
 
 
-def parse_public(url: str, base: str | None = None) -> str | None:
-    """Same as :func:`parse` through ada-url's public API only (for tests)."""
-    import ada_url
-
-    try:
-        if base is None:
-            return ada_url.normalize_url(url)
-        return ada_url.join_url(base, url)
-    except ValueError:
-        return None
-
-
 def parse(url: str, base: str | None = None) -> str | None:
     """WHATWG-parse ``url`` (against ``base`` when given) with ada-url.
 

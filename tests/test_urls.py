@@ -37,8 +37,16 @@ def test_parser_agrees_with_every_whatwg_case() -> None:
 def test_fast_ada_binding_matches_public_api_on_every_whatwg_input() -> None:
     # urls.parse uses ada's cffi binding directly for speed; it must say
     # exactly what ada's public normalize_url says.
+    import ada_url
+
+    def public(url: str) -> str | None:
+        try:
+            return ada_url.normalize_url(url)
+        except ValueError:
+            return None
+
     for case in _whatwg_cases():
-        assert urls.parse(case["input"]) == urls.parse_public(case["input"]), case["input"]
+        assert urls.parse(case["input"]) == public(case["input"]), case["input"]
 
 
 def test_href_escape_matches_cmark_for_every_ascii_character() -> None:

@@ -27,12 +27,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from citelint.errors import CitelintError
 from citelint.escape import quoted
 from citelint.model import CaptureSettings
 from citelint.urls import components
 
 
-class CaptureRefused(Exception):
+class CaptureRefused(CitelintError):
     """A source was not captured. ``str()`` is the reason, fit to print:
     any text that came from a server or a URL is escaped in it."""
 

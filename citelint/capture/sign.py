@@ -35,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from citelint.errors import UsageError
 from citelint.evidence.allowed_signers import Entry
 from citelint.evidence.sshsig import (
     EXTRA_HINT,
@@ -82,7 +83,7 @@ _PEM_BEGIN = "-----BEGIN OPENSSH PRIVATE KEY-----"
 _PEM_END = "-----END OPENSSH PRIVATE KEY-----"
 
 
-class SignError(Exception):
+class SignError(UsageError):
     """A signing key that cannot be used (a usage error); ``str()`` says why and what to do."""
 
 

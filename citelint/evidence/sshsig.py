@@ -186,10 +186,6 @@ class PublicKey:
             raise SignatureFormatError(f"the key says {parts[0]!r} but holds a {key.key_type} key")
         return key
 
-    def openssh(self) -> str:
-        """``<type> <base64>``, the one-line form."""
-        return f"{self.key_type} {base64.b64encode(self.blob).decode('ascii')}"
-
     def fingerprint(self) -> str:
         """The OpenSSH fingerprint: ``SHA256:`` and unpadded base64 of SHA-256(blob)."""
         return "SHA256:" + base64.b64encode(hashlib.sha256(self.blob).digest()).decode("ascii").rstrip("=")

@@ -18,11 +18,12 @@ import os
 import re
 from pathlib import Path
 
+from citelint.errors import CitelintError
 from citelint.git.index import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, IndexEntry, IndexListing
 from citelint.git.proc import Completed, Git, GitMissing
 
 
-class GitBaseError(Exception):
+class GitBaseError(CitelintError):
     """``--base`` cannot be used (exit 2): no git, not a repository, REF not
     in this clone, captures outside the repository. ``str()`` says what to do."""
 

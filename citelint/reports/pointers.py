@@ -39,12 +39,3 @@ def resolve(data: object, pointer: str) -> object:
         else:
             return MISSING
     return node
-
-
-def enclosing_item(pointer: str, array: str) -> str:
-    """The pointer of the element of ``array`` that contains ``pointer``
-    (``pointer`` itself when it is not inside the array)."""
-    if not pointer.startswith(array + "/"):
-        return pointer
-    index = pointer[len(array) + 1:].split("/", 1)[0]
-    return f"{array}/{index}"
