@@ -13,13 +13,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TextIO
 
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
-
 from citelint.config import Config, load_config as _load_config
 from citelint.errors import ConfigError
 
 if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
     from citelint.files import WriteRefused
 
 EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)
