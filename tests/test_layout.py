@@ -118,9 +118,11 @@ class _ModuleScan:
         self.attributes: list[Import] = []
 
     def ours(self, module: str) -> bool:
+        """True for the package itself and its modules."""
         return module == self.package or module.startswith(self.package + ".")
 
     def visit(self, node: ast.AST, type_checking: bool) -> None:
+        """Visit ``node``'s children; an ``if TYPE_CHECKING:`` body is marked as such."""
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.If) and _is_type_checking(child.test):
                 for stmt in child.body:
@@ -131,6 +133,7 @@ class _ModuleScan:
                 self.visit_node(child, type_checking)
 
     def visit_node(self, node: ast.AST, type_checking: bool) -> None:
+        """Record ``node`` if it imports one of the package's modules or reads one's attribute; then its children."""
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if self.ours(alias.name):
@@ -320,6 +323,7 @@ def layout_problems(readme: str, package_dir: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def tree() -> Scan:
+    """The real package, scanned once."""
     return scan(PACKAGE)
 
 

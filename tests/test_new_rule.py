@@ -15,6 +15,7 @@ FILES = ["README.md", "docs/rules.md", "citelint/model.py", "citelint/rules.json
 
 
 def copy(tmp_path: Path) -> Path:
+    """The files the script touches, copied under ``tmp_path`` at their repository paths."""
     for rel in FILES:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO_ROOT / rel, tmp_path / rel)
@@ -22,6 +23,7 @@ def copy(tmp_path: Path) -> Path:
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The copy's script, run from another directory than the copy's root."""
     return subprocess.run([sys.executable, str(root / "scripts" / "new_rule.py"), *args],
                           capture_output=True, text=True, cwd=root / "docs")
 
