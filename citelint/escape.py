@@ -14,12 +14,17 @@ uses these rather than writing its own:
 - :func:`markdown_cell` and :func:`code_span` for GitHub-flavoured Markdown;
 - :func:`html_text` for HTML text and attribute values.
 
+It also says what a reader can see at all (:func:`is_invisible`), the one
+test of "visible" that the excerpt rules (CL108), label patterns and prose
+quotations share.
+
 Nothing here imports beyond the standard library.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # C0 and C1 controls (tab and newline included, handled first), DEL, and the
 # bidirectional marks, embeddings, overrides and isolates (CVE-2021-42574,
@@ -132,3 +137,32 @@ def html_text(text: str) -> str:
     from html import escape
 
     return escape(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), quote=True)
+
+
+#: Characters that render as nothing or as blank space although they are not
+#: whitespace or format controls (Hangul fillers, Braille blank, combining
+#: grapheme joiner, Mongolian vowel separator).
+_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
+#: A printable ASCII character other than space: visible by every test below,
+#: and in nearly every excerpt, so most are decided by one C search.
+_VISIBLE_ASCII = re.compile(r"[!-~]")
+
+
+def is_invisible(text: str) -> bool:
+    """True when ``text`` has no visible character (rule CL108).
+
+    Invisible: whitespace (including no-break spaces), control and format
+    characters (category Cc and Cf: zero-width characters, soft hyphen, bidi
+    controls, tags), variation selectors, and the blank-rendering letters in
+    ``_BLANK``. Such an excerpt matches text nobody can read, so it can never
+    be evidence; a label pattern's ``*`` matches only visible characters. Never raises.
+    """
+    if _VISIBLE_ASCII.search(text):
+        return False
+    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
+               is_variation_selector(c) or c in _BLANK for c in text)
+
+
+def is_variation_selector(c: str) -> bool:
+    """True for U+FE00–U+FE0F and U+E0100–U+E01EF (Unicode §23.4 variation selectors)."""
+    return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"

@@ -3,7 +3,7 @@
 An excerpt is text citelint verifies against a capture: a fact's snippet,
 the terms of a quotation link's text directive. The rules every excerpt
 obeys whatever its form are decided and worded here, once: CL108 (no
-visible character, :func:`is_invisible`, :func:`invisible_message`) and
+visible character, :func:`citelint.escape.is_invisible`, :func:`invisible_message`) and
 CL105 (shorter than :data:`MIN_SNIPPET_CHARS`, or matching several
 passages: :func:`short_message`, :func:`repeated_snippet_message`,
 :func:`repeated_quotation_message`); so are the bound on explaining misses
@@ -27,34 +27,10 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from citelint.escape import quoted
+from citelint.escape import is_variation_selector, quoted
 
 #: CL105: an excerpt shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20
-
-#: Characters that render as nothing or as blank space although they are not
-#: whitespace or format controls (Hangul fillers, Braille blank, combining
-#: grapheme joiner, Mongolian vowel separator).
-_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
-#: A printable ASCII character other than space: visible by every test below,
-#: and in nearly every excerpt, so most are decided by one C search.
-_VISIBLE_ASCII = re.compile(r"[!-~]")
-
-
-def is_invisible(text: str) -> bool:
-    """True when ``text`` has no visible character (rule CL108).
-
-    Invisible: whitespace (including no-break spaces), control and format
-    characters (category Cc and Cf: zero-width characters, soft hyphen, bidi
-    controls, tags), variation selectors, and the blank-rendering letters in
-    ``_BLANK``. Such an excerpt matches text nobody can read, so it can never
-    be evidence. Never raises.
-    """
-    if _VISIBLE_ASCII.search(text):
-        return False
-    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
-               is_variation_selector(c) or c in _BLANK for c in text)
-
 
 def invisible_message(what: str) -> str:
     """CL108's message for an excerpt with no visible character; ``what`` names
@@ -165,11 +141,6 @@ _HYPHEN_AT_BREAK = re.compile("[-\u2010][ \t]*[\r\n]")
 #: Kinds of difference that text extraction typically makes, not a quoter.
 EXTRACTION_ARTEFACTS = frozenset({"ligature", "hyphenation at a line break", "form feed (a page break)",
                                   "soft hyphen", "non-breaking space"})
-
-
-def is_variation_selector(c: str) -> bool:
-    """True for U+FE00–U+FE0F and U+E0100–U+E01EF (Unicode §23.4 variation selectors)."""
-    return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
 
 
 def char_name(c: str) -> str:

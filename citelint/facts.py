@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
+from citelint.escape import is_invisible
 from citelint.excerpts import (
     MIN_SNIPPET_CHARS,
     MissBudget,
     count_overlapping,
     explain_miss_at,
     invisible_message,
-    is_invisible,
     repeated_snippet_message,
     short_message,
     shown_digests,

@@ -175,7 +175,7 @@ class _LabelPattern(NamedTuple):
 def _blanks(text: str) -> int:
     """How many characters of ``text`` are, on their own, invisible (whitespace included)."""
     # The one invisibility test of the snippet rules (CL108), so "visible" means one thing.
-    from citelint.facts import is_invisible
+    from citelint.escape import is_invisible
 
     return 0 if text.isascii() and text.isprintable() and " " not in text else \
         sum(1 for c in text if is_invisible(c))
@@ -187,7 +187,7 @@ class ApprovedLabels(Mapping[str, LabelInfo]):
     A name holding ``*`` is a pattern: ``*`` stands for a run of one or more
     characters, none of them whitespace (a no-break or ideographic space
     too) nor otherwise invisible (controls, zero-width, bidi and other format
-    characters: what :func:`citelint.facts.is_invisible` calls invisible), so
+    characters: what :func:`citelint.escape.is_invisible` calls invisible), so
     ``claim-*`` approves ``claim-1``, not ``claim-``, ``claim- ``,
     ``claim-1\u00a0`` nor ``claim-\n1``, and no two labels it approves look
     alike for want of a visible difference; every other character, ``?`` and

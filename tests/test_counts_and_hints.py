@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from citelint.excerpts import count_overlapping, explain_miss, is_invisible, shown_digests
+from citelint.escape import is_invisible
+from citelint.excerpts import count_overlapping, explain_miss, shown_digests
 from conftest import SOURCE_A, Repo
 
 

@@ -106,8 +106,9 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     if not isinstance(facts, list):
         emit.close()
         return None
-    report = LoadedReport(order, display, syntax, source[0],
-                     doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, source[1])
+    raw, text = cast("tuple[bytes, str]", source)  # read, since doc did not fail
+    report = LoadedReport(order, display, syntax, raw,
+                          doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, text)
     if result.details is not None:
         result.details[display] = ReportDetail("facts", tuple(_place(report, i, fact) for i, fact in enumerate(facts)))
     # A fact that fails the schema has its label judged too: every independent problem at once.

@@ -18,6 +18,7 @@ from citelint.errors import ConfigError
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
+
     from citelint.files import WriteRefused
 
 EXIT_OK = 0  # nothing at error severity (warnings too, unless --strict)

@@ -76,7 +76,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
         result.warnings.append(f"the finish_reason is {shape.show(str(finish))}, not COMPLETE: the answer may be "
                                "cut short")
     message = response["message"]
-    texts = []
+    texts: list[str] = []
     parts: dict[int, tuple[int, int]] = {}  # content index -> (start, end) of that text part in the answer
     for i, part in enumerate(shape.field(message, "content", "message", "array", required=False, default=[])):
         where = f"message.content[{i}]"

@@ -185,7 +185,7 @@ class _Document:
         xml = self.xml
         out = []
         depth = 0
-        alert = []  # per open blockquote: is it an alert
+        alert: list[bool] = []  # per open blockquote: is it an alert
         footnote: list[str | None] = []
         quote_id = -1
         quotes = 0
@@ -385,6 +385,7 @@ class _Document:
         if self._groups is None:
             self._group_links()
         groups = self._groups
+        assert groups is not None  # _group_links sets it
         found: list[Link] = []
         k = bisect_right(self._group_los, hi - 1)
         wanted = []
@@ -668,7 +669,7 @@ class _Detector:
 
 
 def _visible(text: str) -> int:
-    from citelint.facts import is_invisible
+    from citelint.escape import is_invisible
 
     if text.isascii():
         joined = "".join(text.split())

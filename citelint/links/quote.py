@@ -36,13 +36,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.escape import quoted
+from citelint.escape import is_invisible, quoted
 from citelint.excerpts import (
     MIN_SNIPPET_CHARS,
     MissBudget,
     explain_miss,
     invisible_message,
-    is_invisible,
     repeated_quotation_message,
     short_message,
     shown_digests,

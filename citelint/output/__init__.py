@@ -79,7 +79,7 @@ def renderer(name: str) -> Callable[[CheckResult, TextIO, RenderOptions], None]:
     Raises:
         KeyError: unknown format.
     """
-    return importlib.import_module(FORMATTERS[name].module).render  # type: ignore[no-any-return]
+    return importlib.import_module(FORMATTERS[name].module).render
 
 
 def did_not_run(name: str) -> Callable[[str, TextIO], None]:
@@ -90,7 +90,7 @@ def did_not_run(name: str) -> Callable[[str, TextIO], None]:
         KeyError: unknown format.
         AttributeError: the format has none (its :attr:`Format.not_run` is False).
     """
-    return importlib.import_module(FORMATTERS[name].module).did_not_run  # type: ignore[no-any-return]
+    return importlib.import_module(FORMATTERS[name].module).did_not_run
 
 
 def visible(findings: list[Finding], options: RenderOptions) -> list[Finding]:

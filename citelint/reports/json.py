@@ -72,6 +72,7 @@ class _JsonParser:
         if i >= len(s):
             raise _Fail(i, "expecting a value, found end of file")
         c = s[i]
+        v: Any
         if c == '"':
             v, end = self.string(i)
         elif c == "{":
@@ -107,7 +108,7 @@ class _JsonParser:
     def string(self, i: int) -> tuple[str, int]:
         """The JSON string whose opening quote is at ``i``, and the index after it."""
         try:
-            v, end = json.decoder.scanstring(self.s, i + 1, True)
+            v, end = json.decoder.scanstring(self.s, i + 1, True)  # type: ignore[attr-defined]  # not in typeshed
         except json.JSONDecodeError as exc:
             raise _Fail(exc.pos, exc.msg.lower()) from None
         if SURROGATE.search(v):
@@ -351,9 +352,9 @@ def _facts_array_start(s: str) -> int | None:
         return None
     i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
     while s.startswith('"', i):
-        key, i = json.decoder.scanstring(s, i + 1, True)
+        key, i = json.decoder.scanstring(s, i + 1, True)  # type: ignore[attr-defined]  # not in typeshed
         i = _WS.match(s, i).end()  # type: ignore[union-attr]
-        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]  (past ":")
+        i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]  # past ":"
         if key == "facts":
             return i if s.startswith("[", i) else None
         _, i = _DECODER.raw_decode(s, i)
