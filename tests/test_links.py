@@ -369,6 +369,20 @@ def test_link_modules_never_import_pycparser() -> None:
     assert out.split() == ["False", "True", "[]"]
 
 
+@pytest.mark.parametrize("warm", [False, True], ids=["cmarkgfm", "freeing renderer"])
+def test_a_footnote_reference_cmark_splits_mid_character_is_no_crash(warm: bool) -> None:
+    # cmark-gfm gives up on `[^»』` followed by a line break and cuts the UTF-8
+    # sequence of 』 in its HTML; cmarkgfm's own function decodes strictly and
+    # raised UnicodeDecodeError, so `citelint check` failed with an internal
+    # error. Both renderers now judge the page, and the link beside it.
+    out = _run_fresh("from citelint.links import Allowlist, LinkEvidence, check\n"
+                     + ("check('[a](https://x.example)\\n' * 20000, LinkEvidence(Allowlist([])))\n" if warm else "")
+                     + "r = check('[^\u00bb\u300f\\n(:.._]\\n\\nSee [x](https://example.org/a)', "
+                       "LinkEvidence(Allowlist([])))\n"
+                     "print([(i.rule, i.line, i.col) for i in r.issues])\n")
+    assert out.strip() == "[('CL201', 4, 9)]"
+
+
 def test_rendering_frees_cmark_memory() -> None:
     # cmarkgfm's own wrapper keeps every tree and HTML string it makes (about
     # 12 bytes per byte of Markdown); extract() must not grow without bound.

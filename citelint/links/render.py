@@ -109,8 +109,9 @@ def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
                     render(root, options, get_extensions(parser), arena)
                 # cmark-gfm can split a UTF-8 sequence when it gives up on a
                 # footnote reference that runs into a multi-byte character
-                # (`[^f»` then a line break); the XML's reader tolerates that.
-                return string_at(raw).decode("utf-8", "replace" if xml else "strict")
+                # (`[^f»` then a line break): the broken bytes become U+FFFD,
+                # in text cmark copied from the source, never in a link.
+                return string_at(raw).decode("utf-8", "replace")
             finally:
                 # Everything cmark allocated since the last reset (parser, tree,
                 # HTML) is in the arena: one call frees it all.
@@ -120,7 +121,18 @@ def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
 
 
 def cmarkgfm_to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
-    return cmarkgfm.markdown_to_html_with_extensions(markdown, options, list(extensions))
+    """cmark-gfm's HTML through cmarkgfm's own function; where cmark-gfm split
+    a UTF-8 sequence (a footnote reference it gave up on, `[^»』` then a line
+    break), which that function's strict decoding refuses, through the
+    freeing renderer, which writes U+FFFD for the broken bytes. Raises
+    ValueError for an unknown extension."""
+    try:
+        return cmarkgfm.markdown_to_html_with_extensions(markdown, options, list(extensions))
+    except UnicodeDecodeError:
+        renderer = _freeing_renderer()
+        if renderer is None:  # pragma: no cover - only where ctypes cannot bind cmark
+            raise
+        return renderer(markdown, options, extensions)
 
 
 #: Characters of Markdown a process renders with cmarkgfm's own function
