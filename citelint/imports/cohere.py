@@ -65,9 +65,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
         ShapeError: not the chat v2 shape.
         ResponseError: a bad value (``where`` is its path).
     """
-    shape.obj(response, "")
-    if request is not None:
-        shape.obj(request, "")
+    shape.bodies(response, request)
     if not recognises(response):
         raise ShapeError("not a Cohere chat v2 response (message.content[], message.citations[])", "message")
     result = Answer("cohere", "")

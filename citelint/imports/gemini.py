@@ -81,9 +81,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
     Raises:
         ResponseError: neither shape, or a bad value (``where`` is its path).
     """
-    shape.obj(response, "")
-    if request is not None:
-        shape.obj(request, "")
+    shape.bodies(response, request)
     if "candidates" in response:
         result = _generate_content(response)
     elif "steps" in response:

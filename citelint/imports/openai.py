@@ -100,9 +100,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
         ShapeError: neither shape, or Perplexity's (top-level citations).
         ResponseError: a bad value (``where`` is its path).
     """
-    shape.obj(response, "")
-    if request is not None:
-        shape.obj(request, "")
+    shape.bodies(response, request)
     if "output" in response:
         result = _responses(response)
     elif "choices" in response:

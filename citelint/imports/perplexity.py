@@ -73,9 +73,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
         ShapeError: not a Chat Completions object.
         ResponseError: a bad value (``where`` is its path).
     """
-    shape.obj(response, "")
-    if request is not None:
-        shape.obj(request, "")
+    shape.bodies(response, request)
     if not isinstance(response.get("choices"), list):
         raise ShapeError("not a Chat Completions object (choices[])", "choices")
     result = openai.chat(response)

@@ -51,6 +51,18 @@ def obj(value: Any, where: str) -> dict[str, Any]:
     return value
 
 
+def bodies(response: Any, request: Any) -> None:
+    """Check that a saved ``response`` (and ``request``, unless None) is a JSON
+    object at its top level, as every adapter's ``answer`` needs first.
+
+    Raises:
+        ResponseError: either is another type.
+    """
+    obj(response, "")
+    if request is not None:
+        obj(request, "")
+
+
 def field(parent: dict[str, Any], key: str, where: str, expected: str, *, required: bool = True,
           default: Any = None) -> Any:
     """``parent[key]`` checked to be of type ``expected``: ``"object"``, ``"array"``,
