@@ -213,7 +213,8 @@ def test_a_corrupt_capture_is_cl103_at_the_link_and_fix_keeps_the_link(repo: Rep
 # ---------------------------------------------------------------- nothing untrusted reaches a terminal raw
 
 def test_control_characters_in_names_and_fields_are_escaped_everywhere(repo: Repo) -> None:
-    from citelint.store.captures import make_record, write_capture
+    from citelint.store.captures import make_record
+    from citelint.store.writer import write_capture
 
     hostile_source = "https://example.org/\x1b[31mred\x07"
     repo.config(sources=[SOURCE_A, hostile_source], labels=["inventory"])

@@ -29,7 +29,8 @@ import yaml
 
 from actions_runner import ActionRun, run_composite, workflow_commands
 from citelint import __version__
-from citelint.store.captures import capture_path, make_record, write_capture
+from citelint.store.captures import capture_path, make_record
+from citelint.store.writer import write_capture
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, Repo, run_cli
 from gitrepo import commit_all, copy_source_tree, git, git_env, init_repo
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from citelint.store.captures import capture_path, raw_path, sha256_hex, write_raw
+from citelint.store.captures import capture_path, raw_path, sha256_hex
+from citelint.store.writer import write_raw
 from conftest import REPO_ROOT, SOURCE_A, Repo, run_cli
 
 #: A constructed Anthropic Messages response with no citations (the writer is what is tested).
@@ -302,7 +303,7 @@ def test_nothing_writes_a_file_but_the_two_writers() -> None:
     # private key copy ssh-keygen needs (mode 0600, in a temporary directory).
     callers = sorted(path.relative_to(REPO_ROOT).as_posix() for path in (REPO_ROOT / "citelint").rglob("*.py")
                      if path.name != "files.py" and "write_exclusive(" in path.read_text(encoding="utf-8"))
-    assert callers == ["citelint/capture/sign.py", "citelint/store/captures.py"], callers
+    assert callers == ["citelint/capture/sign.py", "citelint/store/writer.py"], callers
 
 
 def _opens_for_writing(call: ast.Call) -> bool:
