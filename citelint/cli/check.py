@@ -47,8 +47,11 @@ examples:
 writes: nothing, except what a flag asks for: --output-file and --sarif-file
 (created or replaced whole), --summary-file (appended to a regular file) and
 --fix (the Markdown reports it checked, in place). Never through a symlink,
-never into a FIFO or directory, never over a capture, the config or (for the
---*-file options) a report: such a file is refused (exit 2) and left alone.
+never into a FIFO or directory, never over a capture, the config (of this
+run, or of the project the file lands in; a citelint.yaml anywhere) or (for
+the --*-file options) a report or a file named as a PATH: such a file is
+refused (exit 2) and left alone. Two options naming one file are refused
+before the check runs.
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 (--exit-zero: 0 unless a usage or config error)

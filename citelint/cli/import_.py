@@ -77,7 +77,8 @@ offsets that disagree, sources the operator must capture) also go to
 standard error.
 
 writes: only --out, created whole; an existing file only with --force (replaced
-whole); never a symlink, a FIFO or a directory, never a capture or the config.
+whole); never a symlink, a FIFO or a directory, never a capture or the config
+(of the project --out lands in, wherever the import runs), never an input.
 
 exit codes: 0 the report was written, every citation linked; 1 it was
 written, but citations are not linked (0 with --allow-unlinked); 2 usage or
