@@ -120,9 +120,9 @@ class Output:
     ``config`` (None when there is none, or it failed to load), the project
     the file lands in (the config found from its folder upward, as ``check``
     finds one from a path), ``config_file`` (the config named or discovered
-    that failed to load: its file and every captures directory it could name),
-    any file named like a config, and the command's ``inputs`` (the files
-    named on its command line).
+    that failed to load: its file, and every captures directory and report
+    glob it could name), any file named like a config, and the command's
+    ``inputs`` (the files named on its command line).
     """
 
     def __init__(self, flag: str, path: Path | str, config: Config | None, *, mode: str = "replace",
@@ -152,7 +152,8 @@ class Output:
             why = self.config.protects(path, reports=self.reports)
             if why:
                 return why
-        for config_file in {f for f in (_project_config(path.parent), self.config_file) if f is not None}:
+        # In this order, so the message is the same on every run.
+        for config_file in dict.fromkeys(f for f in (_project_config(path.parent), self.config_file) if f is not None):
             why = _guard(config_file, path, self.reports)
             if why:
                 return why
