@@ -77,7 +77,8 @@ offsets that disagree, sources the operator must capture) also go to
 standard error.
 
 writes: only --out, created whole; an existing file only with --force (replaced
-whole); never a symlink, a FIFO or a directory, never a capture or the config.
+whole); never a symlink, a FIFO or a directory, never a capture or the config
+(of the project --out lands in, wherever the import runs), never an input.
 
 exit codes: 0 the report was written, every citation linked; 1 it was
 written, but citations are not linked (0 with --allow-unlinked); 2 usage or
@@ -130,20 +131,25 @@ def _response(vendor: str, data: bytes, name: str) -> Any:
     return load_response(vendor, data, name)
 
 
-def _out(path: Path, force: bool) -> Output:
+def _out(args: argparse.Namespace) -> Output:
     """The output writer for --out: it creates a report, and replaces an
-    existing regular file only with --force; never evidence or the config
-    of the project it is written into (the config found from the working
-    directory, else the defaults one there would have)."""
-    from citelint.config import load_config
+    existing regular file only with --force; never evidence or the config of
+    the project it lands in (found from the --out file's folder upward), nor
+    of the project the command runs in, nor one of the import's own inputs."""
+    from citelint.config import discover, load_config
     from citelint.errors import ConfigError
 
+    config, config_file = None, None
     try:
         config = load_config(None, Path.cwd())
     except ConfigError:
-        config = None
-    return Output("--out", path, config, mode="replace" if force else "create", reports=False,
-                  exists_hint="use --force to replace it")
+        try:
+            config_file = discover(Path.cwd())
+        except ConfigError:
+            pass
+    inputs = [p for p in (args.response, args.request, args.source_map) if p]
+    return Output("--out", args.out, config, mode="replace" if args.force else "create", reports=False,
+                  exists_hint="use --force to replace it", config_file=config_file, inputs=inputs)
 
 
 def _adapter(vendor: str) -> Any:
@@ -187,7 +193,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     target = Path(args.out)
     try:
-        output = _out(target, args.force)
+        output = _out(args)
         problem = output.problem()  # before any work: a refused --out fails fast
         if problem:
             raise _Refused(problem)
