@@ -69,7 +69,7 @@ def test_the_order_is_the_walk_order_however_the_project_is_named(
         "../top.json", "B.json", "a.json", "b.json", "sub/c.json"]
 
 
-def test_a_symlinked_folder_inside_the_project_is_walked_only_when_named(repo: Repo) -> None:
+def test_a_symlinked_folder_to_reports_checks_each_report_once_under_its_own_path(repo: Repo) -> None:
     repo.report(repo.cited(snippet="not in the capture"), name="reports/2026/answer.json")
     (repo.root / "reports" / "current").symlink_to(repo.root / "reports" / "2026", target_is_directory=True)
     whole = repo.check()
