@@ -76,7 +76,7 @@ def test_hook_manifest_is_valid_and_matches_design() -> None:
     # The per-file hook runs in one process: pre-commit already runs its batches in parallel.
     assert hooks["citelint"]["entry"] == "citelint check --jobs 1"
     assert hooks["citelint-all"]["entry"] == "citelint check"
-    assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown"]
+    assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown", "symlink"] and hooks["citelint"]["types"] == []
     assert hooks["citelint-all"]["pass_filenames"] is False
     import re
 
@@ -314,6 +314,27 @@ def test_precommit_skips_unrelated_files(hooked: HookedRepo) -> None:
     verbose = run_tool("pre_commit", "run", "citelint", "--verbose", "--files", "data/settings.json",
                        cwd=repo.root, env=hooked.env)
     assert "citelint: 0 files, 0 facts" in verbose.stdout, verbose.stdout
+
+
+@pytest.mark.slow
+def test_precommit_checks_a_committed_symlinked_report(hooked: HookedRepo) -> None:
+    """Issue 23: pre-commit tags `reports/q9.json -> ../data/q9.txt` "symlink" only, so the hook
+    never saw it, and citelint skipped it by its target's name."""
+    repo = hooked.repo
+    repo.report(repo.cited("sales", SOURCE_B, "17 items were sold in the third quarter"), name="data/q9.txt")
+    (repo.root / "reports" / "q9.json").symlink_to(Path("..", "data", "q9.txt"))
+    failed = hooked.commit("a symlinked bad report")
+    assert failed.returncode == 1, failed.stdout
+    assert hook_status(failed.stdout, "citelint") == "Failed"
+    assert "reports/q9.json:" in failed.stdout and "CL104 snippet not found" in failed.stdout
+    # A folder link too: git commits it as one symlink, and the hook walks it.
+    (repo.root / "reports" / "q9.json").unlink()
+    (repo.root / "data" / "q9.txt").rename(repo.root / "data" / "q9.json")
+    (repo.root / "reports" / "x").symlink_to(Path("..", "data"), target_is_directory=True)
+    failed = hooked.commit("a symlinked folder of reports")
+    assert failed.returncode == 1, failed.stdout
+    assert "reports/x/q9.json:" in failed.stdout and "CL104 snippet not found" in failed.stdout
+    assert git(repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "1"
 
 
 @pytest.mark.slow

@@ -79,7 +79,8 @@ def _walk(top: str, captures_dir: str, root: str, skipped: list[tuple[str, str]]
     the link (``reports/latest -> ../data`` holds ``reports/latest/q9.json``);
     each such target at most once, and never one enclosing the folder being
     walked, so a link loop ends. A folder link leading outside is not listed
-    (it might lead to ``/``): it is noted in ``skipped``. Below a real folder
+    (it might lead to ``/``), whether walked to or named as ``top``: it is
+    noted in ``skipped``. Below a real folder
     only a file that is itself a symlink needs ``realpath``: a ``DirEntry``
     says which without a system call. A folder that cannot be listed is
     passed over, as ``os.walk`` does.
@@ -91,6 +92,11 @@ def _walk(top: str, captures_dir: str, root: str, skipped: list[tuple[str, str]]
     name_top = _name_in_project(lexical_top, top, root_prefix)
     if not name_top.startswith(root_prefix):
         name_top = real_top
+    elif not (real_top.startswith(root_prefix) or real_top == root):
+        # A folder link of the project, named (by a pre-commit hook too), that
+        # leads outside: not listed, as in a walk (it might lead to ``/``).
+        skipped.append((lexical_top, _outside_folder(real_top, root)))
+        return
     followed: set[str] = set()
     # (lexical, real, name) of each folder still to list.
     stack = [(lexical_top, real_top, name_top)]
@@ -115,8 +121,7 @@ def _walk(top: str, captures_dir: str, root: str, skipped: list[tuple[str, str]]
                     continue
                 target = os.path.realpath(real_prefix + entry.name)
                 if not (target.startswith(root_prefix) or target == root):
-                    skipped.append((lexical_prefix + entry.name, f"not walked: it is a symlink to {target}, "
-                                                                 f"outside the project directory {root}"))
+                    skipped.append((lexical_prefix + entry.name, _outside_folder(target, root)))
                 elif (target not in followed and target != captures_dir
                       and not dir_prefix(target).startswith(dir_prefix(captures_dir))
                       and not dir_prefix(real).startswith(dir_prefix(target))):
@@ -127,6 +132,12 @@ def _walk(top: str, captures_dir: str, root: str, skipped: list[tuple[str, str]]
             yield _Found(lexical_prefix + entry.name, os.path.realpath(path) if link else path,
                          name_prefix + entry.name)
         stack.extend(reversed(folders))
+
+
+def _outside_folder(target: str, root: str) -> str:
+    """Why a folder link leading to ``target``, outside the project ``root``, is not walked."""
+    return (f"not walked: it is a symlink to {target}, outside the project directory {root} "
+            "(no report is read from outside the project)")
 
 
 def _name_in_project(lexical: str, given: str, root_prefix: str) -> str:
