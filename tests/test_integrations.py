@@ -218,6 +218,21 @@ def test_init_respects_pyproject_config(tmp_path: Path) -> None:
     assert not (tmp_path / "citelint.yaml").exists()
 
 
+@pytest.mark.parametrize("config", ["pyproject.toml", "citelint.yaml"])
+def test_init_sets_up_the_captures_folder_the_config_names(tmp_path: Path, config: str) -> None:
+    """Issue 23: with `captures = "ev"` init created captures/.gitattributes, a folder check never reads."""
+    if config == "pyproject.toml":
+        (tmp_path / config).write_text('[tool.citelint]\ncaptures = "evidence/ev"\nsources = []\n')
+    else:
+        (tmp_path / config).write_text("captures: evidence/ev\nsources: []\n")
+    run = run_cli("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert "created: evidence/ev/.gitattributes" in run.lines[:2], run.out
+    assert (tmp_path / "evidence" / "ev" / ".gitattributes").read_text() == "* -text\n"
+    assert not (tmp_path / "captures").exists()
+    assert run_cli("check", cwd=tmp_path).code == 0
+
+
 def test_init_snippets_are_valid_configs(tmp_path: Path) -> None:
     """The printed snippets validate: pre-commit's own config check, GitHub's workflow schema."""
     from citelint.cli.scaffold import precommit_snippet, workflow_snippet
