@@ -80,10 +80,9 @@ def _walk(top: str, captures_dir: str, root: str, skipped: list[tuple[str, str]]
     each such target at most once, and never one enclosing the folder being
     walked, so a link loop ends. A folder link leading outside is not listed
     (it might lead to ``/``), whether walked to or named as ``top``: it is
-    noted in ``skipped``. Below a real folder
-    only a file that is itself a symlink needs ``realpath``: a ``DirEntry``
-    says which without a system call. A folder that cannot be listed is
-    passed over, as ``os.walk`` does.
+    noted in ``skipped``. Below a real folder only a file that is itself a
+    symlink needs ``realpath``: a ``DirEntry`` says which without a system
+    call. A folder that cannot be listed is passed over, as ``os.walk`` does.
     """
     lexical_top, real_top = os.path.abspath(top), os.path.realpath(top)
     root_prefix = dir_prefix(root)
