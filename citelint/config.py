@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citelint.errors import ConfigError
+from citelint.escape import is_invisible_char, visible_repr
 from citelint.model import (
     DEFAULT_CONTENT_TYPES,
     DEFAULT_EXTRACTORS,
@@ -544,6 +545,12 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
             # As in a report (CL002): "claim-1 " and "claim-1" would look like one label.
             raise error(where, f"labels: {name!r} begins or ends with whitespace, so it looks like another "
                                "label; remove the whitespace")
+        hidden = next((c for c in name if c != " " and is_invisible_char(c)), None)
+        if hidden is not None:
+            # "revenue\u200b" next to "revenue" would approve a second label that looks like the
+            # first, so two facts could share what a reader sees as one label and escape CL004.
+            raise error(where, f"labels: {visible_repr(name)} holds the invisible character U+{ord(hidden):04X}, "
+                               "so it looks like another label; remove it")
 
     root = path.parent.resolve()
     cap = data.get("capture", {})

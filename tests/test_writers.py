@@ -305,6 +305,31 @@ def test_init_only_creates_and_refuses_what_is_not_a_regular_file(project: Repo,
     assert run.code == 2 and "Traceback" not in run.err
     where = "captures/.gitattributes: the directory" if kind == "symlinked folder" else "citelint.yaml: "
     assert f"citelint: cannot write {where}" in run.err and WHY[kind] in run.err, run.err
+    # Issue 23: every file is vetted first, so a refused one leaves the other uncreated too.
+    assert not os.path.lexists(project.root / "captures" / ".gitattributes")
+    if kind != "symlinked folder":
+        assert "skipped: captures/.gitattributes (not created: another file was refused" in run.out, run.out
+
+
+@pytest.mark.parametrize("kind", ["symlinked folder", "file", "fifo"])
+def test_init_with_a_hostile_captures_entry_creates_no_config(tmp_path: Path, kind: str) -> None:
+    """Issue 23: with `captures` a symlink, a file or a FIFO, init still wrote citelint.yaml and exited 2."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "project"
+    root.mkdir()
+    captures = root / "captures"
+    if kind == "symlinked folder":
+        captures.symlink_to(outside, target_is_directory=True)
+    elif kind == "file":
+        captures.write_text("not a folder\n")
+    else:
+        os.mkfifo(captures)
+    run = run_cli("init", cwd=root)
+    assert run.code == 2 and "Traceback" not in run.err
+    assert "citelint: cannot write captures/.gitattributes: " in run.err, run.err
+    assert "skipped: citelint.yaml (not created: another file was refused" in run.out, run.out
+    assert sorted(p.name for p in root.iterdir()) == ["captures"] and not list(outside.iterdir())
 
 
 def _sign_name(key: Path) -> str:
