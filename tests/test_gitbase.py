@@ -210,6 +210,36 @@ def test_unborn_head_compares_with_ref_tree(branched: Repo) -> None:
     assert "--base: compared captures with main's own tree" in run.out
 
 
+def test_base_head_before_the_first_commit_compares_with_nothing(repo: Repo) -> None:
+    """The pre-commit hook's `--base HEAD` on a first commit: HEAD names no
+    commit yet, so no capture can have been modified (no error, no CL301);
+    a cited capture is not on that base (CL302 under the policy); any other
+    REF is still one this clone lacks."""
+    init_repo(repo.root)
+    repo.report(repo.cited(), name="reports/r.json")
+    git(repo.root, "add", "--all")
+    run = repo.check("--base", "HEAD")
+    assert (run.code, run.findings(), run.err) == (0, [], ""), run.out + run.err
+    assert "--base:" not in run.out
+    repo.config(require_captures_on_base=True)
+    policy = repo.check("--base", "HEAD")
+    assert policy.code == 1 and [ln.split(": ", 1)[1] for ln in policy.findings()] == [
+        f"CL302 capture {repo.records[SOURCE_A].sha256[:12]}… is not on the base revision HEAD (no commit yet) "
+        "(require_captures_on_base); merge the capture in its own change first, then the report "
+        "[capture-not-on-base]"], policy.out
+    other = repo.check("--base", "main")
+    assert other.code == 2 and "base revision 'main' is not in this clone" in other.err, other.err
+
+
+def test_base_head_when_head_is_no_commit_is_still_an_error(branched: Repo) -> None:
+    """Only an unborn HEAD counts as "no commit yet": HEAD detached onto a
+    tree is a REF that names no commit."""
+    tree = git(branched.root, "rev-parse", "HEAD^{tree}")
+    (branched.root / ".git" / "HEAD").write_text(tree + "\n")
+    run = branched.check("--base", "HEAD")
+    assert run.code == 2 and "base revision 'HEAD' is not in this clone" in run.err, run.out + run.err
+
+
 def test_spelling_with_two_dots_is_asked_the_long_way(branched: Repo) -> None:
     """`a..b` is git's own range syntax: never glued into REF...HEAD."""
     run = branched.check("--base", "main..feature")

@@ -16,7 +16,10 @@ tree of REF itself, which is right for the pull-request merge commit that
 actions/checkout checks out by default (its first parent is the base).
 
 Only read-only plumbing runs (:mod:`citelint.git.proc`): one ``rev-parse``
-(``merge-base`` beside a second one only when that fails), ``diff-index
+(``merge-base`` beside a second one only when that fails, and for
+``--base HEAD`` before the first commit ``symbolic-ref`` and two more
+``rev-parse``, which find HEAD unborn: the base is then git's empty tree,
+since nothing can have been modified), ``diff-index
 --cached`` and ``diff-files`` (``ls-tree`` where the index cannot be used),
 each with ``--no-optional-locks`` so the index is never refreshed or
 rewritten. Trees and the index are read, blobs never, so a partial clone has
@@ -116,7 +119,8 @@ class BaseCaptures(NamedTuple):
     """The new-layout capture files of a base revision.
 
     ``ref`` is REF as given, ``commit`` the full id of the commit compared
-    with (the merge base, or REF's own commit when ``via == "ref"``).
+    with (the merge base, or REF's own commit when ``via == "ref"``; git's
+    empty tree when ``via == "unborn"``: REF is HEAD before the first commit).
     ``entries`` maps each capture file on the base (its path inside the
     captures directory: ``<sha256(source)>/<sha256>.json``, a ``.raw`` body
     or a ``.sig`` signature) to its blob id. ``vouched`` holds the entries whose working file the index vouched for
@@ -133,6 +137,11 @@ class BaseCaptures(NamedTuple):
     entries: dict[str, str]
     vouched: frozenset[str] = frozenset()
     indexed: tuple[str, str, frozenset[str]] | None = None
+
+    def shown(self) -> str:
+        """The base revision as messages name it: a short commit id, or HEAD
+        before its first commit."""
+        return f"{self.ref} (no commit yet)" if self.via == "unborn" else self.commit[:12]
 
     def has_capture(self, source: str, sha256: str) -> bool:
         """True when the capture of (``source``, ``sha256``) exists on the base."""
@@ -209,15 +218,23 @@ def blob_id(path: Path, hex_len: int = 40) -> str:
 
 class _Resolved(NamedTuple):
     """What ``rev-parse`` says of REF: the work tree's top, the index file, REF's
-    commit, and the merge base of REF and HEAD (None when there is none)."""
+    commit, and the merge base of REF and HEAD (None when there is none).
+    ``unborn``: REF is HEAD before the first commit, and ``ref_commit`` is
+    git's empty tree (nothing was committed, so nothing can have changed)."""
 
     toplevel: Path
     index_file: Path
     ref_commit: str
     merge_base: str | None
+    unborn: bool = False
 
 
 _HEX_LINE = re.compile(rb"\^?(?:[0-9a-f]{40}|[0-9a-f]{64})")
+#: Spellings of HEAD itself: the pre-commit hook's ``--base HEAD``.
+_HEAD = frozenset({"HEAD", "@"})
+#: git's empty tree, per object format: the base of a first commit.
+_EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+               "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 #: Environment that tells git where the repository is, whatever the directory.
 _REPO_ENV = frozenset({"GIT_DIR", "GIT_WORK_TREE"})
 #: The work tree's top and the index file (relative to the directory git runs
@@ -278,6 +295,10 @@ def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
         if len(lines) < 2:
             raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
                                f"{first_line(parsed.stderr)}")
+        empty = _unborn_head_tree(repo_dir) if ref in _HEAD else None
+        if empty is not None:
+            return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])), empty, None,
+                             unborn=True)
         raise BaseNotFetched(
             f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
             f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
@@ -285,6 +306,21 @@ def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
     base = merged.stdout.split()[0].decode("ascii") if merged.returncode == 0 and merged.stdout.strip() else None
     return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])),
                      lines[2].decode("ascii").strip(), base)
+
+
+def _unborn_head_tree(repo_dir: Path) -> str | None:
+    """git's empty tree id when HEAD is unborn (a branch with no commit yet:
+    the pre-commit hook's ``--base HEAD`` on a first commit), else None.
+
+    Asked only after ``HEAD^{commit}`` failed to resolve: HEAD is then a
+    symbolic ref to a branch that does not exist yet, or broken.
+    """
+    if run_git(["symbolic-ref", "--quiet", "HEAD"], repo_dir).returncode != 0:
+        return None
+    if run_git(["rev-parse", "--quiet", "--verify", "HEAD"], repo_dir).returncode == 0:
+        return None  # HEAD names an object that is no commit: not unborn
+    fmt = run_git(["rev-parse", "--show-object-format"], repo_dir)
+    return _EMPTY_TREE.get(fmt.stdout.decode("ascii", "replace").strip()) if fmt.returncode == 0 else None
 
 
 def _check_ref(ref: str) -> None:
@@ -437,7 +473,10 @@ class PendingBase:
                                f"{inner[0]} (a submodule?), not to {toplevel}, the config's; --base can only "
                                "compare captures that the config's repository tracks: put them there, or the "
                                "config in the work tree that holds them")
-        if resolved.merge_base is not None:
+        if resolved.unborn:
+            # The first commit: compared with the empty tree, every capture is new.
+            commit, via = resolved.ref_commit, "unborn"
+        elif resolved.merge_base is not None:
             commit, via = resolved.merge_base, "merge-base"
         else:
             # No merge base (a shallow clone, or unrelated histories): compare with
