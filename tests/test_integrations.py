@@ -458,6 +458,30 @@ def test_precommit_blocks_a_deleted_capture_in_a_captures_dir_of_another_name(ho
 
 
 @pytest.mark.slow
+def test_precommit_checks_a_commit_that_only_changes_the_allowed_signers_file(
+        repo: Repo, checkout: Checkout, pre_commit_home: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Regression: no `files:` pattern named the allowed-signers file, so
+    trusting another key went in without a check. The hook runs on every commit."""
+    keys = tmp_path_factory.mktemp("keys")
+    public = {}
+    for name in ("job", "other"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(keys / name)],
+                       check=True, capture_output=True)
+        public[name] = " ".join((keys / f"{name}.pub").read_text().split()[:2])
+    line = 'capture-job@example.org namespaces="citelint" {}\n'
+    signers = repo.write(".citelint/allowed_signers", line.format(public["job"]))
+    repo.config(evidence={"allowed_signers": ".citelint/allowed_signers", "require_signatures": True})
+    attested = run_cli("attest", "--all", "--sign-key", str(keys / "job"), cwd=repo.root)
+    assert attested.code == 0, attested.out + attested.err
+    hooked = install_hooks(repo, checkout, pre_commit_home, first_commit=True)
+    signers.write_text(line.format(public["other"]))
+    blocked = hooked.commit("trust another key")
+    assert blocked.returncode == 1, blocked.stdout
+    assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
+    assert " CL403 " in blocked.stdout and "Traceback" not in blocked.stdout, blocked.stdout
+
+
+@pytest.mark.slow
 def test_precommit_first_commit_with_captures_passes(repo: Repo, checkout: Checkout, pre_commit_home: Path) -> None:
     """Before the first commit HEAD names nothing: nothing can have been
     modified, and `--base HEAD` is no error."""
