@@ -63,6 +63,32 @@ def test_whole_source_directory_deleted_is_cl301_for_each_capture(branched: Repo
         [["CL301", "capture", "was", "deleted"]] * 2, run.out
 
 
+def test_capture_removed_from_the_index_only_is_cl301(branched: Repo) -> None:
+    """`git rm --cached`: the file stays in the working tree with its bytes,
+    and the next commit deletes it from git."""
+    rel = capture_rel(branched, SOURCE_B)
+    git(branched.root, "rm", "--quiet", "--cached", rel)
+    run = branched.check("--base", "main")
+    assert [ln.split(": ", 1)[1][:60] for ln in run.findings()] == \
+        ["CL301 capture was removed from git's index (`git rm --cached"], run.out
+    git(branched.root, "add", rel)
+    assert branched.check("--base", "main").findings() == []
+
+
+def test_capture_changed_in_the_index_only_is_cl301(branched: Repo) -> None:
+    """A staged change with the working file put back as it was: the next
+    commit holds the index's blob, not the working file."""
+    rel = capture_rel(branched, SOURCE_B)
+    path = branched.root / rel
+    kept = path.read_bytes()
+    path.write_bytes(kept.replace(b"17 items", b"71 items"))
+    git(branched.root, "add", rel)
+    path.write_bytes(kept)
+    run = branched.check("--base", "main")
+    assert [ln.split(": ", 1)[1][:47] for ln in run.findings()] == \
+        ["CL301 capture was changed in git's index (the n"], run.out
+
+
 def test_capture_replaced_by_symlink_is_cl301(branched: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
     rel = capture_rel(branched, SOURCE_A)
     path = branched.root / rel

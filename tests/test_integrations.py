@@ -429,17 +429,24 @@ def test_precommit_blocks_a_committed_captures_retrieved_at_edited_alone(hooked:
 
 
 @pytest.mark.slow
-def test_precommit_blocks_a_committed_capture_deleted_alone(hooked: HookedRepo) -> None:
+@pytest.mark.parametrize("rm, says", [
+    ([], "was deleted since"),
+    # The file stays in the working tree, where pre-commit leaves it (it stashes tracked changes only).
+    (["--cached"], "was removed from git's index (`git rm --cached`: the next commit deletes it"),
+])
+def test_precommit_blocks_a_committed_capture_deleted_alone(hooked: HookedRepo, rm: list[str], says: str) -> None:
     """Regression: pre-commit leaves a deleted file out of its file list, so
     `git rm` of a committed capture skipped both hooks and went in."""
     capture = committed_capture(hooked, SOURCE_B)  # not cited: only the append-only rule can see it
     rel = capture.relative_to(hooked.repo.root).as_posix()
-    git(hooked.repo.root, "rm", "--quiet", rel, env=hooked.env)
-    blocked = hooked.commit("delete a capture")
+    git(hooked.repo.root, "rm", "--quiet", *rm, rel, env=hooked.env)
+    # git commit, not HookedRepo.commit: `git add --all` would stage the kept file again.
+    blocked = subprocess.run(["git", "commit", "-m", "delete a capture"], cwd=hooked.repo.root, env=hooked.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
     assert blocked.returncode == 1, blocked.stdout
     assert hook_status(blocked.stdout, "citelint") == "(no files to check)Skipped"
     assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
-    assert f"{rel}:1:1: CL301 capture was deleted since the base revision " in blocked.stdout, blocked.stdout
+    assert f"{rel}:1:1: CL301 capture {says}" in blocked.stdout, blocked.stdout
     assert git(hooked.repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "1"
 
 

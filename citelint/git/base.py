@@ -4,7 +4,9 @@ Captures are append-only (DESIGN §1). To enforce that across a change, the
 captures directory of a base revision is compared with the working tree:
 
 - CL301: a new-layout capture file present on the base is modified, deleted
-  or replaced (by a symlink, a directory, ...) in the working tree;
+  or replaced (by a symlink, a directory, ...) in the working tree, or
+  removed from or changed in the index (what the next commit holds) while
+  the working file keeps the base's bytes;
 - CL302 (policy ``require_captures_on_base``): a fact leans on a capture that
   the base does not have, i.e. evidence arriving in the same change as the
   claim that needs it.
@@ -93,7 +95,9 @@ _ZERO_OID = re.compile(r"0{40}|0{64}")
 class Change(NamedTuple):
     """A base capture that the working tree no longer has as it was.
 
-    ``kind`` is ``modified``, ``deleted``, ``replaced`` (now a symlink,
+    ``kind`` is ``modified``, ``deleted``, ``unindexed`` (gone from the
+    index, still in the working tree), ``restaged`` (changed in the index,
+    not in the working tree), ``replaced`` (now a symlink,
     directory or other non-regular file, or behind a symlink loop) or
     ``unreadable`` (``reason`` says why: it cannot be shown to be unchanged);
     ``path`` is the absolute working tree path.
@@ -108,6 +112,10 @@ class Change(NamedTuple):
         """The CL301 message for this change; ``display`` is the path as shown to the user."""
         short = base_commit[:12]
         what = {"modified": "was modified", "deleted": "was deleted",
+                "unindexed": "was removed from git's index (`git rm --cached`: the next commit deletes it, "
+                             "though the file is still in the working tree)",
+                "restaged": "was changed in git's index (the next commit changes it, though the file in the "
+                            "working tree is unchanged)",
                 "replaced": "was replaced by a symlink or another kind of file",
                 "unreadable": f"cannot be read ({self.reason}), so it cannot be shown unchanged"}[self.kind]
         noun = "signature file" if self.rel.endswith(".sig") else "capture"
@@ -127,7 +135,12 @@ class BaseCaptures(NamedTuple):
     when the base was loaded (module docstring); :meth:`changes` does not
     look at those again. ``indexed`` is what the index read on the way says
     for CL109 (see :meth:`citelint.check.grounding.GitTracking.adopt`), None when
-    it was not used.
+    it was not used. ``unindexed`` holds the entries the index no longer has
+    (``git rm --cached``): the next commit deletes them, though the file is
+    still in the working tree, where pre-commit leaves it (it stashes changes
+    to tracked files only). ``restaged`` holds those whose index entry is no
+    longer the base's blob as a regular file: the next commit changes them,
+    whatever the working file holds.
     """
 
     ref: str
@@ -137,6 +150,8 @@ class BaseCaptures(NamedTuple):
     entries: dict[str, str]
     vouched: frozenset[str] = frozenset()
     indexed: tuple[str, str, frozenset[str]] | None = None
+    unindexed: frozenset[str] = frozenset()
+    restaged: frozenset[str] = frozenset()
 
     def shown(self) -> str:
         """The base revision as messages name it: a short commit id, or HEAD
@@ -174,6 +189,10 @@ class BaseCaptures(NamedTuple):
                 yield Change(path, rel, "replaced") if exc.errno == errno.ELOOP else \
                     Change(path, rel, "unreadable", exc.strerror or type(exc).__name__)
                 continue
+            if rel in self.unindexed:
+                # On disk, but gone from what the next commit holds.
+                yield Change(path, rel, "unindexed")
+                continue
             sdir = rel.partition("/")[0]
             if sdir not in real_dirs:
                 if captures_real is None:
@@ -191,6 +210,9 @@ class BaseCaptures(NamedTuple):
                 continue
             if modified:
                 yield Change(path, rel, "modified")
+            elif rel in self.restaged:
+                # The working file is the base's, but the next commit holds the index's blob.
+                yield Change(path, rel, "restaged")
 
 
 def _is_real_dir(path: str) -> bool:
@@ -515,14 +537,21 @@ class PendingBase:
         probe, indexed = self._probe, self.indexed()
         from_index = base_entries(self._diff, probe) if indexed is not None else None
         vouched: frozenset[str] = frozenset()
+        unindexed = restaged = frozenset[str]()
         if from_index is None:
             entries, indexed = entries_from_tree(commit, real_top, prefix), None
         else:
             entries, differing = from_index
             vouched = probe.vouched(differing)
+            # What the next commit holds is the index: a base capture it drops or
+            # changes is CL301 even when the working file still has the base's bytes.
+            held = {rel: probe.holds(rel, entries[rel]) for rel in differing if rel in entries}
+            unindexed = frozenset(rel for rel, ok in held.items() if ok is None)
+            restaged = frozenset(rel for rel, ok in held.items() if ok is False)
         self._result = BaseCaptures(
             ref=self.ref, commit=commit, via=via, captures_dir=real_top / prefix[:-1] if prefix else real_top,
-            entries=entries, vouched=vouched, indexed=indexed)
+            entries=entries, vouched=vouched, indexed=indexed, unindexed=unindexed,
+            restaged=restaged)
         self.close()
         return self._result
 
