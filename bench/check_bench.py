@@ -14,8 +14,10 @@ asserts anything about time (only (a) asserts which modules get imported).
     and the peak RSS of the citelint process.
 (e) the same repository, ``--jobs 2`` vs ``--jobs 1`` (skipped while
     ``citelint check`` has no ``--jobs``).
-(f) the pre-commit hook call with ``--base HEAD~1`` vs without, one small
-    report, in a git repository whose 2,000 captures came in over 500 commits.
+(f) the pre-commit hook call with ``--base`` vs without, one small report, in
+    a git repository whose 2,000 captures came in over 500 commits: the
+    ``citelint-all`` hook runs ``--base HEAD`` on a commit being made, here
+    ``--base HEAD~1`` after it (the last commit's captures are the change).
 (g) CL106: 1,000 sources with the cited revision and 4 older ones vs the same
     1,000 sources with the cited revision only (same reports, same captures
     cited; 10,000 facts in 1,000 reports).

@@ -233,9 +233,8 @@ def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, i
 class BaseLookup(Protocol):
     """What CL302 needs of the base revision (``citelint.git.base.BaseCaptures``)."""
 
-    @property
-    def commit(self) -> str:
-        """The full id of the base commit (read-only, as a NamedTuple field is)."""
+    def shown(self) -> str:
+        """The base revision as messages name it (a short commit id)."""
 
     def has_capture(self, source: str, sha256: str) -> bool:
         """True when the base revision holds the capture (source, sha256)."""
@@ -363,7 +362,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
         # evidence arrives in the same change as the claim leaning on it.
         about_capture.append((
             "CL302", "captureSha256",
-            f"capture {_short(sha)}… is not on the base revision {base.commit[:12]} "
+            f"capture {_short(sha)}… is not on the base revision {base.shown()} "
             "(require_captures_on_base); merge the capture in its own change first, then the report"))
     not_in_git = untracked(source, sha) if untracked is not None and record is not None else None
     if not_in_git:

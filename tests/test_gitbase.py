@@ -64,6 +64,32 @@ def test_whole_source_directory_deleted_is_cl301_for_each_capture(branched: Repo
         [["CL301", "capture", "was", "deleted"]] * 2, run.out
 
 
+def test_capture_removed_from_the_index_only_is_cl301(branched: Repo) -> None:
+    """`git rm --cached`: the file stays in the working tree with its bytes,
+    and the next commit deletes it from git."""
+    rel = capture_rel(branched, SOURCE_B)
+    git(branched.root, "rm", "--quiet", "--cached", rel)
+    run = branched.check("--base", "main")
+    assert [ln.split(": ", 1)[1][:60] for ln in run.findings()] == \
+        ["CL301 capture was removed from git's index (`git rm --cached"], run.out
+    git(branched.root, "add", rel)
+    assert branched.check("--base", "main").findings() == []
+
+
+def test_capture_changed_in_the_index_only_is_cl301(branched: Repo) -> None:
+    """A staged change with the working file put back as it was: the next
+    commit holds the index's blob, not the working file."""
+    rel = capture_rel(branched, SOURCE_B)
+    path = branched.root / rel
+    kept = path.read_bytes()
+    path.write_bytes(kept.replace(b"17 items", b"71 items"))
+    git(branched.root, "add", rel)
+    path.write_bytes(kept)
+    run = branched.check("--base", "main")
+    assert [ln.split(": ", 1)[1][:47] for ln in run.findings()] == \
+        ["CL301 capture was changed in git's index (the n"], run.out
+
+
 def test_capture_replaced_by_symlink_is_cl301(branched: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
     rel = capture_rel(branched, SOURCE_A)
     path = branched.root / rel
@@ -209,6 +235,36 @@ def test_unborn_head_compares_with_ref_tree(branched: Repo) -> None:
     run = branched.check("--base", "main")
     assert [ln.split(": ")[1][:24] for ln in run.findings()] == ["CL301 capture was delete"] * 2, run.out + run.err
     assert "--base: compared captures with main's own tree" in run.out
+
+
+def test_base_head_before_the_first_commit_compares_with_nothing(repo: Repo) -> None:
+    """The pre-commit hook's `--base HEAD` on a first commit: HEAD names no
+    commit yet, so no capture can have been modified (no error, no CL301);
+    a cited capture is not on that base (CL302 under the policy); any other
+    REF is still one this clone lacks."""
+    init_repo(repo.root)
+    repo.report(repo.cited(), name="reports/r.json")
+    git(repo.root, "add", "--all")
+    run = repo.check("--base", "HEAD")
+    assert (run.code, run.findings(), run.err) == (0, [], ""), run.out + run.err
+    assert "--base:" not in run.out
+    repo.config(require_captures_on_base=True)
+    policy = repo.check("--base", "HEAD")
+    assert policy.code == 1 and [ln.split(": ", 1)[1] for ln in policy.findings()] == [
+        f"CL302 capture {repo.records[SOURCE_A].sha256[:12]}… is not on the base revision HEAD (no commit yet) "
+        "(require_captures_on_base); merge the capture in its own change first, then the report "
+        "[capture-not-on-base]"], policy.out
+    other = repo.check("--base", "main")
+    assert other.code == 2 and "base revision 'main' is not in this clone" in other.err, other.err
+
+
+def test_base_head_when_head_is_no_commit_is_still_an_error(branched: Repo) -> None:
+    """Only an unborn HEAD counts as "no commit yet": HEAD detached onto a
+    tree is a REF that names no commit."""
+    tree = git(branched.root, "rev-parse", "HEAD^{tree}")
+    (branched.root / ".git" / "HEAD").write_text(tree + "\n")
+    run = branched.check("--base", "HEAD")
+    assert run.code == 2 and "base revision 'HEAD' is not in this clone" in run.err, run.out + run.err
 
 
 def test_spelling_with_two_dots_is_asked_the_long_way(branched: Repo) -> None:

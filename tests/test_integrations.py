@@ -76,16 +76,14 @@ def test_hook_manifest_is_valid_and_matches_design() -> None:
     hooks = {h["id"]: h for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
     # The per-file hook runs in one process: pre-commit already runs its batches in parallel.
     assert hooks["citelint"]["entry"] == "citelint check --jobs 1"
-    assert hooks["citelint-all"]["entry"] == "citelint check"
     assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown", "symlink"] and hooks["citelint"]["types"] == []
     assert hooks["citelint-all"]["pass_filenames"] is False
     import re
 
-    files = re.compile(hooks["citelint-all"]["files"])
-    assert [p for p in ("citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json",
-                        "reviews/ab.json", "reports/r.json", "my-citelint.yaml", "notcaptures/x.json")
-            if files.search(p)] == \
-        ["citelint.yaml", "docs/citelint.yaml", "pyproject.toml", "captures/ab/cd.json", "reviews/ab.json"]
+    # citelint-all compares the evidence with the commit being made on, on every commit: pre-commit
+    # leaves deleted files out of its file list, so no `files:` pattern could see a deleted capture.
+    assert hooks["citelint-all"]["always_run"] is True and "files" not in hooks["citelint-all"]
+    assert hooks["citelint-all"]["entry"] == "citelint check --base HEAD"
     # The per-file hook leaves evidence to citelint-all with an exclude of its own (no top-level one needed).
     exclude = re.compile(hooks["citelint"]["exclude"])
     assert [p for p in ("captures/ab/cd.json", "docs/captures/x.json", "reviews/r.json", "reports/r.json",
@@ -268,20 +266,28 @@ class HookedRepo:
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
 
 
-@pytest.fixture
-def hooked(repo: Repo, checkout: Checkout, pre_commit_home: Path) -> HookedRepo:
-    """``repo`` as a git repository whose first commit (config, captures, one
-    good report) is in, with citelint's two hooks installed."""
+def install_hooks(repo: Repo, checkout: Checkout, pre_commit_home: Path, *, first_commit: bool) -> HookedRepo:
+    """``repo`` (config, captures, one good report) as a git repository with
+    citelint's two hooks installed; with ``first_commit``, all of it committed
+    first (without the hooks), else nothing committed yet."""
     env = git_env({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"})
     repo.report(repo.cited(), name="reports/good.json")
     (repo.root / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {checkout.path}\n    rev: {checkout.commit}\n"
         "    hooks:\n      - id: citelint\n      - id: citelint-all\n", encoding="utf-8")
     init_repo(repo.root)
-    commit_all(repo.root, "base")
+    if first_commit:
+        commit_all(repo.root, "base")
     proc = run_tool("pre_commit", "install", cwd=repo.root, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return HookedRepo(repo, env)
+
+
+@pytest.fixture
+def hooked(repo: Repo, checkout: Checkout, pre_commit_home: Path) -> HookedRepo:
+    """``repo`` as a git repository whose first commit (config, captures, one
+    good report) is in, with citelint's two hooks installed."""
+    return install_hooks(repo, checkout, pre_commit_home, first_commit=True)
 
 
 def hook_status(output: str, name: str) -> str:
@@ -290,6 +296,15 @@ def hook_status(output: str, name: str) -> str:
         if line.startswith(name + "."):
             return line[len(name):].lstrip(".")
     raise AssertionError(f"hook {name!r} not in output:\n{output}")
+
+
+def hook_output(output: str, hook_id: str) -> str:
+    """What hook ``hook_id`` printed: pre-commit's lines after ``- hook id: ID``
+    up to the next hook's status line."""
+    lines = output.splitlines()
+    start = lines.index(f"- hook id: {hook_id}") + 1
+    end = next((i - 1 for i in range(start, len(lines)) if lines[i].startswith("- hook id: ")), len(lines))
+    return "\n".join(lines[start:end]) + "\n"
 
 
 @pytest.mark.slow
@@ -321,7 +336,8 @@ def test_precommit_skips_unrelated_files(hooked: HookedRepo) -> None:
     proc = hooked.commit("unrelated files")
     assert proc.returncode == 0, proc.stdout
     assert hook_status(proc.stdout, "citelint") == "(no files to check)Skipped"
-    assert hook_status(proc.stdout, "citelint (all reports)") == "(no files to check)Skipped"
+    # citelint-all runs on every commit (pre-commit never names a deleted capture), and passes.
+    assert hook_status(proc.stdout, "citelint (all reports)") == "Passed"
     # A JSON file outside the report globs reaches the hook, which checks nothing in it.
     repo.write("data/settings.json", '{"facts": "not a report"}')
     proc = hooked.commit("a data file")
@@ -356,7 +372,7 @@ def test_precommit_checks_a_committed_symlinked_report(hooked: HookedRepo) -> No
 @pytest.mark.slow
 def test_config_or_captures_change_triggers_citelint_all(hooked: HookedRepo) -> None:
     repo = hooked.repo
-    # Evidence added: every report is re-checked (and passes).
+    # Evidence added (a new capture is no change to a committed one): every report is re-checked, and passes.
     write_capture(repo.root / "captures", make_record(SOURCE_C, TEXT_C, retrieved_at="2026-07-02T00:00:00Z"))
     proc = hooked.commit("a new capture")
     assert proc.returncode == 0, proc.stdout
@@ -377,7 +393,7 @@ def printed_precommit_config(init_out: str) -> str:
 
 def test_no_suggested_config_excludes_captures_at_the_top_level(tmp_path: Path) -> None:
     """Neither README nor `init` suggests a top-level `exclude:` (it would
-    keep citelint-all from running when only a capture changes)."""
+    hide the evidence from every hook)."""
     init = run_cli("init", cwd=tmp_path)
     config = yaml.safe_load(printed_precommit_config(init.out))
     assert "exclude" not in config and [h["id"] for h in config["repos"][0]["hooks"]] == ["citelint", "citelint-all"]
@@ -414,11 +430,110 @@ def test_the_printed_precommit_config_blocks_a_commit_of_a_tampered_capture_alon
     assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
     assert " CL103 " in blocked.stdout and "Traceback" not in blocked.stdout
     assert git(repo.root, "rev-list", "--count", "HEAD", env=env) == "1"  # the tampered capture is not in
-    # What the old advice did: a top-level exclude runs no hook at all for the same change.
+    assert " CL301 capture was modified since the base revision " in blocked.stdout
+    # The old advice, a top-level exclude, once ran no hook at all for the same change; citelint-all
+    # now runs on every commit, so even that config blocks it.
     (repo.root / "old.yaml").write_text("exclude: ^captures/\n" + (repo.root / ".pre-commit-config.yaml").read_text())
     old = run_tool("pre_commit", "run", "--config", "old.yaml", "--files", str(capture.relative_to(repo.root)),
                    cwd=repo.root, env=env)
-    assert old.returncode == 0 and hook_status(old.stdout, "citelint (all reports)") == "(no files to check)Skipped"
+    assert old.returncode == 1 and hook_status(old.stdout, "citelint (all reports)") == "Failed", old.stdout
+
+
+def committed_capture(hooked: HookedRepo, source: str = SOURCE_A) -> Path:
+    """The committed capture of ``source`` in ``hooked``'s repository."""
+    capture = capture_path(hooked.repo.root / "captures", source, hooked.repo.records[source].sha256)
+    assert git(hooked.repo.root, "ls-files", str(capture.relative_to(hooked.repo.root)), env=hooked.env)
+    return capture
+
+
+@pytest.mark.slow
+def test_precommit_blocks_a_committed_captures_retrieved_at_edited_alone(hooked: HookedRepo) -> None:
+    """Regression: a capture's `retrievedAt` is not bound by its digest, so an
+    edit of it alone passed CL103 and the hooks, and could make an old revision
+    the "newest". The hook compares the evidence with HEAD: CL301, blocked."""
+    capture = committed_capture(hooked)
+    old = capture.read_bytes()
+    assert b'"2026-07-01T00:00:00Z"' in old
+    capture.write_bytes(old.replace(b'"2026-07-01T00:00:00Z"', b'"2027-01-01T00:00:00Z"'))
+    assert hooked.repo.check().code == 0  # without a base, the edited capture is consistent
+    blocked = hooked.commit("move a capture's date")
+    assert blocked.returncode == 1, blocked.stdout
+    assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
+    rel = capture.relative_to(hooked.repo.root).as_posix()
+    assert f"{rel}:1:1: CL301 capture was modified since the base revision " in blocked.stdout, blocked.stdout
+    assert "Traceback" not in blocked.stdout
+    assert git(hooked.repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "1"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rm, says", [
+    ([], "was deleted since"),
+    # The file stays in the working tree, where pre-commit leaves it (it stashes tracked changes only).
+    (["--cached"], "was removed from git's index (`git rm --cached`: the next commit deletes it"),
+])
+def test_precommit_blocks_a_committed_capture_deleted_alone(hooked: HookedRepo, rm: list[str], says: str) -> None:
+    """Regression: pre-commit leaves a deleted file out of its file list, so
+    `git rm` of a committed capture skipped both hooks and went in."""
+    capture = committed_capture(hooked, SOURCE_B)  # not cited: only the append-only rule can see it
+    rel = capture.relative_to(hooked.repo.root).as_posix()
+    git(hooked.repo.root, "rm", "--quiet", *rm, rel, env=hooked.env)
+    # git commit, not HookedRepo.commit: `git add --all` would stage the kept file again.
+    blocked = subprocess.run(["git", "commit", "-m", "delete a capture"], cwd=hooked.repo.root, env=hooked.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    assert blocked.returncode == 1, blocked.stdout
+    assert hook_status(blocked.stdout, "citelint") == "(no files to check)Skipped"
+    assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
+    assert f"{rel}:1:1: CL301 capture {says}" in blocked.stdout, blocked.stdout
+    assert git(hooked.repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "1"
+
+
+@pytest.mark.slow
+def test_precommit_blocks_a_deleted_capture_in_a_captures_dir_of_another_name(hooked: HookedRepo) -> None:
+    """The config's captures directory, whatever its name, is compared with HEAD."""
+    repo = hooked.repo
+    (repo.root / "captures").rename(repo.root / "evidence")
+    repo.config(captures="evidence")
+    commit_all(repo.root, "captures moved to evidence/")
+    capture = capture_path(repo.root / "evidence", SOURCE_B, repo.records[SOURCE_B].sha256)
+    capture.unlink()
+    blocked = hooked.commit("delete a capture from evidence/")
+    assert blocked.returncode == 1, blocked.stdout
+    assert f"{capture.relative_to(repo.root).as_posix()}:1:1: CL301 capture was deleted" in blocked.stdout
+
+
+@pytest.mark.slow
+def test_precommit_checks_a_commit_that_only_changes_the_allowed_signers_file(
+        repo: Repo, checkout: Checkout, pre_commit_home: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Regression: no `files:` pattern named the allowed-signers file, so
+    trusting another key went in without a check. The hook runs on every commit."""
+    keys = tmp_path_factory.mktemp("keys")
+    public = {}
+    for name in ("job", "other"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(keys / name)],
+                       check=True, capture_output=True)
+        public[name] = " ".join((keys / f"{name}.pub").read_text().split()[:2])
+    line = 'capture-job@example.org namespaces="citelint" {}\n'
+    signers = repo.write(".citelint/allowed_signers", line.format(public["job"]))
+    repo.config(evidence={"allowed_signers": ".citelint/allowed_signers", "require_signatures": True})
+    attested = run_cli("attest", "--all", "--sign-key", str(keys / "job"), cwd=repo.root)
+    assert attested.code == 0, attested.out + attested.err
+    hooked = install_hooks(repo, checkout, pre_commit_home, first_commit=True)
+    signers.write_text(line.format(public["other"]))
+    blocked = hooked.commit("trust another key")
+    assert blocked.returncode == 1, blocked.stdout
+    assert hook_status(blocked.stdout, "citelint (all reports)") == "Failed"
+    assert " CL403 " in blocked.stdout and "Traceback" not in blocked.stdout, blocked.stdout
+
+
+@pytest.mark.slow
+def test_precommit_first_commit_with_captures_passes(repo: Repo, checkout: Checkout, pre_commit_home: Path) -> None:
+    """Before the first commit HEAD names nothing: nothing can have been
+    modified, and `--base HEAD` is no error."""
+    hooked = install_hooks(repo, checkout, pre_commit_home, first_commit=False)
+    first = hooked.commit("first commit: config, captures, a report")
+    assert first.returncode == 0, first.stdout
+    assert hook_status(first.stdout, "citelint (all reports)") == "Passed"
+    assert git(repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "1"
 
 
 @pytest.mark.slow
@@ -435,10 +550,10 @@ def test_precommit_parallel_batches_check_every_file_once(hooked: HookedRepo) ->
     repo.write("reports/batch/notes.md", "No links here.\n")
     proc = hooked.commit("forty reports")
     assert proc.returncode == 1
-    summaries = [ln for ln in proc.stdout.splitlines() if ln.startswith("citelint: ")]
+    summaries = [ln for ln in hook_output(proc.stdout, "citelint").splitlines() if ln.startswith("citelint: ")]
     checked = sum(int(ln.split()[1]) for ln in summaries)
     assert checked == 41, summaries
-    assert proc.stdout.count(": CL104 ") == 1
+    assert hook_output(proc.stdout, "citelint").count(": CL104 ") == 1
     if (os.cpu_count() or 1) > 1 and "PRE_COMMIT_NO_CONCURRENCY" not in os.environ:
         assert len(summaries) >= 2, "expected pre-commit to split the files into parallel batches"
 

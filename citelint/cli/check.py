@@ -76,7 +76,8 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--base", metavar="REF",
                        help="diff-aware rules: compare captures/ with git REF (its merge base with HEAD); "
                             "a changed capture is CL301, a cited capture not on REF is CL302 when "
-                            "require_captures_on_base is set")
+                            "require_captures_on_base is set; HEAD before the first commit compares with "
+                            "nothing (the citelint-all pre-commit hook runs --base HEAD)")
     check.add_argument("--base-missing", choices=["error", "skip"], default="error",
                        help="when the --base revision is not in this clone: error (default), or skip the "
                             "diff-aware rules with a note, unless require_captures_on_base is set (the "

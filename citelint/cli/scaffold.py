@@ -77,19 +77,19 @@ def precommit_snippet(version: str) -> str:
     """The ``.pre-commit-config.yaml`` entry, with :data:`REV_PLACEHOLDER` for ``rev:``
     (``version`` is named in a comment: the tag it would be, once released).
 
-    It has no top-level ``exclude:``: one covering ``captures/`` would keep
-    ``citelint-all`` from running when only a capture changes, so a
-    tampered capture would be committed unchecked. The ``citelint`` hook
-    excludes evidence itself (``.pre-commit-hooks.yaml``)."""
+    It has no top-level ``exclude:``: one covering ``captures/`` would hide
+    the evidence from every hook. The ``citelint`` hook excludes evidence
+    itself, and ``citelint-all`` runs on every commit, comparing the
+    evidence with HEAD (``.pre-commit-hooks.yaml``)."""
     return f"""\
-# No top-level `exclude:` covering captures/: it would stop citelint-all from
-# seeing a changed capture. Give each formatting hook its own `exclude: ^captures/`.
+# No top-level `exclude:` covering captures/: it would hide the evidence from
+# every hook. Give each formatting hook its own `exclude: ^captures/`.
 repos:
   - repo: https://github.com/citelint/citelint
     rev: {REV_PLACEHOLDER}   # a release tag (v{version} when released) or a commit sha
     hooks:
       - id: citelint       # changed reports
-      - id: citelint-all   # every report, when citelint.yaml, captures/ or reviews/ change
+      - id: citelint-all   # every commit: every report; a committed capture changed or deleted fails
 """
 
 
@@ -120,7 +120,7 @@ def snippets(version: str) -> str:
         "    captures/** linguist-generated\n\n"
         "Keep formatting hooks (end-of-file-fixer, trailing-whitespace, prettier, ...) off "
         "captures/ with an `exclude: ^captures/` on each of those hooks, never at the top level "
-        "of .pre-commit-config.yaml (that would stop citelint-all from checking a changed capture).\n"
+        "of .pre-commit-config.yaml (that would hide the evidence from every hook).\n"
     )
 
 

@@ -4,7 +4,9 @@ Captures are append-only (DESIGN §1). To enforce that across a change, the
 captures directory of a base revision is compared with the working tree:
 
 - CL301: a new-layout capture file present on the base is modified, deleted
-  or replaced (by a symlink, a directory, ...) in the working tree;
+  or replaced (by a symlink, a directory, ...) in the working tree, or
+  removed from or changed in the index (what the next commit holds) while
+  the working file keeps the base's bytes;
 - CL302 (policy ``require_captures_on_base``): a fact leans on a capture that
   the base does not have, i.e. evidence arriving in the same change as the
   claim that needs it.
@@ -16,7 +18,10 @@ tree of REF itself, which is right for the pull-request merge commit that
 actions/checkout checks out by default (its first parent is the base).
 
 Only read-only plumbing runs (:mod:`citelint.git.proc`): one ``rev-parse``
-(``merge-base`` beside a second one only when that fails), ``diff-index
+(``merge-base`` beside a second one only when that fails, and for
+``--base HEAD`` before the first commit ``symbolic-ref`` and two more
+``rev-parse``, which find HEAD unborn: the base is then git's empty tree,
+since nothing can have been modified), ``diff-index
 --cached`` and ``diff-files`` (``ls-tree`` where the index cannot be used),
 each with ``--no-optional-locks`` so the index is never refreshed or
 rewritten. Trees and the index are read, blobs never, so a partial clone has
@@ -90,7 +95,9 @@ _ZERO_OID = re.compile(r"0{40}|0{64}")
 class Change(NamedTuple):
     """A base capture that the working tree no longer has as it was.
 
-    ``kind`` is ``modified``, ``deleted``, ``replaced`` (now a symlink,
+    ``kind`` is ``modified``, ``deleted``, ``unindexed`` (gone from the
+    index, still in the working tree), ``restaged`` (changed in the index,
+    not in the working tree), ``replaced`` (now a symlink,
     directory or other non-regular file, or behind a symlink loop) or
     ``unreadable`` (``reason`` says why: it cannot be shown to be unchanged);
     ``path`` is the absolute working tree path.
@@ -105,6 +112,10 @@ class Change(NamedTuple):
         """The CL301 message for this change; ``display`` is the path as shown to the user."""
         short = base_commit[:12]
         what = {"modified": "was modified", "deleted": "was deleted",
+                "unindexed": "was removed from git's index (`git rm --cached`: the next commit deletes it, "
+                             "though the file is still in the working tree)",
+                "restaged": "was changed in git's index (the next commit changes it, though the file in the "
+                            "working tree is unchanged)",
                 "replaced": "was replaced by a symlink or another kind of file",
                 "unreadable": f"cannot be read ({self.reason}), so it cannot be shown unchanged"}[self.kind]
         noun = "signature file" if self.rel.endswith(".sig") else "capture"
@@ -116,14 +127,20 @@ class BaseCaptures(NamedTuple):
     """The new-layout capture files of a base revision.
 
     ``ref`` is REF as given, ``commit`` the full id of the commit compared
-    with (the merge base, or REF's own commit when ``via == "ref"``).
+    with (the merge base, or REF's own commit when ``via == "ref"``; git's
+    empty tree when ``via == "unborn"``: REF is HEAD before the first commit).
     ``entries`` maps each capture file on the base (its path inside the
     captures directory: ``<sha256(source)>/<sha256>.json``, a ``.raw`` body
     or a ``.sig`` signature) to its blob id. ``vouched`` holds the entries whose working file the index vouched for
     when the base was loaded (module docstring); :meth:`changes` does not
     look at those again. ``indexed`` is what the index read on the way says
     for CL109 (see :meth:`citelint.check.grounding.GitTracking.adopt`), None when
-    it was not used.
+    it was not used. ``unindexed`` holds the entries the index no longer has
+    (``git rm --cached``): the next commit deletes them, though the file is
+    still in the working tree, where pre-commit leaves it (it stashes changes
+    to tracked files only). ``restaged`` holds those whose index entry is no
+    longer the base's blob as a regular file: the next commit changes them,
+    whatever the working file holds.
     """
 
     ref: str
@@ -133,6 +150,13 @@ class BaseCaptures(NamedTuple):
     entries: dict[str, str]
     vouched: frozenset[str] = frozenset()
     indexed: tuple[str, str, frozenset[str]] | None = None
+    unindexed: frozenset[str] = frozenset()
+    restaged: frozenset[str] = frozenset()
+
+    def shown(self) -> str:
+        """The base revision as messages name it: a short commit id, or HEAD
+        before its first commit."""
+        return f"{self.ref} (no commit yet)" if self.via == "unborn" else self.commit[:12]
 
     def has_capture(self, source: str, sha256: str) -> bool:
         """True when the capture of (``source``, ``sha256``) exists on the base."""
@@ -165,6 +189,10 @@ class BaseCaptures(NamedTuple):
                 yield Change(path, rel, "replaced") if exc.errno == errno.ELOOP else \
                     Change(path, rel, "unreadable", exc.strerror or type(exc).__name__)
                 continue
+            if rel in self.unindexed:
+                # On disk, but gone from what the next commit holds.
+                yield Change(path, rel, "unindexed")
+                continue
             sdir = rel.partition("/")[0]
             if sdir not in real_dirs:
                 if captures_real is None:
@@ -182,6 +210,9 @@ class BaseCaptures(NamedTuple):
                 continue
             if modified:
                 yield Change(path, rel, "modified")
+            elif rel in self.restaged:
+                # The working file is the base's, but the next commit holds the index's blob.
+                yield Change(path, rel, "restaged")
 
 
 def _is_real_dir(path: str) -> bool:
@@ -209,15 +240,23 @@ def blob_id(path: Path, hex_len: int = 40) -> str:
 
 class _Resolved(NamedTuple):
     """What ``rev-parse`` says of REF: the work tree's top, the index file, REF's
-    commit, and the merge base of REF and HEAD (None when there is none)."""
+    commit, and the merge base of REF and HEAD (None when there is none).
+    ``unborn``: REF is HEAD before the first commit, and ``ref_commit`` is
+    git's empty tree (nothing was committed, so nothing can have changed)."""
 
     toplevel: Path
     index_file: Path
     ref_commit: str
     merge_base: str | None
+    unborn: bool = False
 
 
 _HEX_LINE = re.compile(rb"\^?(?:[0-9a-f]{40}|[0-9a-f]{64})")
+#: Spellings of HEAD itself: the pre-commit hook's ``--base HEAD``.
+_HEAD = frozenset({"HEAD", "@"})
+#: git's empty tree, per object format: the base of a first commit.
+_EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+               "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 #: Environment that tells git where the repository is, whatever the directory.
 _REPO_ENV = frozenset({"GIT_DIR", "GIT_WORK_TREE"})
 #: The work tree's top and the index file (relative to the directory git runs
@@ -278,6 +317,10 @@ def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
         if len(lines) < 2:
             raise GitBaseError(f"--base needs a git work tree, and git cannot use {repo_dir} as one: "
                                f"{first_line(parsed.stderr)}")
+        empty = _unborn_head_tree(repo_dir) if ref in _HEAD else None
+        if empty is not None:
+            return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])), empty, None,
+                             unborn=True)
         raise BaseNotFetched(
             f"base revision {ref!r} is not in this clone; fetch it first, e.g. "
             f"`git fetch --depth=1 origin {ref}`; in GitHub Actions, check out with actions/checkout's "
@@ -285,6 +328,21 @@ def _resolve(ref: str, repo_dir: Path, running: Git | None) -> _Resolved:
     base = merged.stdout.split()[0].decode("ascii") if merged.returncode == 0 and merged.stdout.strip() else None
     return _Resolved(Path(os.fsdecode(lines[0])), Path(repo_dir, os.fsdecode(lines[1])),
                      lines[2].decode("ascii").strip(), base)
+
+
+def _unborn_head_tree(repo_dir: Path) -> str | None:
+    """git's empty tree id when HEAD is unborn (a branch with no commit yet:
+    the pre-commit hook's ``--base HEAD`` on a first commit), else None.
+
+    Asked only after ``HEAD^{commit}`` failed to resolve: HEAD is then a
+    symbolic ref to a branch that does not exist yet, or broken.
+    """
+    if run_git(["symbolic-ref", "--quiet", "HEAD"], repo_dir).returncode != 0:
+        return None
+    if run_git(["rev-parse", "--quiet", "--verify", "HEAD"], repo_dir).returncode == 0:
+        return None  # HEAD names an object that is no commit: not unborn
+    fmt = run_git(["rev-parse", "--show-object-format"], repo_dir)
+    return _EMPTY_TREE.get(fmt.stdout.decode("ascii", "replace").strip()) if fmt.returncode == 0 else None
 
 
 def _check_ref(ref: str) -> None:
@@ -437,7 +495,10 @@ class PendingBase:
                                f"{inner[0]} (a submodule?), not to {toplevel}, the config's; --base can only "
                                "compare captures that the config's repository tracks: put them there, or the "
                                "config in the work tree that holds them")
-        if resolved.merge_base is not None:
+        if resolved.unborn:
+            # The first commit: compared with the empty tree, every capture is new.
+            commit, via = resolved.ref_commit, "unborn"
+        elif resolved.merge_base is not None:
             commit, via = resolved.merge_base, "merge-base"
         else:
             # No merge base (a shallow clone, or unrelated histories): compare with
@@ -476,14 +537,21 @@ class PendingBase:
         probe, indexed = self._probe, self.indexed()
         from_index = base_entries(self._diff, probe) if indexed is not None else None
         vouched: frozenset[str] = frozenset()
+        unindexed = restaged = frozenset[str]()
         if from_index is None:
             entries, indexed = entries_from_tree(commit, real_top, prefix), None
         else:
             entries, differing = from_index
             vouched = probe.vouched(differing)
+            # What the next commit holds is the index: a base capture it drops or
+            # changes is CL301 even when the working file still has the base's bytes.
+            held = {rel: probe.holds(rel, entries[rel]) for rel in differing if rel in entries}
+            unindexed = frozenset(rel for rel, ok in held.items() if ok is None)
+            restaged = frozenset(rel for rel, ok in held.items() if ok is False)
         self._result = BaseCaptures(
             ref=self.ref, commit=commit, via=via, captures_dir=real_top / prefix[:-1] if prefix else real_top,
-            entries=entries, vouched=vouched, indexed=indexed)
+            entries=entries, vouched=vouched, indexed=indexed, unindexed=unindexed,
+            restaged=restaged)
         self.close()
         return self._result
 

@@ -167,6 +167,14 @@ class IndexProbe:
                              frozenset(rel for rel in self.entries if rel.endswith(".json")))
         return self._indexed
 
+    def holds(self, rel: str, oid: str) -> bool | None:
+        """Whether the index has ``rel`` as a regular file with blob ``oid``
+        (what the next commit holds there); None when it has no entry for it."""
+        entry = self.entries.get(rel)
+        if entry is None:
+            return None
+        return entry.mode in _REGULAR_BITS and entry.oid.hex() == oid
+
     def close(self) -> None:
         """Wait for a ``diff-files`` whose answer is not needed."""
         if self._dirty is not None:
