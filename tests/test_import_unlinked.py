@@ -111,3 +111,37 @@ def test_a_mark_the_answer_would_hide_is_kept_visible_by_escaping() -> None:
 def test_nothing_but_out_is_written(tmp_path: Path) -> None:
     run = cli("import", "anthropic", str(corpus(TINY)), "--out", "a.md", cwd=tmp_path)
     assert run.returncode == 1 and files(tmp_path) == {"a.md"}
+
+
+GEMINI_SEARCH = "gemini-generate-content-google-search.pydantic-ai.response.json"
+
+
+def test_gemini_redirect_key_is_suggested_whole_once_and_links_when_copied(tmp_path: Path) -> None:
+    # The key `import` suggests for a redirect was cut to 80 characters and, copied into a
+    # map, linked nothing; each redirect citation was reported twice, once per citation.
+    run = cli("import", "gemini", str(corpus(GEMINI_SEARCH)), "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    redirect = "the provider's URL is a redirect to the source, not the source: add "
+    lines = [line for line in run.stderr.splitlines() if redirect in line]
+    assert [line.split(":", 2)[1] for line in lines] == [" citations [3], [5]", " citation [4]"]
+    assert "grounding-api-redirect), not the source" not in run.stderr  # the adapter's duplicate note
+    keys = re.findall(r'("(?:[^"\\]|\\.)*"): https://\.\.\.', lines[0])
+    assert len(keys) == 2 and run.stderr.count(keys[1]) == 1
+    key = json.loads(keys[1])
+    assert key.startswith("https://vertexaisearch.cloud.google.com/grounding-api-redirect/") and len(key) > 150
+    (tmp_path / "map.yaml").write_text(f"{keys[1]}: https://example.org/weather\n", encoding="utf-8")
+    run = cli("import", "gemini", str(corpus(GEMINI_SEARCH)), "--source-map", "map.yaml", "--out", "a.md",
+              "--force", cwd=tmp_path)
+    assert [n for n, url, _, _ in links((tmp_path / "a.md").read_text()) if url == "https://example.org/weather"] \
+        == [3, 5]
+    assert "citations [3], [5]" not in run.stderr and "matched no citation" not in run.stderr
+
+
+def test_a_source_map_entry_that_links_nothing_is_warned_about(tmp_path: Path) -> None:
+    cut = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQF_uqo2G5Goe"
+    (tmp_path / "map.json").write_text(json.dumps({cut: "https://example.org/weather"}))
+    run = cli("import", "gemini", str(corpus(GEMINI_SEARCH)), "--source-map", "map.json", "--out", "a.md",
+              cwd=tmp_path)
+    assert run.returncode == 1
+    assert f'citelint: source map entry "{cut}" matched no citation: it linked nothing' in run.stderr
+    assert "https://example.org/weather" not in (tmp_path / "a.md").read_text()
