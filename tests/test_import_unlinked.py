@@ -145,3 +145,32 @@ def test_a_source_map_entry_that_links_nothing_is_warned_about(tmp_path: Path) -
     assert run.returncode == 1
     assert f'citelint: source map entry "{cut}" matched no citation: it linked nothing' in run.stderr
     assert "https://example.org/weather" not in (tmp_path / "a.md").read_text()
+
+
+def test_out_where_check_never_looks_is_warned_about(tmp_path: Path) -> None:
+    # `--out answer.md` outside the config's globs exited 0 without a word, and check skipped it.
+    root = project(tmp_path / "p", [])
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", "answer.md", cwd=root)
+    assert run.returncode == 0, run.stderr
+    assert ("citelint: warning: --out answer.md: matches none of the config's `reports` or `markdown` globs, so "
+            "citelint check will not check it; write it where the config's `markdown` globs match "
+            "(reports/*.md)") in run.stderr
+    assert "skipped answer.md: matches none" in cli("check", "answer.md", cwd=root).stderr  # as the warning said
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", "reports/a.md", cwd=root)
+    assert run.returncode == 0 and "warning: --out" not in run.stderr, run.stderr
+    run = cli("import", "anthropic", str(corpus(TINY)), "--as", "facts", "--allow-unlinked", "--out",
+              "facts.json", cwd=root)
+    assert run.returncode == 0 and "the config's `reports` globs match (reports/*.json)" in run.stderr
+
+
+def test_out_suffix_that_contradicts_as_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    # `--out reports/x.json --as markdown` wrote Markdown that check then failed to parse (CL001).
+    root = project(tmp_path / "p", [])
+    for as_, out, says in (("markdown", "reports/x.json", "a .json file is checked as a fact report"),
+                           ("markdown", "reports/x.YML", "a .yml file is checked as a fact report"),
+                           ("facts", "reports/x.md", "citelint check reads only from a .json, .yaml or .yml"),
+                           ("facts", "reports/x", "citelint check reads only from a .json, .yaml or .yml")):
+        run = cli("import", "anthropic", str(corpus(TINY)), "--as", as_, "--out", out, cwd=root)
+        assert run.returncode == 2 and run.stderr.startswith(f"citelint: --out {out}: ") and says in run.stderr
+        assert not (root / out).exists()
+    assert not (root / "reports").exists() or not list((root / "reports").iterdir())
