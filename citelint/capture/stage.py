@@ -384,11 +384,13 @@ REQUEST_EXTRACTOR = "anthropic-request"
 @dataclass(frozen=True)
 class DocumentOutcome:
     """What happened to one document of a request: ``document`` is how
-    messages name it (``document 0 "Title"``) and ``outcome`` the capture
-    outcome (its ``source`` is the document's label when no URL was found)."""
+    messages name it (``document 0 "Title"``), ``outcome`` the capture
+    outcome (its ``source`` is the document's label when no URL was found),
+    and ``mapped_by`` the source map key that gave its URL, if one did."""
 
     document: str
     outcome: CaptureOutcome
+    mapped_by: str | None = None
 
 
 def _request_options(doc: RequestDocument, inner: dict | None = None) -> dict:
@@ -482,7 +484,7 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     from citelint import __version__
     from citelint.imports.documents import load_json, request_documents
     from citelint.imports.model import ResponseError
-    from citelint.imports.sourcemap import how_to_map, lookup, map_keys
+    from citelint.imports.sourcemap import how_to_map, map_keys, matched_key
     from citelint.store.record import Extractor, utc_now
 
     request = load_json(request_bytes, name)  # its errors already start with name
@@ -498,7 +500,8 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     results = []
     for doc in documents:
         keys = map_keys(doc.kind, doc.index, doc.title, [doc.source])
-        source = lookup(source_map, keys) or doc.url
+        mapped_by = matched_key(source_map, keys)
+        source = source_map[mapped_by] if mapped_by is not None else doc.url
         try:
             if source is None:
                 raise CaptureRefused(f"no source URL: {how_to_map(keys)}")
@@ -518,5 +521,5 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
             outcome = _record_outcome(captures_dir, record, request_bytes if settings.keep_raw else None)
         except (CaptureRefused, TextRejected) as exc:
             outcome = CaptureOutcome(source=source or doc.label, status=REFUSED, reason=str(exc))
-        results.append(DocumentOutcome(doc.label, outcome))
+        results.append(DocumentOutcome(doc.label, outcome, mapped_by))
     return results

@@ -298,7 +298,7 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``--from-request VENDOR REQUEST``: one line per document, then counts."""
     from citelint.capture import REFUSED, CaptureRefused, check_settings, read_input, record_request
     from citelint.imports.model import ResponseError
-    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map
+    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map, unused_entries
 
     clash = [flag for flag, on in (("URL arguments", args.urls), ("--all", args.refetch_all),
                                    ("--dry-run", args.dry_run), ("--from-file", args.from_file is not None),
@@ -334,6 +334,8 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (ResponseError, CaptureRefused) as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
+    for line in unused_entries(source_map, [d.mapped_by for d in done if d.mapped_by], "document"):
+        err.write(f"citelint: warning: {terminal(line)}\n")
     counts: dict[str, int] = {}
     unsigned = False
     for item in done:

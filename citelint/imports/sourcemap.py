@@ -15,10 +15,11 @@ from. A key is, tried in this order:
    ``"[9]"``), so that a redirect URL or a search result's non-URL
    ``source`` can be mapped to the page itself.
 
-A key that maps nothing links nothing, so ``citelint import`` warns about
-each entry no citation used (a key cut short or misspelt would otherwise
-pass unnoticed); a value that is not an absolute http(s) URL is an error. YAML keys are read as written (``0:`` is the
-string ``"0"``): no implicit typing.
+A key that maps nothing links nothing, so ``citelint import`` (and
+``capture --from-request``) warns about each entry no citation (document)
+used: a key cut short or misspelt would otherwise pass unnoticed. A value
+that is not an absolute http(s) URL is an error. YAML keys are read as
+written (``0:`` is the string ``"0"``): no implicit typing.
 """
 
 from __future__ import annotations
@@ -117,12 +118,12 @@ def show_key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
 
 
-def unused_entries(mapping: dict[str, str], used: Iterable[str]) -> list[str]:
-    """One message per source map entry whose key no document or citation
-    used, in the map's order: such an entry links nothing, and is most often
-    a key mistyped or cut short."""
+def unused_entries(mapping: dict[str, str], used: Iterable[str], what: str = "citation") -> list[str]:
+    """One message per source map entry whose key no ``what`` (a citation,
+    a document) used, in the map's order: such an entry links nothing, and
+    is most often a key mistyped or cut short."""
     seen = set(used)
-    return [f"source map entry {show_key(k)} matched no citation: it linked nothing (keys are an index, a "
+    return [f"source map entry {show_key(k)} matched no {what}: it linked nothing (keys are an index, a "
             "title, an id or a URL the provider gave, written whole)" for k in mapping if k not in seen]
 
 
