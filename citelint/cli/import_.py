@@ -182,8 +182,9 @@ def _unchecked(output: Output, as_: str) -> str | None:
     if kind == _CHECKED_AS[as_]:
         return None
     key = "markdown" if as_ == "markdown" else "reports"
+    whose = "the config's" if output.config.path.exists() else "the default (no config found)"
     return (f"warning: --out {output.path}: {why or 'not checked as this kind of report'}, so citelint check "
-            f"will not check it; write it where the config's `{key}` globs match "
+            f"will not check it; write it where {whose} `{key}` globs match "
             f"({', '.join(getattr(output.config, key)) or 'none'}), or add a glob for it")
 
 
