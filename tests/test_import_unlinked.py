@@ -174,3 +174,16 @@ def test_out_suffix_that_contradicts_as_is_refused_and_nothing_written(tmp_path:
         assert run.returncode == 2 and run.stderr.startswith(f"citelint: --out {out}: ") and says in run.stderr
         assert not (root / out).exists()
     assert not (root / "reports").exists() or not list((root / "reports").iterdir())
+
+
+def test_an_interactions_redirect_is_never_mapped_by_its_domain_title(tmp_path: Path) -> None:
+    # Its title is only the site's domain, a key every page of that site shares.
+    name = "gemini-interactions-google-search.vercel-ai.response.json"
+    titles = {a["title"] for step in json.loads(corpus(name).read_text())["steps"] for item in step.get("content", [])
+              for a in item.get("annotations", [])}
+    run = cli("import", "gemini", str(corpus(name)), "--out", "a.md", cwd=tmp_path)
+    lines = [line for line in run.stderr.splitlines() if "is a redirect to the source" in line]
+    assert lines and titles
+    assert all(json.dumps(t) not in line for line in lines for t in titles), lines
+    only_url = re.compile(r': add "https://vertexaisearch[^"]+": https://\.\.\. to the source map')
+    assert all(only_url.search(line) for line in lines)

@@ -106,9 +106,11 @@ def resolve(c: Citation, source_map: dict[str, str]) -> Resolved:
     if problem:
         return Resolved(None, problem=f"the provider's URL {problem}: {how_to_map(keys)}")
     if c.url.startswith(REDIRECT_PREFIXES):
+        # A redirect's title is only the site's domain (Gemini): a key shared by every page of
+        # that site, so it is not suggested; the chunk index and the redirect itself name one page.
         return Resolved(c.url, "response", redirect=True,
                         problem="the provider's URL is a redirect to the source, not the source: "
-                                + how_to_map([k for k in keys if k != c.url][:1] + [c.url]))
+                                + how_to_map([k for k in keys if k not in (c.url, c.title)][:1] + [c.url]))
     return Resolved(c.url, "response")
 
 
