@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citelint.errors import ConfigError
+from citelint.escape import is_invisible_char, visible_repr
 from citelint.model import (
     DEFAULT_CONTENT_TYPES,
     DEFAULT_EXTRACTORS,
@@ -268,6 +269,40 @@ def discover(cwd: Path) -> Path:
                       "parent directory; run `citelint init` to create one, or pass --config")
 
 
+def salvage_config(config_file: Path) -> list[Config] | None:
+    """What the config file at ``config_file`` protects, read as far as it
+    can be when the config does not load (an unknown key, a bad value): one
+    Config per captures directory it could name (the default ``captures``
+    beside it, and its ``captures`` key when that is a string), each with the
+    default report globs and the file's own ones, its ``exclude`` ignored.
+    None when the file cannot be parsed, or its ``captures``, ``reports`` or
+    ``markdown`` cannot be read, so what it protects is unknown (the output
+    writer then keeps out of its whole project).
+    """
+    path = Path(os.path.abspath(config_file))
+    try:
+        data, _ = _load_raw(path, str(config_file))
+    except (ConfigError, OSError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    named = data.get("captures", "captures")
+    globs = {key: data.get(key, []) for key in ("reports", "markdown")}
+    if not isinstance(named, str) or not named or not all(
+            isinstance(value, list) and all(isinstance(g, str) for g in value) for value in globs.values()):
+        return None
+    try:
+        for value in globs.values():
+            for pattern in value:
+                glob_to_regex(pattern)
+    except re.error:
+        return None
+    root = path.parent
+    return [Config(path=path, root=root, captures_dir=folder, reports=DEFAULT_REPORTS + globs["reports"],
+                   markdown=DEFAULT_MARKDOWN + globs["markdown"])
+            for folder in sorted({Path(os.path.normpath(root / "captures")), Path(os.path.normpath(root / named))})]
+
+
 def _toml_key_line(text: str, key: str) -> int | None:
     """Line where ``key`` is written inside ``[tool.citelint]`` (for messages)."""
     in_table = False
@@ -510,6 +545,12 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
             # As in a report (CL002): "claim-1 " and "claim-1" would look like one label.
             raise error(where, f"labels: {name!r} begins or ends with whitespace, so it looks like another "
                                "label; remove the whitespace")
+        hidden = next((c for c in name if c != " " and is_invisible_char(c)), None)
+        if hidden is not None:
+            # "revenue\u200b" next to "revenue" would approve a second label that looks like the
+            # first, so two facts could share what a reader sees as one label and escape CL004.
+            raise error(where, f"labels: {visible_repr(name)} holds the invisible character U+{ord(hidden):04X}, "
+                               "so it looks like another label; remove it")
 
     root = path.parent.resolve()
     cap = data.get("capture", {})

@@ -139,28 +139,68 @@ def html_text(text: str) -> str:
     return escape(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), quote=True)
 
 
-#: Characters that render as nothing or as blank space although they are not
-#: whitespace or format controls (Hangul fillers, Braille blank, combining
-#: grapheme joiner, Mongolian vowel separator).
-_BLANK = frozenset("\u034f\u115f\u1160\u180e\u2800\u3164\uffa0")
+#: Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties.txt) is
+#: Other_Default_Ignorable_Code_Point + Cf + Variation_Selector, minus
+#: White_Space and a few visible format marks. The Cf and unassigned (Cn) parts
+#: are read from the Unicode data Python ships (unicodedata.category); what
+#: remains are the assigned letters and marks below, which render as nothing:
+#: U+034F combining grapheme joiner, U+115F..U+1160 and U+3164, U+FFA0 Hangul
+#: fillers, U+17B4..U+17B5 Khmer inherent vowels, U+180B..U+180D, U+180F
+#: Mongolian free variation selectors, and the variation selectors
+#: U+FE00..U+FE0F, U+E0100..U+E01EF. The reserved ranges of the property
+#: (U+2065, U+FFF0..U+FFF8, U+E0000..U+E0FFF) are listed too, so a character
+#: assigned there by a later Unicode than Python's stays invisible.
+#: U+2800 BRAILLE PATTERN BLANK is not default-ignorable but renders as blank space.
+_IGNORABLE_RANGES = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2065, 0x2065),
+    (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
+    (0xE0000, 0xE0FFF),
+)
+_IGNORABLE = re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _IGNORABLE_RANGES) + "]")
+#: Categories never visible: controls, format characters, unassigned code
+#: points (a later Unicode may make them anything, and nothing renders them
+#: now), lone surrogates, and space separators.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Cs", "Zs", "Zl", "Zp"})
 #: A printable ASCII character other than space: visible by every test below,
 #: and in nearly every excerpt, so most are decided by one C search.
 _VISIBLE_ASCII = re.compile(r"[!-~]")
 
 
+def is_invisible_char(c: str) -> bool:
+    """True when the one character ``c`` is invisible in the sense of :func:`is_invisible`."""
+    return (c.isspace() or unicodedata.category(c) in _INVISIBLE_CATEGORIES
+            or _IGNORABLE.match(c) is not None)
+
+
 def is_invisible(text: str) -> bool:
     """True when ``text`` has no visible character (rule CL108).
 
-    Invisible: whitespace (including no-break spaces), control and format
-    characters (category Cc and Cf: zero-width characters, soft hyphen, bidi
-    controls, tags), variation selectors, and the blank-rendering letters in
-    ``_BLANK``. Such an excerpt matches text nobody can read, so it can never
-    be evidence; a label pattern's ``*`` matches only visible characters. Never raises.
+    Invisible: whitespace (including no-break spaces), controls, format
+    characters (category Cf: zero-width characters, soft hyphen, bidi
+    controls, tags), unassigned code points (category Cn), and every other
+    Unicode Default_Ignorable_Code_Point (variation selectors, Hangul
+    fillers, the combining grapheme joiner...). Such an excerpt matches text
+    nobody can read, so it can never be evidence; a label pattern's ``*``
+    matches only visible characters. Never raises.
     """
     if _VISIBLE_ASCII.search(text):
         return False
-    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Zs", "Zl", "Zp") or
-               is_variation_selector(c) or c in _BLANK for c in text)
+    return all(map(is_invisible_char, text))
+
+
+def visible_repr(text: str) -> str:
+    """``repr(text)`` with every invisible character (:func:`is_invisible_char`)
+    and combining mark written as a ``\\uXXXX`` escape.
+
+    For a name quoted in a message whose point is a difference nobody can
+    see: ``'claim-1\\u17b4'`` against ``'claim-1'``, ``'claim-e\\u0301'``
+    against ``'claim-\u00e9'``. Visible letters of any script are kept.
+    """
+    shown = repr(text)
+    if shown.isascii():
+        return shown
+    return "".join(c if c.isascii() or not (is_invisible_char(c) or unicodedata.category(c)[0] == "M")
+                   else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in shown)
 
 
 def is_variation_selector(c: str) -> bool:

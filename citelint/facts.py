@@ -9,10 +9,11 @@ explained in the message, never accepted.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
-from citelint.escape import is_invisible
+from citelint.escape import is_invisible, visible_repr
 from citelint.excerpts import (
     MIN_SNIPPET_CHARS,
     MissBudget,
@@ -208,14 +209,23 @@ def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:
     return tuple(hints)
 
 
-def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, int, str]]:
-    """For (index, label) pairs, yield (index, first_index, label) for each repeat (CL004)."""
-    first: dict[str, int] = {}
+def duplicate_labels(labels: Iterable[tuple[int, str]]) -> Iterator[tuple[int, int, str, str]]:
+    """For (index, label) pairs, yield (index, first_index, label, first_label)
+    for each repeat (CL004).
+
+    Labels are compared in Unicode NFC: ``claim-\u00e9`` and ``claim-e\u0301``
+    render alike, so two facts so labelled are one label twice; ``first_label``
+    is the first occurrence as written, which differs from ``label`` only then.
+    """
+    first: dict[str, tuple[int, str]] = {}
     for index, label in labels:
-        if label in first:
-            yield index, first[label], label
+        # Every ASCII string is already NFC: the common case skips normalize.
+        key = label if label.isascii() else unicodedata.normalize("NFC", label)
+        seen = first.get(key)
+        if seen is not None:
+            yield index, seen[0], label, seen[1]
         else:
-            first[label] = index
+            first[key] = (index, label)
 
 
 # --------------------------------------------------------------------------- a report's facts
@@ -277,7 +287,7 @@ def label_issue(index: int, label: object, labels: Mapping[str, LabelInfo]) -> I
     hint = ("no labels are approved in the config" if not labels
             else "approve it in the config's `labels` (a name, or a pattern such as `claim-*`) "
                  "or use an approved label")
-    return Issue("CL003", "label", f"label {label!r} is not approved; {hint}", fact_index=index)
+    return Issue("CL003", "label", f"label {visible_repr(label)} is not approved; {hint}", fact_index=index)
 
 
 def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapping[str, LabelInfo],
@@ -295,11 +305,14 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     message naming the first occurrence.
     """
     outcome = LabelOutcome([], [], [])
-    duplicated = set()
-    for index, first, label in duplicate_labels((i, f["label"]) for i, f in facts):
-        duplicated.add(label)
-        outcome.issues.append(Issue("CL004", "label", f"label {label!r} appears again (first at line "
-                                                      f"{line_of(first)}); keep one fact per label", fact_index=index))
+    duplicated: set[str] = set()
+    for index, first, label, first_label in duplicate_labels((i, f["label"]) for i, f in facts):
+        duplicated.update((label, first_label))
+        how = "" if label == first_label else \
+            f" as {visible_repr(first_label)}, which differs only in Unicode normalization (NFC)"
+        outcome.issues.append(Issue("CL004", "label", f"label {visible_repr(label)} appears again (first at line "
+                                                      f"{line_of(first)}{how}); keep one fact per label",
+                                    fact_index=index))
     for index, fact in facts:
         cited = fact["state"] == "cited"
         if cited:

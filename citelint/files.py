@@ -5,7 +5,7 @@ Every reader of a report, config or capture, and every writer, goes through
 here, so the safety rules live in one place. There are two writers, and
 nothing in citelint writes a file any other way:
 
-- the **evidence writer**, :func:`citelint.store.captures.write_evidence`
+- the **evidence writer**, :func:`citelint.store.writer.write_evidence`
   (create-only, over :func:`write_exclusive`: captures, raw bodies,
   signatures), used only by ``capture``, ``migrate`` and ``attest``;
 - the **output writer**, :func:`write_output`, for everything else

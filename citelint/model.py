@@ -175,10 +175,10 @@ class _LabelPattern(NamedTuple):
 def _blanks(text: str) -> int:
     """How many characters of ``text`` are, on their own, invisible (whitespace included)."""
     # The one invisibility test of the snippet rules (CL108), so "visible" means one thing.
-    from citelint.escape import is_invisible
+    from citelint.escape import is_invisible_char
 
     return 0 if text.isascii() and text.isprintable() and " " not in text else \
-        sum(1 for c in text if is_invisible(c))
+        sum(1 for c in text if is_invisible_char(c))
 
 
 class ApprovedLabels(Mapping[str, LabelInfo]):

@@ -8,7 +8,7 @@ third of the entries are a bare URL with no passage. This script turns the
 first few questions of a split into a citelint repository:
 
 * every distinct passage becomes a capture of its URL (written with
-  :func:`citelint.store.captures.write_capture`, so the store is the real layout).
+  :func:`citelint.store.writer.write_capture`, so the store is the real layout).
   Two different passages of one URL are two revisions of that source: the
   later one in file order gets a later ``retrievedAt``, so it is the newest;
 * every claim with a passage becomes a cited fact whose snippet is a
@@ -56,7 +56,8 @@ REPO_ROOT = HERE.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from citelint.store.captures import CaptureRecord, make_record, write_capture  # noqa: E402
+from citelint.store.captures import CaptureRecord, make_record  # noqa: E402
+from citelint.store.writer import write_capture  # noqa: E402
 
 DEFAULT_CORPUS = Path("../shared/corpus/expertqa/rand_val.jsonl")
 #: How many questions (from the top of the split) the example takes.

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from citelint.cli import main
-from citelint.store.captures import CaptureRecord, make_record, write_capture
+from citelint.store.captures import CaptureRecord, make_record
+from citelint.store.writer import write_capture
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"

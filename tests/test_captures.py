@@ -21,8 +21,8 @@ from citelint.store.captures import (
     parse_record,
     sha256_hex,
     time_key,
-    write_capture,
 )
+from citelint.store.writer import RecordTooLarge, write_capture
 
 SRC = "https://example.org/a.txt"
 
@@ -57,7 +57,7 @@ def test_writer_keeps_the_raw_body_first_and_refuses_an_oversized_record_before_
     monkeypatch.setattr(captures, "MAX_CAPTURE_FILE_BYTES", 200)
     big = make_record("https://example.org/b.txt", "x" * 300, content_type="text/html", extractor=made_by,
                       raw_sha256=sha256_hex(b"raw"))
-    with pytest.raises(captures.RecordTooLarge, match="over the 200 byte limit"):
+    with pytest.raises(RecordTooLarge, match="over the 200 byte limit"):
         write_capture(tmp_path, big, b"raw")
     assert not captures.source_dir(tmp_path, big.source).exists()
 
@@ -192,7 +192,7 @@ def test_fallback_writer_leaves_no_partial_capture(tmp_path: Path, monkeypatch: 
 
 
 def test_legacy_time_out_of_range_is_corrupt_not_a_crash(tmp_path: Path) -> None:
-    from citelint.store.captures import parse_legacy
+    from citelint.store.legacy import parse_legacy
 
     path = tmp_path / f"{sha256_hex(SRC)}.json"
     path.write_text(json.dumps({"source": SRC, "text": "t", "sha256": sha256_hex("t"),
@@ -226,13 +226,13 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     from citelint.store import captures
 
     seen: list[str] = []
-    real = captures._read_bounded
+    real = captures.read_bounded
 
     def counting(path: Path) -> bytes:
         seen.append(Path(path).stem[:8])
         return real(path)
 
-    monkeypatch.setattr(captures, "_read_bounded", counting)
+    monkeypatch.setattr(captures, "read_bounded", counting)
     return seen
 
 

@@ -164,6 +164,22 @@ def test_a_config_label_with_whitespace_at_an_end_is_refused(repo: Repo, labels:
     assert run.code == 2 and "begins or ends with whitespace" in run.err, run.err
 
 
+@pytest.mark.parametrize("labels", [["revenue", "revenue\u200b"], {"claim\u17b4-*": {}}, ["net\u00a0income"],
+                                    ["q\u0378"], ["sales\u180b"]])
+def test_a_config_label_holding_an_invisible_character_is_refused(repo: Repo, labels: object) -> None:
+    """Issue 23: an approved "revenue\u200b" beside "revenue" lets two facts share one visible label."""
+    repo.config(labels=labels)
+    run = repo.check()
+    assert run.code == 2 and "holds the invisible character U+" in run.err, run.err
+
+
+def test_a_config_label_with_an_inner_space_is_kept(repo: Repo) -> None:
+    repo.config(labels=["net income", "claim *"])
+    repo.report({"state": "unavailable", "label": "net income", "reason": "x"},
+                {"state": "unavailable", "label": "claim 1", "reason": "y"})
+    assert repo.check().code == 0
+
+
 @pytest.mark.parametrize("labels", [{"*": None}, {"**": {}}, ["revenue", "*"], {"": None}])
 def test_a_label_pattern_that_approves_everything_is_refused(repo: Repo, labels: object) -> None:
     repo.config(labels=labels)

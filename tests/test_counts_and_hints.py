@@ -22,6 +22,22 @@ def test_visible_snippets(snippet: str) -> None:
     assert not is_invisible(snippet)
 
 
+#: Default_Ignorable_Code_Point, as Unicode 15.1's DerivedCoreProperties.txt lists it.
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+
+
+def test_every_default_ignorable_and_unassigned_code_point_is_invisible() -> None:
+    """Issue 23: a hand list let U+17B4, U+180B, U+2065, U+FFF0 and unassigned U+0378 through."""
+    for lo, hi in DEFAULT_IGNORABLE:
+        for code in range(lo, hi + 1):
+            assert is_invisible(chr(code) * 2), hex(code)
+    assert is_invisible("\u0378\U0001fffe")  # unassigned, a noncharacter (both Cn)
+    assert not is_invisible("\U000f0000")  # private use is shown (as a glyph or a box), so it is visible
+
+
 def test_invisible_snippet_is_an_error_even_when_it_occurs(repo: Repo) -> None:
     repo.capture(SOURCE_A, "Invisible\u200b\u200bmarks\u200b\u200b hide here, and the rest is plain text.")
     repo.report(repo.cited(snippet="\u200b\u200b"))

@@ -52,7 +52,8 @@ from citelint.capture import (
     run_capture,
 )
 from citelint.cli import main
-from citelint.store.captures import Store, capture_path, make_record, write_capture
+from citelint.store.captures import Store, capture_path, make_record
+from citelint.store.writer import write_capture
 from conftest import run_cli
 from servers import (
     ConnectProxy,

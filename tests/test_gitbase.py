@@ -20,7 +20,8 @@ import pytest
 
 from citelint.git import base as gitbase
 from citelint.git.index import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, capture_entries
-from citelint.store.captures import capture_path, make_record, write_capture
+from citelint.store.captures import capture_path, make_record
+from citelint.store.writer import write_capture
 from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 from gitrepo import commit_all, git, git_env, init_repo
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from citelint.git.index import INTENT_TO_ADD, capture_entries, find_worktree, indexed_captures
-from citelint.store.captures import make_record, write_capture
+from citelint.store.captures import make_record
+from citelint.store.writer import write_capture
 from gitrepo import git, init_repo
 
 

@@ -9,7 +9,8 @@ import pytest
 from citelint.check.grounding import build_allowlist
 from citelint.config import load_config
 from citelint.links import Allowlist, LinkEvidence, Reason, govern
-from citelint.store.captures import Store, make_record, write_capture
+from citelint.store.captures import Store, make_record
+from citelint.store.writer import write_capture
 
 GROUNDED = "https://example.org/captured"
 ALLOWED = "https://docs.example/page"

@@ -213,7 +213,8 @@ def test_a_corrupt_capture_is_cl103_at_the_link_and_fix_keeps_the_link(repo: Rep
 # ---------------------------------------------------------------- nothing untrusted reaches a terminal raw
 
 def test_control_characters_in_names_and_fields_are_escaped_everywhere(repo: Repo) -> None:
-    from citelint.store.captures import make_record, write_capture
+    from citelint.store.captures import make_record
+    from citelint.store.writer import write_capture
 
     hostile_source = "https://example.org/\x1b[31mred\x07"
     repo.config(sources=[SOURCE_A, hostile_source], labels=["inventory"])
@@ -261,3 +262,70 @@ def test_a_config_that_is_a_symlink_leading_outside_is_a_usage_error(repo: Repo,
     run = repo.check()
     assert run.code == 2
     assert f"is a symlink to {outside}, outside its own directory" in run.err
+
+
+def test_a_symlink_named_as_a_report_is_checked_as_the_file_it_leads_to(repo: Repo) -> None:
+    """Issue 23: `reports/q9.json -> ../data/q9.txt` was skipped, the whole walk silent about it."""
+    repo.report(repo.cited(snippet="not in the capture"), name="data/q9.txt")
+    (repo.root / "reports").mkdir()
+    (repo.root / "reports" / "q9.json").symlink_to(Path("..", "data", "q9.txt"))
+    for args in ((), ("reports/q9.json",), ("reports",), (str(repo.root / "reports" / "q9.json"),)):
+        run = repo.check(*args)
+        assert run.code == 1 and "skipped" not in run.err, (args, run.err)
+        assert [f.split(":")[0] for f in run.findings()] == ["reports/q9.json"], args
+        assert run.findings("CL104"), args
+
+
+def test_a_symlinked_folder_inside_the_project_has_its_reports_checked_by_their_names(repo: Repo) -> None:
+    repo.report(repo.cited(snippet="not in the capture"), name="data/q9.json")
+    (repo.root / "reports").mkdir()
+    (repo.root / "reports" / "x").symlink_to(Path("..", "data"), target_is_directory=True)
+    for args in ((), ("reports/x",), ("reports/x/q9.json",), ("reports",)):
+        run = repo.check(*args)
+        assert run.code == 1 and "1 file," in run.out, (args, run.out, run.err)
+        assert [f.split(":")[0] for f in run.findings()] == ["reports/x/q9.json"], args
+        assert run.findings("CL104"), args
+
+
+def test_a_project_named_through_an_alias_still_checks_a_symlinked_report(
+        repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo.report(repo.cited(snippet="not in the capture"), name="data/q9.txt")
+    (repo.root / "reports").mkdir()
+    (repo.root / "reports" / "q9.json").symlink_to(Path("..", "data", "q9.txt"))
+    alias = tmp_path_factory.mktemp("elsewhere") / "alias"
+    alias.symlink_to(repo.root, target_is_directory=True)
+    for given in (str(alias), str(alias / "reports" / "q9.json")):
+        run = repo.check(given)
+        assert run.code == 1 and run.findings("CL104"), (given, run.out, run.err)
+
+
+def test_a_symlink_named_as_a_report_leading_into_the_store_is_refused(repo: Repo) -> None:
+    record = next(iter((repo.root / "captures").rglob("*.json")))
+    (repo.root / "reports").mkdir()
+    (repo.root / "reports" / "ev.json").symlink_to(record)
+    for args in ((), ("reports/ev.json",)):
+        run = repo.check(*args)
+        assert run.code == 1, (args, run.out, run.err)
+        assert run.findings("CL001") == [f"reports/ev.json:1:1: CL001 not read: it is a symlink to {record.resolve()}, "
+                                         "inside the captures directory (evidence, not a report) "
+                                         "[report-unreadable]"], args
+
+
+def test_folder_link_loops_end_and_each_report_is_checked_once(repo: Repo) -> None:
+    repo.report(repo.cited(snippet="not in the capture"), name="reports/2026/a.json")
+    (repo.root / "reports" / "2026" / "up").symlink_to(Path(".."), target_is_directory=True)
+    (repo.root / "reports" / "self").symlink_to(Path("."), target_is_directory=True)
+    (repo.root / "reports" / "a1").symlink_to(Path("2026"), target_is_directory=True)
+    (repo.root / "reports" / "a2").symlink_to(Path("2026"), target_is_directory=True)
+    for args in ((), ("reports",), ("reports/a1",)):
+        run = repo.check(*args)
+        assert run.code == 1 and "1 file," in run.out and len(run.findings("CL104")) == 1, (args, run.out)
+
+
+def test_a_folder_link_leading_outside_is_not_walked_but_said(repo: Repo, secret: Path) -> None:
+    (repo.root / "reports").mkdir()
+    (repo.root / "reports" / "outdir").symlink_to(secret.parent, target_is_directory=True)
+    with watching() as events:
+        run = repo.check()
+    assert f"citelint: skipped reports/outdir: not walked: it is a symlink to {secret.parent}, outside" in run.err
+    assert not [p for p in events.listed if p.startswith(str(secret.parent))]

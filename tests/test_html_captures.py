@@ -360,7 +360,8 @@ def test_verify_extraction_reproduces_and_catches_tampering(repo: Repo) -> None:
 
 def test_verify_extraction_reports_a_text_the_extractor_does_not_make(repo: Repo) -> None:
     """A record whose text was edited and re-hashed (so CL103 passes) no longer matches its raw body."""
-    from citelint.store.captures import make_record, write_capture
+    from citelint.store.captures import make_record
+    from citelint.store.writer import write_capture
 
     html_project(repo)
     code, sha = capture_page(repo, PAGE)

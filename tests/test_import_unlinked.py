@@ -161,6 +161,11 @@ def test_out_where_check_never_looks_is_warned_about(tmp_path: Path) -> None:
     run = cli("import", "anthropic", str(corpus(TINY)), "--as", "facts", "--allow-unlinked", "--out",
               "facts.json", cwd=root)
     assert run.returncode == 0 and "the config's `reports` globs match (reports/*.json)" in run.stderr
+    bare = tmp_path / "bare"  # no project at all: check has no config to check it with
+    bare.mkdir()
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", str(bare / "a.md"), cwd=root)
+    assert run.returncode == 0 and f"--out {bare / 'a.md'}: no citelint config is found from its folder up" \
+        in run.stderr, run.stderr
 
 
 def test_out_suffix_that_contradicts_as_is_refused_and_nothing_written(tmp_path: Path) -> None:

@@ -29,7 +29,8 @@ import yaml
 
 from actions_runner import ActionRun, run_composite, workflow_commands
 from citelint import __version__
-from citelint.store.captures import capture_path, make_record, write_capture
+from citelint.store.captures import capture_path, make_record
+from citelint.store.writer import write_capture
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, Repo, run_cli
 from gitrepo import commit_all, copy_source_tree, git, git_env, init_repo
 
@@ -76,7 +77,7 @@ def test_hook_manifest_is_valid_and_matches_design() -> None:
     # The per-file hook runs in one process: pre-commit already runs its batches in parallel.
     assert hooks["citelint"]["entry"] == "citelint check --jobs 1"
     assert hooks["citelint-all"]["entry"] == "citelint check"
-    assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown"]
+    assert hooks["citelint"]["types_or"] == ["json", "yaml", "markdown", "symlink"] and hooks["citelint"]["types"] == []
     assert hooks["citelint-all"]["pass_filenames"] is False
     import re
 
@@ -218,6 +219,21 @@ def test_init_respects_pyproject_config(tmp_path: Path) -> None:
     assert not (tmp_path / "citelint.yaml").exists()
 
 
+@pytest.mark.parametrize("config", ["pyproject.toml", "citelint.yaml"])
+def test_init_sets_up_the_captures_folder_the_config_names(tmp_path: Path, config: str) -> None:
+    """Issue 23: with `captures = "ev"` init created captures/.gitattributes, a folder check never reads."""
+    if config == "pyproject.toml":
+        (tmp_path / config).write_text('[tool.citelint]\ncaptures = "evidence/ev"\nsources = []\n')
+    else:
+        (tmp_path / config).write_text("captures: evidence/ev\nsources: []\n")
+    run = run_cli("init", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert "created: evidence/ev/.gitattributes" in run.lines[:2], run.out
+    assert (tmp_path / "evidence" / "ev" / ".gitattributes").read_text() == "* -text\n"
+    assert not (tmp_path / "captures").exists()
+    assert run_cli("check", cwd=tmp_path).code == 0
+
+
 def test_init_snippets_are_valid_configs(tmp_path: Path) -> None:
     """The printed snippets validate: pre-commit's own config check, GitHub's workflow schema."""
     from citelint.cli.scaffold import precommit_snippet, workflow_snippet
@@ -314,6 +330,27 @@ def test_precommit_skips_unrelated_files(hooked: HookedRepo) -> None:
     verbose = run_tool("pre_commit", "run", "citelint", "--verbose", "--files", "data/settings.json",
                        cwd=repo.root, env=hooked.env)
     assert "citelint: 0 files, 0 facts" in verbose.stdout, verbose.stdout
+
+
+@pytest.mark.slow
+def test_precommit_checks_a_committed_symlinked_report(hooked: HookedRepo) -> None:
+    """Issue 23: pre-commit tags `reports/q9.json -> ../data/q9.txt` "symlink" only, so the hook
+    never saw it, and citelint skipped it by its target's name."""
+    repo = hooked.repo
+    repo.report(repo.cited("sales", SOURCE_B, "17 items were sold in the third quarter"), name="data/q9.txt")
+    (repo.root / "reports" / "q9.json").symlink_to(Path("..", "data", "q9.txt"))
+    failed = hooked.commit("a symlinked bad report")
+    assert failed.returncode == 1, failed.stdout
+    assert hook_status(failed.stdout, "citelint") == "Failed"
+    assert "reports/q9.json:" in failed.stdout and "CL104 snippet not found" in failed.stdout
+    # A folder link too: git commits it as one symlink, and the hook walks it.
+    (repo.root / "reports" / "q9.json").unlink()
+    (repo.root / "data" / "q9.txt").rename(repo.root / "data" / "q9.json")
+    (repo.root / "reports" / "x").symlink_to(Path("..", "data"), target_is_directory=True)
+    failed = hooked.commit("a symlinked folder of reports")
+    assert failed.returncode == 1, failed.stdout
+    assert "reports/x/q9.json:" in failed.stdout and "CL104 snippet not found" in failed.stdout
+    assert git(repo.root, "rev-list", "--count", "HEAD", env=hooked.env) == "1"
 
 
 @pytest.mark.slow

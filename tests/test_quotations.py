@@ -28,8 +28,9 @@ from citelint.links.directive import (
     strip_directive,
 )
 from citelint.links.quote import match_spans, title_revision
-from citelint.store.captures import CaptureRecord, make_record, write_capture
+from citelint.store.captures import CaptureRecord, make_record
 from citelint.store.record import Extractor
+from citelint.store.writer import write_capture
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DOC = "https://example.org/doc.txt"

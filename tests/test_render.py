@@ -240,6 +240,22 @@ def test_render_exits_as_check_does_so_a_failing_report_is_not_published(repo: R
     assert render(repo.root, "reports/r.json", "-o", str(out)).returncode == repo.check().code == 0
 
 
+def test_render_strict_fails_on_warnings_as_check_strict_does(repo: Repo, tmp_path: Path) -> None:
+    """A pipeline gating on `check --strict` gates its publish step the same
+    way: `render --strict -o r.html && publish` publishes nothing for a report
+    with warnings (the view is still written); --exit-zero still wins."""
+    repo.report(repo.cited(snippet="42 items"))  # CL105: shorter than 20 characters, a warning
+    assert repo.check().code == 0 and repo.check("--strict").code == 1
+    out, published = tmp_path / "r.html", tmp_path / "published"
+    script = f"{sys.executable} -m citelint render --strict reports/r.json -o {out} && touch {published}"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}, "PYTHONPATH": str(REPO_ROOT)}
+    shell = subprocess.run(["sh", "-c", script], cwd=repo.root, env=env, capture_output=True, text=True)
+    assert shell.returncode == 1 and not published.exists() and out.exists(), shell.stderr
+    assert render(repo.root, "reports/r.json").returncode == 0
+    assert render(repo.root, "reports/r.json", "--strict", "--exit-zero").returncode == 0
+    assert "--strict" in render(REPO_ROOT, "--help").stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (["reports/missing.json"], "no such file"),
     (["notes.txt"], "cannot render notes.txt"),

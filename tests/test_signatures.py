@@ -398,8 +398,8 @@ def test_sshsig_parser_refuses_malformed_blobs(keys: dict[str, Path]) -> None:
 # --------------------------------------------------------------------------- more shapes and hostile files
 
 def test_extracted_capture_statement_carries_extractor_and_raw_digest(repo: Repo, keys: dict[str, Path]) -> None:
-    from citelint.store.captures import write_capture
     from citelint.store.record import Extractor, make_record
+    from citelint.store.writer import write_capture
 
     record = make_record(SOURCE_A, "Extracted page: 42 items in the visible text.", retrieved_at="2026-07-01T00:00:00Z",
                          content_type="text/html", extractor=Extractor("html-text", "0.6.2", {"encoding": "utf-8"}),
@@ -575,8 +575,8 @@ def test_a_capture_nobody_signed_is_cl401_at_its_file_and_attest_will_not_launde
         repo: Repo, keys: dict[str, Path]) -> None:
     """The reproduction: a hand-made capture nobody cites passes review unless
     check reports it; then a default `attest` in the trusted job must not sign it."""
-    from citelint.store.captures import write_capture
     from citelint.store.record import make_record
+    from citelint.store.writer import write_capture
 
     signed_repo(repo, keys["ed25519"])
     attest(repo, keys["ed25519"])

@@ -204,9 +204,15 @@ def test_accepted_facts_carry_context_and_capture_date(repo: Repo) -> None:
     assert "context" not in json.loads(repo.check("--format", "json").out)["accepted"][0]
 
 
-def test_exit_2_summary_says_the_check_did_not_run(repo: Repo, tmp_path: Path) -> None:
+def test_exit_2_summary_says_the_check_did_not_run(repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
     (repo.root / "citelint.yaml").write_text("sources: [\n<script>\u202e\n", encoding="utf-8")
-    summary = tmp_path / "summary.md"
+    # Outside the project, as $GITHUB_STEP_SUMMARY is: a config that does not parse
+    # may name any file of its project as evidence, so none of them gets the summary.
+    inside = repo.write("summary.md", "earlier step\n")
+    run = check_process(repo.root, "--summary-file", str(inside))
+    assert run.returncode == 2 and inside.read_text(encoding="utf-8") == "earlier step\n"
+    assert "cannot be read, so which files of its project are evidence or reports is unknown" in run.stderr
+    summary = tmp_path_factory.mktemp("runner") / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
     run = check_process(repo.root, "--summary-file", str(summary), "--format", "github")
     assert run.returncode == 2

@@ -69,7 +69,7 @@ def test_the_order_is_the_walk_order_however_the_project_is_named(
         "../top.json", "B.json", "a.json", "b.json", "sub/c.json"]
 
 
-def test_a_symlinked_folder_inside_the_project_is_walked_only_when_named(repo: Repo) -> None:
+def test_a_symlinked_folder_to_reports_checks_each_report_once_under_its_own_path(repo: Repo) -> None:
     repo.report(repo.cited(snippet="not in the capture"), name="reports/2026/answer.json")
     (repo.root / "reports" / "current").symlink_to(repo.root / "reports" / "2026", target_is_directory=True)
     whole = repo.check()
@@ -97,20 +97,22 @@ def test_a_symlink_deep_in_a_walked_folder_leading_outside_is_refused_unread(
     assert not events.read(str(secret)) and "SECRET-TOKEN" not in run.out + run.err
 
 
-def test_a_named_folder_leading_outside_has_its_reports_refused_unread(
+def test_a_named_folder_leading_outside_is_neither_listed_nor_read(
         repo: Repo, secret: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Named as a pre-commit hook names a committed folder link: it might lead to /, so it is
+    # not walked, and it says so.
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     (repo.root / "reports").mkdir()
     (repo.root / "reports" / "outdir").symlink_to(secret.parent, target_is_directory=True)
     with watching() as events:
         run = repo.check("reports/outdir")
-    assert run.code == 1
-    assert run.findings("CL001") == [f"reports/outdir/secret.json:1:1: CL001 not read: it is a symlink to "
-                                     f"{secret}, outside the project directory {repo.root.resolve()} "
-                                     "[report-unreadable]"]
+    assert f"citelint: skipped reports/outdir: not walked: it is a symlink to {secret.parent}, outside the " \
+           f"project directory {repo.root.resolve()}" in run.err, run.err
     assert not events.read(str(secret)) and "SECRET-TOKEN" not in run.out + run.err
-    # The walk of the project itself does not follow the folder link at all.
-    assert "nothing was checked" in repo.check().err
+    assert not [p for p in events.listed if p.startswith(str(secret.parent))]
+    # The walk of the project itself does not follow the folder link either.
+    whole = repo.check()
+    assert "nothing was checked" in whole.err and "skipped reports/outdir: not walked" in whole.err
 
 
 def test_a_name_that_only_starts_like_the_project_is_outside_it(repo: Repo, tmp_path: Path) -> None:

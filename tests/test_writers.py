@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from citelint.store.captures import capture_path, raw_path, sha256_hex, write_raw
+from citelint.store.captures import capture_path, raw_path, sha256_hex
+from citelint.store.writer import write_raw
 from conftest import REPO_ROOT, SOURCE_A, Repo, run_cli
 
 #: A constructed Anthropic Messages response with no citations (the writer is what is tested).
@@ -67,10 +68,11 @@ def _hostile(repo: Repo, kind: str, at: str | None = None) -> tuple[Path, Path]:
     where the command's destination is fixed); returns (the path to name, the
     path whose state must not change)."""
     root, outside = repo.root, repo.outside  # type: ignore[attr-defined]
-    capture = capture_path(root / "captures", SOURCE_A, repo.records[SOURCE_A].sha256)
+    captures = getattr(repo, "captures_dir", root / "captures")
+    capture = capture_path(captures, SOURCE_A, repo.records[SOURCE_A].sha256)
     fixed = {
         "capture": capture,
-        "raw body": raw_path(root / "captures", SOURCE_A, sha256_hex(b"<p>Synthetic source</p>")),
+        "raw body": raw_path(captures, SOURCE_A, sha256_hex(b"<p>Synthetic source</p>")),
         "signature": capture.parent / f"{capture.stem}.{SIG_NAME}.sig",
         "config": root / "citelint.yaml",
         "report": root / "reports" / "good.json",
@@ -109,7 +111,9 @@ WHY = {
 }
 KINDS = list(WHY)
 
-#: (name, the argv before the target, the flag named in the message, the argv after it)
+#: (name, the argv before the target, the flag named in the message, the argv after it). A name
+#: ending "from outside" runs from a folder outside the project (the argv's {root} is the project's);
+#: one ending "broken config" runs where the config does not load and names `captures: evidence`.
 OUTPUTS: list[tuple[str, list[str], str, list[str]]] = [
     ("check --output-file", ["check", "--output-file"], "--output-file", []),
     ("check --sarif-file", ["check", "--sarif-file"], "--sarif-file", []),
@@ -117,6 +121,12 @@ OUTPUTS: list[tuple[str, list[str], str, list[str]]] = [
     ("render -o", ["render", "reports/good.json", "-o"], "-o", []),
     ("import --out", ["import", "anthropic", "response.json", "--out"], "--out", []),
     ("import --out --force", ["import", "anthropic", "response.json", "--out"], "--out", ["--force"]),
+    ("import --out from outside", ["import", "anthropic", "{root}/response.json", "--out"], "--out", []),
+    ("import --out --force from outside", ["import", "anthropic", "{root}/response.json", "--out"], "--out",
+     ["--force"]),
+    ("check --summary-file, broken config", ["check", "--summary-file"], "--summary-file", []),
+    ("check --config --summary-file from outside, broken config",
+     ["check", "--config", "{root}/citelint.yaml", "--summary-file"], "--summary-file", []),
 ]
 
 
@@ -124,10 +134,16 @@ OUTPUTS: list[tuple[str, list[str], str, list[str]]] = [
 @pytest.mark.parametrize("name, before, flag, after", OUTPUTS, ids=[o[0] for o in OUTPUTS])
 def test_output_writer_refuses_every_hostile_target(project: Repo, name: str, before: list[str], flag: str,
                                                     after: list[str], kind: str) -> None:
+    if name.endswith("broken config"):
+        # The "did not run" summary is still written: it must protect what the unloadable config names.
+        (project.root / "captures").rename(project.root / "evidence")
+        project.captures_dir = project.root / "evidence"  # type: ignore[attr-defined]
+        project.config(captures="evidence", bogus=1)
     target, watched = _hostile(project, kind, at="out/target.txt" if kind == "symlinked folder" else None)
     others = {p: state(p) for p in (project.outside / "victim.txt", project.root / "docs" / "notes.txt")}  # type: ignore[attr-defined]
     was = state(watched)
-    run = run_cli(*before, str(target), *after, cwd=project.root)
+    cwd = project.outside if "from outside" in name else project.root  # type: ignore[attr-defined]
+    run = run_cli(*(a.format(root=project.root) for a in before), str(target), *after, cwd=cwd)
     why = WHY[kind]
     if name.startswith("import") and kind == "report":
         if after:  # --force replaces a report, but never Markdown over a .json one (check would say CL001)
@@ -136,7 +152,12 @@ def test_output_writer_refuses_every_hostile_target(project: Repo, name: str, be
             return
         why = "it exists; use --force to replace it"
     assert run.code == 2, (run.out, run.err)
-    assert run.err.startswith(f"citelint: cannot write {flag} {target}: ") and why in run.err, run.err
+    if name.endswith("broken config"):
+        config_error, refused = run.err.splitlines()
+        assert config_error.startswith("citelint: config error: ") and "unknown key 'bogus'" in config_error
+        assert refused.startswith(f"citelint: cannot write {flag} {target}: ") and why in refused, run.err
+    else:
+        assert run.err.startswith(f"citelint: cannot write {flag} {target}: ") and why in run.err, run.err
     assert "Traceback" not in run.err
     assert state(watched) == was
     assert {p: state(p) for p in others} == others
@@ -150,16 +171,103 @@ def test_import_without_force_refuses_an_existing_report_and_the_outputs_replace
     before = report.read_bytes()
     run = run_cli("import", "anthropic", "response.json", "--out", str(report), cwd=project.root)
     assert run.code == 2 and "it exists; use --force to replace it" in run.err and report.read_bytes() == before
-    for _, argv, _, after in OUTPUTS:
+    for name, argv, _, after in OUTPUTS:
+        if name.endswith("broken config"):
+            continue
         out = project.root / "docs" / "out.txt"
         out.write_text("old\n")
-        code = run_cli(*argv, str(out), *after, cwd=project.root).code
+        cwd = project.outside if "from outside" in name else project.root  # type: ignore[attr-defined]
+        code = run_cli(*(a.format(root=project.root) for a in argv), str(out), *after, cwd=cwd).code
         if argv[0] == "import" and not after:
             assert code == 2 and out.read_text() == "old\n"
         else:
             assert code == 0 and out.read_text() != "old\n"
         if argv == ["check", "--summary-file"]:
             assert out.read_text().startswith("old\n")  # the step summary is appended to
+
+
+def test_a_config_is_refused_wherever_it_is(project: Repo) -> None:
+    """No output creates a `citelint.yaml` (it would become a project's
+    config), or replaces the config of the project it lands in, outside
+    the one the command runs in too: a pyproject.toml with [tool.citelint],
+    and both configs of a folder that has two."""
+    outside = project.outside  # type: ignore[attr-defined]
+    (outside / "both").mkdir()
+    for folder in (outside, outside / "both"):
+        (folder / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.citelint]\ncaptures = "ev"\n')
+    (outside / "both" / "citelint.yaml").write_text("captures: ev\n")
+    was = state(outside)
+    for name, why in (("new/citelint.yaml", "it is named like a citelint config"),
+                      ("pyproject.toml", "it is the config"),
+                      ("both/pyproject.toml", "it is named like a citelint config"),
+                      ("both/citelint.yaml", "it is the config")):
+        (outside / "new").mkdir(exist_ok=True)
+        run = run_cli("import", "anthropic", "response.json", "--out", str(outside / name), "--force",
+                      cwd=project.root)
+        assert run.code == 2 and why in run.err, (name, run.err)
+        (outside / "new").rmdir()
+        assert state(outside) == was
+
+
+CLASHES = [
+    ["--output-file", "s", "--sarif-file", "s", "--summary-file", "s"],
+    ["--output-file", "s", "--sarif-file", "./s"],
+    ["--sarif-file", "s", "--summary-file", "{root}/s"],
+    ["--output-file", "s", "--summary-file", "docs/../s"],
+]
+
+
+@pytest.mark.parametrize("exists", [False, True])
+@pytest.mark.parametrize("argv", CLASHES, ids=[" ".join(c) for c in CLASHES])
+def test_two_outputs_naming_one_file_are_refused_before_the_check(project: Repo, argv: list[str],
+                                                                  exists: bool) -> None:
+    """Each writer would replace or append to the other's file (SARIF with
+    Markdown after it): refused, naming both, and nothing is written."""
+    target = project.root / "s"
+    if exists:
+        target.write_text("old\n")
+    was = state(target)
+    run = run_cli("check", *(a.format(root=project.root) for a in argv), cwd=project.root)
+    assert run.code == 2, (run.out, run.err)
+    assert run.err.count("\n") == 1 and "they name the same file" in run.err, run.err
+    assert f"cannot write {argv[0]} s and {argv[2]} " in run.err, run.err
+    assert state(target) == was
+
+
+def test_two_outputs_through_a_hard_link_are_one_file(project: Repo) -> None:
+    (project.root / "s").write_text("old\n")
+    os.link(project.root / "s", project.root / "docs" / "t")
+    run = run_cli("check", "--output-file", "s", "--sarif-file", "docs/t", cwd=project.root)
+    assert run.code == 2 and "they name the same file" in run.err, run.err
+    assert (project.root / "s").read_text() == "old\n"
+
+
+#: (a command naming notes/a.md as an input, with a placeholder for the output flag naming it too)
+INPUT_WRITERS = [
+    ["check", "notes/a.md", "--output-file", "{}"],
+    ["check", "notes/a.md", "--sarif-file", "{}"],
+    ["check", "notes/a.md", "--summary-file", "{}"],
+    ["check", "-", "--stdin-filename", "notes/a.md", "--output-file", "{}"],
+    ["render", "notes/a.md", "-o", "{}"],
+    ["import", "anthropic", "notes/a.md", "--out", "{}", "--force"],
+    ["import", "anthropic", "response.json", "--source-map", "notes/a.md", "--out", "{}", "--force"],
+]
+
+
+@pytest.mark.parametrize("argv", INPUT_WRITERS, ids=[" ".join(a) for a in INPUT_WRITERS])
+@pytest.mark.parametrize("spelling", ["notes/a.md", "./notes/../notes/a.md", "{root}/notes/a.md"])
+def test_an_output_never_replaces_a_file_named_as_an_input(project: Repo, monkeypatch: pytest.MonkeyPatch,
+                                                           argv: list[str], spelling: str) -> None:
+    """A file named on the command line is an input, even one the check skips
+    as not a report: no output writes over it, however it is spelled."""
+    project.write("notes/a.md", RESPONSE)
+    monkeypatch.setattr("sys.stdin", open(project.root / "notes" / "a.md"))  # noqa: SIM115 (closed by pytest)
+    was = state(project.root / "notes" / "a.md")
+    named = spelling.format(root=project.root)
+    run = run_cli(*(a.replace("{}", named) for a in argv), cwd=project.root)
+    assert run.code == 2, (run.out, run.err)
+    assert "it is an input named on the command line" in run.err, run.err
+    assert state(project.root / "notes" / "a.md") == was
 
 
 def test_a_hard_link_to_evidence_is_never_appended_to_and_a_replace_leaves_the_capture(project: Repo) -> None:
@@ -198,6 +306,31 @@ def test_init_only_creates_and_refuses_what_is_not_a_regular_file(project: Repo,
     assert run.code == 2 and "Traceback" not in run.err
     where = "captures/.gitattributes: the directory" if kind == "symlinked folder" else "citelint.yaml: "
     assert f"citelint: cannot write {where}" in run.err and WHY[kind] in run.err, run.err
+    # Issue 23: every file is vetted first, so a refused one leaves the other uncreated too.
+    assert not os.path.lexists(project.root / "captures" / ".gitattributes")
+    if kind != "symlinked folder":
+        assert "skipped: captures/.gitattributes (not created: another file was refused" in run.out, run.out
+
+
+@pytest.mark.parametrize("kind", ["symlinked folder", "file", "fifo"])
+def test_init_with_a_hostile_captures_entry_creates_no_config(tmp_path: Path, kind: str) -> None:
+    """Issue 23: with `captures` a symlink, a file or a FIFO, init still wrote citelint.yaml and exited 2."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "project"
+    root.mkdir()
+    captures = root / "captures"
+    if kind == "symlinked folder":
+        captures.symlink_to(outside, target_is_directory=True)
+    elif kind == "file":
+        captures.write_text("not a folder\n")
+    else:
+        os.mkfifo(captures)
+    run = run_cli("init", cwd=root)
+    assert run.code == 2 and "Traceback" not in run.err
+    assert "citelint: cannot write captures/.gitattributes: " in run.err, run.err
+    assert "skipped: citelint.yaml (not created: another file was refused" in run.out, run.out
+    assert sorted(p.name for p in root.iterdir()) == ["captures"] and not list(outside.iterdir())
 
 
 def _sign_name(key: Path) -> str:
@@ -303,7 +436,7 @@ def test_nothing_writes_a_file_but_the_two_writers() -> None:
     # private key copy ssh-keygen needs (mode 0600, in a temporary directory).
     callers = sorted(path.relative_to(REPO_ROOT).as_posix() for path in (REPO_ROOT / "citelint").rglob("*.py")
                      if path.name != "files.py" and "write_exclusive(" in path.read_text(encoding="utf-8"))
-    assert callers == ["citelint/capture/sign.py", "citelint/store/captures.py"], callers
+    assert callers == ["citelint/capture/sign.py", "citelint/store/writer.py"], callers
 
 
 def _opens_for_writing(call: ast.Call) -> bool:

@@ -64,14 +64,13 @@ from citelint.files import FileTooLarge, NotRegularFile, read_regular, write_exc
 from citelint.store.captures import (
     MAX_CAPTURE_FILE_BYTES,
     CaptureError,
-    EvidenceRefused,
     Store,
     capture_path,
     parse_record,
     time_key,
     utc_now,
-    write_evidence,
 )
+from citelint.store.writer import EvidenceRefused, write_evidence
 
 #: The environment variable a CI job passes its signing key in (the key's text, or a path).
 ENV_VAR = "CITELINT_SIGN_KEY"

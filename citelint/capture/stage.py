@@ -2,7 +2,7 @@
 a fetched or held text becomes a capture (DESIGN §5).
 
 Everything here either ends in a capture written through the store's
-exclusive writer (:func:`citelint.store.captures.write_capture`) or in a
+exclusive writer (:func:`citelint.store.writer.write_capture`) or in a
 :class:`~citelint.capture.policy.CaptureRefused` whose message says why.
 Nothing prints; the command line turns outcomes into lines.
 """
@@ -26,8 +26,8 @@ from citelint.store.captures import (
     decode_text,
     make_record,
     sha256_hex,
-    write_capture,
 )
+from citelint.store.writer import write_capture
 
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetcher
@@ -73,7 +73,7 @@ class CaptureOutcome:
 
 def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None = None) -> CaptureOutcome:
     """Write ``raw`` (when kept) and ``record`` with the exclusive writer
-    (:func:`~citelint.store.captures.write_capture`, raw body first); verify an existing file."""
+    (:func:`~citelint.store.writer.write_capture`, raw body first); verify an existing file."""
     try:
         result = write_capture(captures_dir, record, raw)
     except OSError as exc:

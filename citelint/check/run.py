@@ -50,7 +50,8 @@ from citelint.reports.document import ParseFailure
 from citelint.reports.json import LazyDocument
 from citelint.reports.loaders import decode_source, kind_of, load_text, read_source
 from citelint.reports.schema import check_document
-from citelint.store.captures import Store, legacy_message, legacy_unmigrated
+from citelint.store.captures import Store
+from citelint.store.legacy import legacy_message, legacy_unmigrated
 
 if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier

@@ -3,7 +3,9 @@ to the paths given on the command line or to the whole project.
 
 Only the capture store and version-control or tool directories are never
 walked; files that match no glob are skipped (a pre-commit hook passes every
-changed file).
+changed file). A symlink is judged by where it leads and, failing that, by its
+own name: one named like a report is checked (inside the project) or refused
+(CL001), never passed over.
 """
 
 from __future__ import annotations
@@ -49,41 +51,106 @@ class Selection:
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
 
 
-def _walk(top: str, captures_dir: str) -> Iterator[tuple[str, str]]:
-    """(absolute path as reached from ``top``, real path) of each file under
-    the directory ``top``, in a stable order: a folder's files by name, then
-    its folders by name, depth first.
+class _Found(NamedTuple):
+    """One file reached by a walk or named on the command line."""
+
+    #: The absolute path as reached (through the named path and any links).
+    lexical: str
+    #: Where it really is (every symlink resolved): the file that is read.
+    real: str
+    #: Its name in the project: the real location of the folder holding its
+    #: name, joined with the names below any folder link followed on the way.
+    #: It differs from ``real`` only for a path through a symlink, and it is
+    #: what a report glob is matched against when ``real`` matches none.
+    name: str
+    #: The path as given on the command line, or None for a file a walk found.
+    named: str | None = None
+
+
+def _walk(top: str, captures_dir: str, root: str, skipped: list[tuple[str, str]]) -> Iterator[_Found]:
+    """Each file under the directory ``top``, in a stable order: a folder's
+    files by name, then its folders by name, depth first.
 
     Never descends into version control or tool directories, nor into the
     capture store (its files are never reports, and a large store would
     dominate the walk: the store is recognised by its real location, so a
-    walk through a symlinked alias of the project skips it too). Directory
-    symlinks are not followed, so below the real ``top`` only a file that is
-    itself a symlink needs ``realpath``: a ``DirEntry`` says which without a
-    system call. A folder that cannot be listed is passed over, as
-    ``os.walk`` does.
+    walk through a symlinked alias of the project skips it too). A symlinked
+    folder leading inside the project ``root`` is walked, its files named by
+    the link (``reports/latest -> ../data`` holds ``reports/latest/q9.json``);
+    each such target at most once, and never one enclosing the folder being
+    walked, so a link loop ends. A folder link leading outside is not listed
+    (it might lead to ``/``), whether walked to or named as ``top``: it is
+    noted in ``skipped``. Below a real folder only a file that is itself a
+    symlink needs ``realpath``: a ``DirEntry`` says which without a system
+    call. A folder that cannot be listed is passed over, as ``os.walk`` does.
     """
-    stack = [(os.path.abspath(top), os.path.realpath(top))]
+    lexical_top, real_top = os.path.abspath(top), os.path.realpath(top)
+    root_prefix = dir_prefix(root)
+    # A named folder link inside the project is named where the link is, not
+    # where it leads; an alias of the project from outside, where it leads.
+    name_top = _name_in_project(lexical_top, top, root_prefix)
+    if not name_top.startswith(root_prefix):
+        name_top = real_top
+    elif not (real_top.startswith(root_prefix) or real_top == root):
+        # A folder link of the project, named (by a pre-commit hook too), that
+        # leads outside: not listed, as in a walk (it might lead to ``/``).
+        skipped.append((lexical_top, _outside_folder(real_top, root)))
+        return
+    followed: set[str] = set()
+    # (lexical, real, name) of each folder still to list.
+    stack = [(lexical_top, real_top, name_top)]
     while stack:
-        lexical, real = stack.pop()
+        lexical, real, name = stack.pop()
         try:
             with os.scandir(real) as listing:
                 entries = sorted(listing, key=_name)
         except OSError:
             continue
-        lexical_prefix, real_prefix = dir_prefix(lexical), dir_prefix(real)
+        lexical_prefix, real_prefix, name_prefix = dir_prefix(lexical), dir_prefix(real), dir_prefix(name)
         folders = []
         for entry in entries:
             link = _is_symlink(entry)
             if _is_dir(entry):
-                # A symlinked folder is not walked (it is judged where it leads,
-                # if that is named); the store and tool folders never.
-                if not link and entry.name not in _SKIP_DIRS and real_prefix + entry.name != captures_dir:
-                    folders.append((lexical_prefix + entry.name, real_prefix + entry.name))
+                if entry.name in _SKIP_DIRS:
+                    continue
+                if not link:
+                    if real_prefix + entry.name != captures_dir:
+                        folders.append((lexical_prefix + entry.name, real_prefix + entry.name,
+                                        name_prefix + entry.name))
+                    continue
+                target = os.path.realpath(real_prefix + entry.name)
+                if not (target.startswith(root_prefix) or target == root):
+                    skipped.append((lexical_prefix + entry.name, _outside_folder(target, root)))
+                elif (target not in followed and target != captures_dir
+                      and not dir_prefix(target).startswith(dir_prefix(captures_dir))
+                      and not dir_prefix(real).startswith(dir_prefix(target))):
+                    followed.add(target)
+                    folders.append((lexical_prefix + entry.name, target, name_prefix + entry.name))
                 continue
             path = real_prefix + entry.name
-            yield lexical_prefix + entry.name, os.path.realpath(path) if link else path
+            yield _Found(lexical_prefix + entry.name, os.path.realpath(path) if link else path,
+                         name_prefix + entry.name)
         stack.extend(reversed(folders))
+
+
+def _outside_folder(target: str, root: str) -> str:
+    """Why a folder link leading to ``target``, outside the project ``root``, is not walked."""
+    return (f"not walked: it is a symlink to {target}, outside the project directory {root} "
+            "(no report is read from outside the project)")
+
+
+def _name_in_project(lexical: str, given: str, root_prefix: str) -> str:
+    """The name in the project of the path ``given`` (``lexical`` once made
+    absolute): ``lexical`` itself when it lies inside the project as spelled
+    (a path through folder links keeps their names), else its folder's real
+    location joined with its own name (a path through an alias of the project).
+    A ``..`` is resolved by the system, not by spelling, so such a path is
+    named the second way too."""
+    if lexical.startswith(root_prefix) and ".." not in Path(given).parts:
+        return lexical
+    if os.path.dirname(lexical) == lexical:
+        return lexical
+    return os.path.join(os.path.realpath(os.path.dirname(lexical)), os.path.basename(lexical))
 
 
 def _name(entry: os.DirEntry) -> str:
@@ -171,12 +238,19 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection
 
     A file is matched by its real location (symlinks resolved), so a path
     given absolute, relative or through a symlinked directory is judged the
-    same way. A file whose real location is outside the project (the
-    config's directory) is never read: if it sits where a report would, it
-    is a target with a ``refusal``; a named file that is not a report is
-    listed in ``skipped`` with the reason (a pre-commit hook passes every
-    changed file, so this is information, not an error). A FIFO or device
-    is selected like a file; reading it is refused later, never waited on.
+    same way. A symlink (or a path through a symlinked folder) whose name in
+    the project matches a glob is a report too, although the file it leads
+    to matches none (``reports/q9.json -> ../data/q9.txt``): it is checked
+    as that file when the file is inside the project, and refused (a target
+    with a ``refusal``, CL001) when it is outside it or in the capture store;
+    it is never passed over. No file outside the project (the config's
+    directory) is ever read. A file reached twice (a link beside the report
+    it leads to) is checked once, under its own path when that is among the
+    candidates. A named file that is not a report is listed in ``skipped``
+    with the reason (a pre-commit hook passes every changed file, so this is
+    information, not an error), as is a folder link a walk did not follow. A
+    FIFO or device is selected like a file; reading it is refused later,
+    never waited on.
 
     Each target carries its display path and its syntax, computed here once.
 
@@ -184,10 +258,12 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection
         UsageError: a given path does not exist (or cannot be examined).
     """
     captures_dir = str(config.captures_dir)
-    # (lexical, real, as named on the command line or None).
-    candidates: list[tuple[str, str, str | None]] = []
+    root = os.path.realpath(config.root)
+    root_prefix = dir_prefix(root)
+    selection = Selection()
+    candidates: list[_Found] = []
     if not paths:
-        candidates = [(lexical, real, None) for lexical, real in _walk(str(config.root), captures_dir)]
+        candidates = list(_walk(str(config.root), captures_dir, root, selection.skipped))
     for p in paths:
         # Joined as pathlib joins (``..`` kept for the system to resolve), once per named path.
         path = str(Path(cwd, p))
@@ -197,33 +273,36 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection
             raise UsageError(f"{p}: no such file or directory") from None
         except OSError as exc:
             raise UsageError(f"{p}: {exc.strerror or exc}") from None
+        lexical = os.path.abspath(path)
         if os.path.isdir(path):
-            candidates.extend((lexical, real, None) for lexical, real in _walk(path, captures_dir))
+            candidates.extend(_walk(path, captures_dir, root, selection.skipped))
         else:
-            candidates.append((os.path.abspath(path), os.path.realpath(path), p))
-    root = os.path.realpath(config.root)
-    root_prefix = dir_prefix(root)
+            real = os.path.realpath(path)
+            name = real if lexical == real else _name_in_project(lexical, p, root_prefix)
+            candidates.append(_Found(lexical, real, name, p))
     display = _displayer(cwd)
-    # One entry per real file, named by its own path when that is among the
+    # One target per real file, named by its own path when that is among the
     # candidates (so a symlink to a report never hides the report itself).
-    unique: dict[str, tuple[str, str, str | None]] = {}
-    for lexical, real, named in candidates:
-        seen = unique.get(real)
-        if seen is None or (lexical == real and seen[0] != real):
-            unique[real] = (lexical, real, named)
-    selection = Selection()
-    for lexical, real, named in unique.values():
-        if not real.startswith(root_prefix) and real != root:
-            matched, why = config.classify(lexical)
-            ext = kind_of(lexical)
-            kind = _kind(matched, ext)[0] if matched else None
-            if kind:
-                selection.targets.append(Target(Path(lexical), kind, f"not read: it is a symlink to {real}, outside "
-                                                                     f"the project directory {root}",
-                                                display=display(lexical), syntax=_syntax(kind, ext)))
-            elif named is not None:
-                selection.skipped.append((named, why if matched is None else "outside the project directory"))
+    chosen: dict[str, tuple[_Found, Target]] = {}
+    for found in candidates:
+        target, why = _target(config, found, root, root_prefix, captures_dir, display)
+        if target is None:
+            if found.named is not None:
+                selection.skipped.append((found.named, why))
             continue
+        seen = chosen.get(found.real)
+        if seen is None or (found.lexical == found.real and seen[0].lexical != found.real):
+            chosen[found.real] = (found, target)
+    selection.targets.extend(target for _, target in chosen.values())
+    return selection
+
+
+def _target(config: Config, found: _Found, root: str, root_prefix: str, captures_dir: str,
+            display: Callable[[str], str]) -> tuple[Target | None, str]:
+    """The target ``found`` is, or (None, why it is not a report)."""
+    lexical, real, name = found.lexical, found.real, found.name
+    inside = real.startswith(root_prefix) or real == root
+    if inside:
         matched, why = config.classify(real)
         ext = kind_of(real)
         kind, why = _kind(matched, ext) if matched else (None, why)
@@ -232,7 +311,20 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection
             # The kind follows the file read; the syntax, the name shown (they
             # differ only for a symlink renamed on the way).
             syntax = _syntax(kind, ext if shown == real else kind_of(shown))
-            selection.targets.append(Target(Path(shown), kind, display=display(shown), syntax=syntax))
-        elif named is not None:
-            selection.skipped.append((named, why))
-    return selection
+            return Target(Path(shown), kind, display=display(shown), syntax=syntax), ""
+        if name == real:
+            return None, why
+    # Reached through a symlink, and the file it leads to is no report where
+    # it is: the name it has in the project decides.
+    matched, name_why = config.classify(name)
+    ext = kind_of(name)
+    kind = _kind(matched, ext)[0] if matched else None
+    if kind is None:
+        return None, why if inside else (name_why if matched is None else "outside the project directory")
+    shown = lexical if lexical.startswith(root_prefix) else name
+    refusal = None
+    if not inside:
+        refusal = f"not read: it is a symlink to {real}, outside the project directory {root}"
+    elif real == captures_dir or real.startswith(dir_prefix(captures_dir)):
+        refusal = f"not read: it is a symlink to {real}, inside the captures directory (evidence, not a report)"
+    return Target(Path(shown), kind, refusal, display=display(shown), syntax=_syntax(kind, ext)), ""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from citelint import __version__
 from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, run_check
-from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, isatty
+from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, clashing_outputs, isatty
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
 from citelint.escape import terminal
@@ -47,8 +47,11 @@ examples:
 writes: nothing, except what a flag asks for: --output-file and --sarif-file
 (created or replaced whole), --summary-file (appended to a regular file) and
 --fix (the Markdown reports it checked, in place). Never through a symlink,
-never into a FIFO or directory, never over a capture, the config or (for the
---*-file options) a report: such a file is refused (exit 2) and left alone.
+never into a FIFO or directory, never over a capture, the config (of this
+run, or of the project the file lands in; a citelint.yaml anywhere) or (for
+the --*-file options) a report or a file named as a PATH: such a file is
+refused (exit 2) and left alone. Two options naming one file are refused
+before the check runs.
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
 (--exit-zero: 0 unless a usage or config error)
@@ -142,6 +145,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             resolving.close()
         return _did_not_run(f"config error: {exc}", fmt, args, out, err)
     outputs = _outputs(args, config)
+    clash = clashing_outputs(list(outputs.values()))
+    if clash:
+        return _did_not_run(clash, fmt, args, out, err, summary=False)
     for name, output in outputs.items():
         problem = output.problem()
         if problem:
@@ -218,14 +224,35 @@ def _outputs(args: argparse.Namespace, config: Config | None) -> dict[str, Outpu
     """The files this run will write, by format name: ``--output-file``
     (replaced whole), ``--sarif-file`` (replaced whole) and ``--summary-file``
     (appended to, as GitHub's ``$GITHUB_STEP_SUMMARY`` is); none may be
-    evidence, the config or a report."""
+    evidence, the config, a report or a file named as an input. With no
+    ``config`` (it failed to load), the config file named or discovered is
+    still protected, and every captures directory it could name."""
     found = {}
+    config_file = None if config is not None else _config_file(args)
     for name, path, flag, mode in (("output", args.output_file, "--output-file", "replace"),
                                    ("sarif", args.sarif_file, "--sarif-file", "replace"),
                                    ("summary", args.summary_file, "--summary-file", "append")):
         if path:
-            found[name] = Output(flag, path, config, mode=mode)
+            found[name] = Output(flag, path, config, mode=mode, config_file=config_file, inputs=_inputs(args))
     return found
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The files named on the command line as inputs: no output may replace
+    one, not even one the check skips as not a report."""
+    return [p for p in args.paths if p != "-"] + ([args.stdin_filename] if args.stdin_filename else [])
+
+
+def _config_file(args: argparse.Namespace) -> Path | None:
+    """The config file ``--config`` names, or the one discovered from the
+    working directory; None when there is none."""
+    cwd = Path.cwd()
+    if args.config:
+        return args.config if args.config.is_absolute() else cwd / args.config
+    try:
+        return discover(cwd)
+    except ConfigError:
+        return None
 
 
 def _stdin_problem(args: argparse.Namespace) -> str | None:
@@ -285,9 +312,8 @@ def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, 
     if args.summary_file and summary:
         buffer = io.StringIO()
         did_not_run("summary")(message, buffer)
-        # The config may be what failed: the writer then protects the defaults.
-        problem = Output("--summary-file", args.summary_file, _config_or_none(args), mode="append").write(
-            buffer.getvalue())
+        # The config may be what failed: the writer then protects what that config file could name.
+        problem = _outputs(args, _config_or_none(args))["summary"].write(buffer.getvalue())
         if problem:
             err.write(f"citelint: {problem}\n")
     return EXIT_USAGE

@@ -78,10 +78,11 @@ offsets that disagree, sources the operator must capture) also go to
 standard error.
 
 writes: only --out, created whole; an existing file only with --force (replaced
-whole); never a symlink, a FIFO or a directory, never a capture or the config.
+whole); never a symlink, a FIFO or a directory, never a capture or the config
+(of the project --out lands in, wherever the import runs), never an input.
 --out must be a .json, .yaml or .yml file with --as facts, and none of those
 with --as markdown (citelint check reads those as fact reports), else exit 2;
-an --out that none of the config's globs for its kind match (markdown, or
+an --out that none of its project's globs for its kind match (markdown, or
 reports for facts) is written with a warning: citelint check will not check it.
 
 exit codes: 0 the report was written, every citation linked; 1 it was
@@ -135,20 +136,25 @@ def _response(vendor: str, data: bytes, name: str) -> Any:
     return load_response(vendor, data, name)
 
 
-def _out(path: Path, force: bool) -> Output:
+def _out(args: argparse.Namespace) -> Output:
     """The output writer for --out: it creates a report, and replaces an
-    existing regular file only with --force; never evidence or the config
-    of the project it is written into (the config found from the working
-    directory, else the defaults one there would have)."""
-    from citelint.config import load_config
+    existing regular file only with --force; never evidence or the config of
+    the project it lands in (found from the --out file's folder upward), nor
+    of the project the command runs in, nor one of the import's own inputs."""
+    from citelint.config import discover, load_config
     from citelint.errors import ConfigError
 
+    config, config_file = None, None
     try:
         config = load_config(None, Path.cwd())
     except ConfigError:
-        config = None
-    return Output("--out", path, config, mode="replace" if force else "create", reports=False,
-                  exists_hint="use --force to replace it")
+        try:
+            config_file = discover(Path.cwd())
+        except ConfigError:
+            pass
+    inputs = [p for p in (args.response, args.request, args.source_map) if p]
+    return Output("--out", args.out, config, mode="replace" if args.force else "create", reports=False,
+                  exists_hint="use --force to replace it", config_file=config_file, inputs=inputs)
 
 
 #: The --out suffixes ``citelint check`` reads as each kind of report (case-insensitive).
@@ -173,19 +179,32 @@ def _suffix_problem(path: Path, as_: str) -> str | None:
 
 def _unchecked(output: Output, as_: str) -> str | None:
     """The warning when ``check`` would not check ``--out`` as the report
-    ``as_`` writes (no glob of the config matches it, or it is excluded),
-    or None: an import written where ``check`` never looks passes unseen."""
+    ``as_`` writes, or None: no config governs its folder, or none of that
+    project's globs for the kind matches it (or it is excluded). An import
+    written where ``check`` never looks passes unseen. A config that fails
+    to load gets no warning here: ``check`` itself reports it."""
     from citelint.check.targets import checked_as
+    from citelint.config import discover, load_config
+    from citelint.errors import ConfigError
 
     path = os.path.realpath(output.path)
-    kind, why = checked_as(output.config, path)
+    folder = Path(path).parent
+    try:
+        config = load_config(None, folder)
+    except ConfigError:
+        try:
+            discover(folder)
+        except ConfigError:
+            return (f"warning: --out {output.path}: no citelint config is found from its folder up, so "
+                    "citelint check will not check it; write it into a project (citelint init creates one)")
+        return None
+    kind, why = checked_as(config, path)
     if kind == _CHECKED_AS[as_]:
         return None
     key = "markdown" if as_ == "markdown" else "reports"
-    whose = "the config's" if output.config.path.exists() else "the default (no config found)"
     return (f"warning: --out {output.path}: {why or 'not checked as this kind of report'}, so citelint check "
-            f"will not check it; write it where {whose} `{key}` globs match "
-            f"({', '.join(getattr(output.config, key)) or 'none'}), or add a glob for it")
+            f"will not check it; write it where the config's `{key}` globs match "
+            f"({', '.join(getattr(config, key)) or 'none'}), or add a glob for it")
 
 
 def _adapter(vendor: str) -> Any:
@@ -229,7 +248,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     target = Path(args.out)
     try:
-        output = _out(target, args.force)
+        output = _out(args)
         # Before any work: a refused --out fails fast; evidence or the config is named as such first.
         problem = output.problem() or _suffix_problem(target, args.as_)
         if problem:

@@ -3,7 +3,8 @@
 Write a starter citelint.yaml and captures/.gitattributes (* -text) in the
 current directory, then print pre-commit and GitHub Actions snippets. It only
 creates files: an existing file is never overwritten (it is reported and left
-alone), and a symlink, FIFO or directory in a file's place is refused.
+alone), and a symlink, FIFO or directory in a file's place is refused, before
+anything is written. The captures folder is the one an existing config names.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ EPILOG = """\
 examples:
   citelint init                          in the repository root; then edit sources and labels
 
-writes: only citelint.yaml and captures/.gitattributes, and only when they do
-not exist (never through a symlink, never into a FIFO or directory).
+writes: only citelint.yaml and <captures>/.gitattributes (the captures folder
+the config already there names, else captures/), and only when they do not
+exist (never through a symlink, never into a FIFO or directory). Both are
+vetted first: when one is refused, neither is written.
 
 exit codes: 0 created or left unchanged, 2 a file refused or not writable
 """

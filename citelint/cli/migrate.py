@@ -13,7 +13,7 @@ from typing import TextIO
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_config_option, load_config
 from citelint.config import relpath
 from citelint.escape import terminal
-from citelint.store.captures import migrate
+from citelint.store.legacy import migrate
 
 NAME = "migrate"
 

@@ -27,13 +27,14 @@ examples:
 The page is self-contained (no script, nothing loaded from elsewhere) and
 shows the check's verdict; a report with errors still renders, marked failed,
 and the command then exits 1, so `citelint render r.md -o r.html && publish`
-never publishes a failing report.
+never publishes a failing report (with --strict, as `check --strict`, a
+report with warnings fails too).
 
 writes: only FILE (-o), created or replaced whole; never a symlink, a FIFO or
 a directory, never a report the config matches, a capture or the config.
 
 exit codes: 0 rendered and nothing at error severity, 1 rendered with findings
-at error severity, 2 usage or config error (no such report, not a report
+at error severity (--strict: warnings too), 2 usage or config error (no such report, not a report
 under the config, an output file that is refused or cannot be written)
 (--exit-zero: 0 unless a usage or config error)
 """
@@ -47,6 +48,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
     add_config_option(p)
     p.add_argument("-o", "--output", type=Path, metavar="FILE",
                    help="write to FILE (replaced whole) instead of stdout; never a report, capture or the config")
+    p.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     p.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even with findings (a usage or config error is still 2)")
     p.add_argument("--format", choices=sorted(RENDER_FORMATS), default="html", help="output format (default: html)")
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     The view is written whatever the check found (it says so); the status
     is then the check's: EXIT_OK, EXIT_FINDINGS for findings at error
-    severity (EXIT_OK with ``--exit-zero``), or EXIT_USAGE (config error,
+    severity, or warnings with ``--strict`` (EXIT_OK with ``--exit-zero``), or EXIT_USAGE (config error,
     the report missing or not matched by the config's globs, unreadable, or
     the output refused or not writable: then nothing is written).
     """
@@ -71,7 +73,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     config = load_config(args, err)
     cwd = Path.cwd()
-    output = Output("-o", args.output, config) if args.output is not None else None
+    output = Output("-o", args.output, config, inputs=[args.report]) if args.output is not None else None
     problem = output.problem() if output is not None else None
     if problem:
         err.write(f"citelint: {problem}\n")
@@ -103,4 +105,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_USAGE
         err.write(f"citelint: wrote {terminal(str(args.output))} ({counts})\n")
     # As `check` exits: a failing report's view is written, and the status says it failed.
-    return EXIT_FINDINGS if result.count("error") and not args.exit_zero else EXIT_OK
+    failed = result.count("error") or (args.strict and result.count("warning"))
+    return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_OK

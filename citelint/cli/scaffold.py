@@ -5,11 +5,14 @@ Files are created with the output writer in create-only mode
 byte for byte as it was, so running ``init`` twice, or in a repository that
 is already set up, changes nothing; a symlink, FIFO or directory in a
 file's place, or a symlinked folder on its way, is refused and left alone.
+Every file is vetted (:func:`citelint.files.check_output`) before any is
+created, so a refusal leaves nothing half done.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,6 +140,20 @@ class InitOutcome:
     detail: str = ""
 
 
+def _vet(directory: Path, rel: str) -> InitOutcome | None:
+    """Whether ``directory/rel`` may be created: None when it may, else its
+    outcome (``exists``, or ``refused`` with why), as the writer would judge it."""
+    from citelint.files import WriteRefused, check_output
+
+    try:
+        check_output(directory / rel, mode="create", root=directory)
+    except WriteRefused as exc:
+        if exc.exists:
+            return InitOutcome(rel, "exists", "left unchanged")
+        return InitOutcome(rel, "refused", exc.why)
+    return None
+
+
 def _create(directory: Path, rel: str, content: str) -> InitOutcome:
     """Create ``directory/rel`` with ``content`` unless something is there."""
     from citelint.files import WriteRefused, write_output
@@ -150,24 +167,94 @@ def _create(directory: Path, rel: str, content: str) -> InitOutcome:
     return InitOutcome(rel, "created")
 
 
+def _captures_folder(directory: Path, config_rel: str | None) -> tuple[str, str]:
+    """The captures folder ``init`` sets up, relative to ``directory``, and why
+    it cannot (or ""): the ``captures`` of the config already there
+    (``config_rel``, citelint.yaml or pyproject.toml), else ``captures``."""
+    from citelint.config import load_config
+    from citelint.errors import ConfigError
+
+    if config_rel is None:
+        return "captures", ""
+    try:
+        config = load_config(directory / config_rel, directory)
+    except ConfigError as exc:
+        return "", f"the existing config names the captures folder, and it cannot be read: {exc}"
+    rel = os.path.relpath(config.captures_dir, config.root)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return "", f"the config's captures folder {config.captures_dir} is outside {directory}; create it yourself"
+    return Path(rel).as_posix(), ""
+
+
+def _missing_folders(directory: Path, rel: str) -> tuple[list[Path], str]:
+    """The folders to create so that ``directory/rel`` exists, outermost
+    first, or why not: an existing part of the way that is not a directory
+    is refused here, before anything is written. At a symlink on the way
+    nothing is to be created: :func:`_vet` then refuses the file behind it."""
+    from citelint.files import entry_kind
+
+    here, missing = directory, list[Path]()
+    for part in Path(rel).parts:
+        here = here / part
+        if missing:
+            missing.append(here)
+            continue
+        try:
+            st = os.lstat(here)
+        except FileNotFoundError:
+            missing.append(here)
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            # The writer's own refusal (a symlinked folder on the way) says it best.
+            return [], ""
+        if not stat.S_ISDIR(st.st_mode):
+            what = "a file" if stat.S_ISREG(st.st_mode) else entry_kind(st.st_mode)
+            return [], (f"{here.relative_to(directory).as_posix()} is {what}, not a directory; "
+                        "citelint writes captures only into a real folder")
+    return missing, ""
+
+
 def create_starter_files(directory: Path) -> list[InitOutcome]:
-    """Create ``citelint.yaml`` and ``captures/.gitattributes`` in ``directory``.
+    """Create ``citelint.yaml`` and ``<captures>/.gitattributes`` in ``directory``.
 
     Never overwrites: an existing file is reported as ``exists``, anything
     but a regular file in its place as ``refused``. The config is
     ``skipped`` when ``pyproject.toml`` there already has ``[tool.citelint]``
-    (both in one directory is a config error).
+    (both in one directory is a config error). The captures folder is the
+    one the config already there names (``captures`` for a new one).
+
+    Every file and folder is vetted before any is created: when one is
+    refused, nothing is written and the others are ``skipped`` (so no run
+    leaves half a setup).
 
     Raises:
         OSError: a file or the captures directory cannot be created.
     """
-    outcomes = []
+    config_rel: str | None = None
+    planned: list[InitOutcome | None] = []
     if has_tool_table(directory / PYPROJECT):
-        outcomes.append(InitOutcome(CONFIG_NAME, "skipped", f"[tool.citelint] in {PYPROJECT} is the config"))
+        config_rel = PYPROJECT
+        planned.append(InitOutcome(CONFIG_NAME, "skipped", f"[tool.citelint] in {PYPROJECT} is the config"))
     else:
-        outcomes.append(_create(directory, CONFIG_NAME, STARTER_CONFIG))
-    captures = directory / "captures"
-    if not os.path.lexists(captures):
-        captures.mkdir()
-    outcomes.append(_create(directory, "captures/.gitattributes", CAPTURES_GITATTRIBUTES))
+        vetted = _vet(directory, CONFIG_NAME)
+        planned.append(vetted)
+        if vetted is not None and vetted.status == "exists":
+            config_rel = CONFIG_NAME
+    captures, why = _captures_folder(directory, config_rel)
+    attributes = f"{captures or 'captures'}/.gitattributes"
+    missing: list[Path] = []
+    if not why:
+        missing, why = _missing_folders(directory, captures)
+    if not why and not missing:
+        vetted = _vet(directory, attributes)
+        planned.append(vetted)
+    else:
+        planned.append(InitOutcome(attributes, "refused", why) if why else None)
+    if any(o is not None and o.status == "refused" for o in planned):
+        return [o or InitOutcome(rel, "skipped", "not created: another file was refused, so nothing was written")
+                for o, rel in zip(planned, (CONFIG_NAME, attributes))]
+    outcomes = [planned[0] or _create(directory, CONFIG_NAME, STARTER_CONFIG)]
+    for folder in missing:
+        folder.mkdir()
+    outcomes.append(planned[1] or _create(directory, attributes, CAPTURES_GITATTRIBUTES))
     return outcomes

@@ -3,6 +3,7 @@
 Modules, one job each:
 
 - ``record``: the capture record (v1 and v2), its strict parsing and digests.
-- ``captures``: the store's layout, verified lookup (CL102, CL103), legacy
-  files (CL107), ``migrate`` and the exclusive writer for evidence.
+- ``captures``: the store's layout and verified lookup (CL102, CL103).
+- ``writer``: the evidence writer (captures, raw bodies, signatures), create-only.
+- ``legacy``: legacy files (CL107) and ``migrate``.
 """

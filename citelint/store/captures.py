@@ -1,5 +1,4 @@
-"""The capture store: layout, read-only lookup with integrity checks, the
-exclusive writer, and migration of the legacy layout (DESIGN §2.2).
+"""The capture store: layout and read-only lookup with integrity checks (DESIGN §2.2).
 
 Layout: ``<root>/<sha256(source)>/<sha256(text)>.json``. The identity of a
 captured revision is the pair (source, sha256); the path is derived from it,
@@ -7,8 +6,9 @@ so a lookup is one ``open`` and there is nothing to fall back to. The record
 inside each file is :mod:`citelint.store.record`' (its names are re-exported
 here, so users of the store need one import).
 
-Only this module touches the on-disk store. Readers never write; the writer
-never replaces an existing file.
+Only this package touches the on-disk store: this module reads it,
+:mod:`citelint.store.writer` is the evidence writer (it never replaces a
+file), :mod:`citelint.store.legacy` reads and migrates the legacy layout.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from datetime import UTC
 from pathlib import Path
 from typing import NamedTuple
 
-from citelint.files import FileTooLarge, NotRegularFile, entry_kind, read_regular, write_exclusive
+from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.store.record import (
     CAPTURE_FORMAT,
     CAPTURE_FORMAT_V2,
@@ -34,7 +33,6 @@ from citelint.store.record import (
     CaptureMissing,
     CaptureRecord,
     TextRejected,
-    check_digest,
     decode_text,
     is_rfc3339_utc,
     make_record,
@@ -46,16 +44,13 @@ from citelint.store.record import (
 
 __all__ = [
     "CAPTURE_FORMAT", "MAX_CAPTURE_FILE_BYTES", "RECORD_KEYS", "CaptureCorrupt", "CaptureError", "CaptureMissing",
-    "CaptureRecord", "MigrateOutcome", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected",
-    "WriteOutcome", "RecordTooLarge", "capture_path", "record_bytes", "decode_text", "raw_path", "write_raw",
-    "legacy_message", "legacy_unmigrated", "make_record", "migrate", "parse_legacy",
-    "parse_record", "read_head_date", "revision_key", "sha256_hex", "source_dir", "time_key", "utc_now",
-    "write_capture", "write_evidence", "EvidenceRefused",
+    "CaptureRecord", "NewestRevisions", "RevisionDate", "RevisionInfo", "Store", "TextRejected", "capture_path",
+    "decode_text", "raw_path", "make_record", "parse_record", "read_bounded", "read_head_date", "revision_key",
+    "sha256_hex", "source_dir", "time_key", "utc_now",
 ]
 
 #: A capture file larger than this is refused unread (DESIGN §2.2).
 MAX_CAPTURE_FILE_BYTES = 64 * 1024 * 1024
-LEGACY_KEYS = frozenset({"source", "text", "sha256", "accessedAt"})
 TMP_PREFIX = ".tmp-"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -88,7 +83,7 @@ def raw_path(root: Path, source: str, raw_sha256: str) -> Path:
 
 # --------------------------------------------------------------------------- read side
 
-def _read_bounded(path: Path | str) -> bytes:
+def read_bounded(path: Path | str) -> bytes:
     """Read a regular file of at most MAX_CAPTURE_FILE_BYTES without following a final symlink."""
     try:
         return read_regular(path, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
@@ -246,7 +241,7 @@ class Store:
         if not inside:
             return CaptureCorrupt("capture directory is a symlink leading outside the captures directory")
         try:
-            return parse_record(_read_bounded(os.path.join(directory, name)), source=source, sha256=sha256)
+            return parse_record(read_bounded(os.path.join(directory, name)), source=source, sha256=sha256)
         except CaptureError as exc:
             return exc
 
@@ -426,7 +421,7 @@ class Store:
                 if ext != "json" or not _HEX64.fullmatch(stem):
                     continue
                 try:
-                    rec = parse_record(_read_bounded(f), sha256=stem)
+                    rec = parse_record(read_bounded(f), sha256=stem)
                     if sha256_hex(rec.source) != sdir.name:
                         raise CaptureCorrupt("recorded source does not hash to its directory name")
                     yield f, rec
@@ -443,240 +438,3 @@ class Store:
         except OSError:
             return []
         return sorted(self.root / name for name in names)
-
-
-# --------------------------------------------------------------------------- write side
-
-class EvidenceRefused(CaptureCorrupt):
-    """The evidence writer will not create a file: an entry of its name that
-    is not a regular file, a directory on the way (the store included) that is
-    a symlink or not a directory, or a path outside the store. Nothing was
-    written; ``str()`` says what to inspect."""
-
-
-def write_evidence(root: Path, path: Path, data: bytes) -> bool:
-    """The evidence writer: create ``path`` inside the store ``root`` holding
-    ``data``, exclusively (:func:`citelint.files.write_exclusive`); never
-    replace, never write through a symlink.
-
-    Every directory from ``root`` down to ``path``'s folder must be a real
-    directory (missing ones are created): a symlinked ``captures/`` or source
-    directory committed by a report author would otherwise send evidence
-    anywhere. Used only by ``capture``, ``migrate`` and ``attest``.
-
-    Returns:
-        True when ``path`` was created; False when a regular file of that
-        name exists already (the caller verifies it holds what it should).
-
-    Raises:
-        EvidenceRefused: as described above.
-        OSError: a directory cannot be created or written.
-    """
-    store, target = Path(os.path.abspath(root)), Path(os.path.abspath(path))
-    if not target.parent.is_relative_to(store):
-        raise EvidenceRefused(f"{path} is outside the captures directory {root}; evidence is written only there")
-    rel = target.parent.relative_to(store).parts
-    for depth in range(len(rel) + 1):
-        folder = store.joinpath(*rel[:depth])
-        if not os.path.lexists(folder):
-            # exist_ok: a concurrent capture may create it first; what is there is inspected next.
-            folder.mkdir(parents=depth == 0, exist_ok=True)
-        st = os.lstat(folder)
-        if not stat.S_ISDIR(st.st_mode):
-            raise EvidenceRefused(f"{folder} is {entry_kind(st.st_mode)}, not a directory; evidence is written "
-                                  "only into real directories of the captures directory: inspect it by hand")
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        return write_exclusive(target, data, tmp_prefix=TMP_PREFIX)
-    if not stat.S_ISREG(st.st_mode):
-        raise EvidenceRefused(f"{target.name} already exists as {entry_kind(st.st_mode)}; evidence is never "
-                              "written through or over one: inspect it by hand")
-    return False
-
-
-class WriteOutcome(NamedTuple):
-    """Result of :func:`write_capture`: ``created`` is False when an identical
-    capture (same source, same text) already existed; ``path`` is its file."""
-
-    created: bool
-    path: Path
-    record: CaptureRecord
-
-
-def write_capture(root: Path, record: CaptureRecord, raw: bytes | None = None) -> WriteOutcome:
-    """Write ``record`` into the store exclusively; never replace a file.
-
-    ``raw``, when given, is the body an extractor read (the record's
-    ``rawSha256``): it is kept first (:func:`write_raw`), so a record that
-    names a raw body never lacks it for want of a second write, and only
-    after the record is serialised, so a record too large to write is
-    refused before anything is written.
-
-    The record is written to ``.tmp-<random>`` in the destination directory,
-    fsynced, then hard-linked to its final name (``os.link`` fails if the
-    name exists, so concurrent writers of the same text leave one file and
-    no reader sees a partial one); where hard links are unsupported the
-    final name is created with ``O_CREAT|O_EXCL`` instead. The temporary
-    file is always removed.
-
-    Returns:
-        WriteOutcome with ``created=False`` when the same revision exists
-        already (its name is derived from the text, so it holds this text).
-
-    Raises:
-        RecordTooLarge: the record's JSON is over :data:`MAX_CAPTURE_FILE_BYTES`.
-        CaptureCorrupt: an entry named as ``raw`` exists but does not hold it.
-        EvidenceRefused: the name or a directory on the way is not a regular
-            file or directory (:func:`write_evidence`).
-        OSError: the directory cannot be created or written.
-    """
-    final = capture_path(root, record.source, record.sha256)
-    data = record_bytes(record)
-    if raw is not None:
-        write_raw(root, record.source, raw)
-    created = write_evidence(root, final, data)
-    return WriteOutcome(created, final, record)
-
-
-class RecordTooLarge(CaptureError):
-    """A record's JSON form is over :data:`MAX_CAPTURE_FILE_BYTES`: never written."""
-
-
-def record_bytes(record: CaptureRecord) -> bytes:
-    """The bytes :func:`write_capture` would write for ``record``.
-
-    Raises:
-        RecordTooLarge: over :data:`MAX_CAPTURE_FILE_BYTES`, so every check
-            would refuse the file unread (CL103).
-    """
-    data = record.to_json().encode("ascii")
-    if len(data) > MAX_CAPTURE_FILE_BYTES:
-        raise RecordTooLarge(f"the capture record would be {len(data)} bytes, over the {MAX_CAPTURE_FILE_BYTES} "
-                             "byte limit a capture file may have; capture a smaller source")
-    return data
-
-
-def write_raw(root: Path, source: str, raw: bytes) -> tuple[bool, Path]:
-    """Keep the raw body of an extracted capture as ``<sha256(raw)>.raw``
-    beside it, exclusively, as :func:`write_capture` does. An existing entry
-    of that name is accepted only as a regular file (not a symlink) holding
-    exactly these bytes.
-
-    Returns:
-        (created, path).
-
-    Raises:
-        CaptureCorrupt: an entry of that name exists but is not those bytes
-            in a regular file.
-        OSError: the directory cannot be created or written.
-    """
-    final = raw_path(root, source, sha256_hex(raw))
-    if write_evidence(root, final, raw):
-        return True, final
-    try:
-        held = read_regular(final, MAX_CAPTURE_FILE_BYTES, follow_symlinks=False)
-    except (OSError, FileTooLarge, NotRegularFile) as exc:
-        raise CaptureCorrupt(f"{final.name} already exists but is not a readable regular file ({exc}); "
-                             "raw bodies are never replaced, inspect it by hand") from None
-    if held != raw:
-        raise CaptureCorrupt(f"{final.name} already exists with other bytes (it was altered); raw bodies are "
-                             "never replaced, inspect it by hand")
-    return False, final
-
-
-# --------------------------------------------------------------------------- legacy
-
-def parse_legacy(path: Path) -> CaptureRecord:
-    """Verify one legacy record (keys source, text, sha256, accessedAt).
-
-    The file name must be sha256(source), the digest must match the text and
-    ``accessedAt`` must be an ISO time (normalised to RFC 3339 UTC).
-
-    Raises:
-        CaptureCorrupt: the record fails any of those checks.
-    """
-    data = _read_bounded(path)
-    try:
-        obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise CaptureCorrupt(f"not valid UTF-8 JSON ({exc})") from None
-    if not isinstance(obj, dict) or set(obj) != LEGACY_KEYS:
-        raise CaptureCorrupt("legacy record must have exactly the keys source, text, sha256, accessedAt")
-    if not all(isinstance(obj[k], str) for k in LEGACY_KEYS):
-        raise CaptureCorrupt("legacy record fields must be strings")
-    if sha256_hex(obj["source"]) != path.stem:
-        raise CaptureCorrupt("file name is not sha256 of the recorded source")
-    check_digest(obj["text"], obj["sha256"], "text does not match its recorded sha256")
-    from datetime import datetime  # legacy records only
-
-    try:
-        when = datetime.fromisoformat(obj["accessedAt"].replace("Z", "+00:00"))
-    except ValueError:
-        raise CaptureCorrupt(f"accessedAt is not an ISO 8601 time: {obj['accessedAt']!r}") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    try:
-        utc = when.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise CaptureCorrupt(f"accessedAt is out of range: {obj['accessedAt']!r}") from None
-    stamp = f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
-    return make_record(obj["source"], obj["text"], retrieved_at=stamp)
-
-
-class MigrateOutcome(NamedTuple):
-    """One legacy file's fate: ``status`` is migrated, already-migrated or refused."""
-
-    path: Path
-    status: str
-    detail: str
-
-
-def migrate(root: Path) -> list[MigrateOutcome]:
-    """Copy every valid legacy record into the new layout; delete nothing.
-
-    Corrupt legacy records are refused (reported, not written).
-    """
-    outcomes = []
-    for path in Store(root).legacy_files():
-        try:
-            rec = parse_legacy(path)
-        except CaptureError as exc:
-            outcomes.append(MigrateOutcome(path, "refused", str(exc)))
-            continue
-        try:
-            res = write_capture(root, rec)
-            if not res.created:
-                Store(root).lookup(rec.source, rec.sha256)  # an existing copy must be this record
-        except CaptureError as exc:
-            outcomes.append(MigrateOutcome(path, "refused", f"{exc}; captures are never replaced"))
-            continue
-        except OSError as exc:
-            outcomes.append(MigrateOutcome(path, "refused", f"cannot write the capture: {exc.strerror or exc}"))
-            continue
-        outcomes.append(MigrateOutcome(path, "migrated" if res.created else "already-migrated",
-                                       f"{rec.source} -> {res.path.relative_to(root).as_posix()}"))
-    return outcomes
-
-
-def legacy_unmigrated(store: Store) -> list[Path]:
-    """Legacy files whose record has no new-layout copy (what CL107 reports).
-
-    A legacy file that cannot even be parsed counts as unmigrated.
-    """
-    out = []
-    for path in store.legacy_files():
-        try:
-            rec = parse_legacy(path)
-        except CaptureError:
-            out.append(path)
-            continue
-        if not capture_path(store.root, rec.source, rec.sha256).is_file():
-            out.append(path)
-    return out
-
-
-def legacy_message(count: int, captures_display: str) -> str:
-    """The CL107 message for ``count`` unmigrated legacy files under ``captures_display``."""
-    return (f"{count} legacy capture file(s) ({captures_display}/<sha256>.json) have no migrated copy and are "
-            "not evidence; run `citelint migrate`, then delete them in a commit")
