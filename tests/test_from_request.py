@@ -173,6 +173,16 @@ def test_unmapped_and_unapproved_documents_are_refused(tmp_path: Path) -> None:
     assert len(list((root / "captures").rglob("*.json"))) == 1
 
 
+def test_a_source_map_entry_no_document_used_is_warned_about(proj: Path) -> None:
+    # A key cut short (or misspelt) mapped nothing, without a word.
+    with (proj / "map.yaml").open("a", encoding="utf-8") as f:
+        f.write('"internal://faq": https://example.org/faq2\n')
+    run = capture(proj)
+    assert run.code == 0, run.out + run.err
+    assert run.err == ('citelint: warning: source map entry "internal://faq" matched no document: it linked '
+                       "nothing (keys are an index, a title, an id or a URL the provider gave, written whole)\n")
+
+
 def test_bad_requests_are_usage_errors_and_write_nothing(tmp_path: Path) -> None:
     root = project(tmp_path / "p", [GUIDE])
     (root / "req.json").write_text('{"messages": [\n  {"content": [}]}')

@@ -262,9 +262,52 @@ def test_an_undeclared_body_is_sniffed_as_whatwg_identifies_an_unknown_type(repo
     if sniffed is None:
         assert run.code == 0 and run.out.startswith("captured: ") and run.err == ""
         return
-    assert run.code == 2 and run.out == "" and f"held.txt looks like {sniffed}: pass --content-type " in run.err
+    assert run.code == 2 and run.out == "" and f"held.txt looks like {sniffed}" in run.err
+    assert ": pass --content-type " in run.err
     assert ("--content-type text/html" if sniffed == "text/xml" else f"--content-type {sniffed}") in run.err
     assert files_under(repo.root / "captures") == before
+
+
+@pytest.mark.parametrize("body, says", [
+    # Each was stored as text/plain: WHATWG sniffing calls them an image, an archive, binary data.
+    (b"GIF89a\x01\x00\x01\x00Revenue rose 12%.", "looks like image/gif (an image): there is no text in it"),
+    (b"PK\x03\x04Revenue rose 12%.", "looks like application/zip (an archive): there is no text in it"),
+    (b"hello\x00world", "looks like application/octet-stream (binary data: byte 0x00 at offset 5): a text holds "
+                        "no such control byte"),
+    (b"\x89PNG\r\n\x1a\n", "looks like image/png (an image)"),
+    (b"\x1f\x8b\x08\x00", "looks like application/x-gzip (an archive)"),
+    (b"Revenue rose 12%.\n" * 200 + b"\x07",  # past the 1445 bytes WHATWG reads: a capture holds all
+     "looks like application/octet-stream (binary data: byte 0x07 at offset 3600)"),
+    (b"%!PS-Adobe-3.0\n", "looks like application/postscript (a PostScript document): citelint extracts no text "
+                          "from PostScript"),
+    # An RSS feed is XML, but no XHTML page: text/html is not suggested for it.
+    (b'<?xml version="1.0"?>\n<!-- feed -->\n<rss version="2.0"><channel><title>Revenue</title></channel></rss>',
+     "looks like text/xml (an XML document, root <rss>): citelint extracts no text from XML other than an XHTML"),
+    (b'<?xml version="1.0"?>\n<!DOCTYPE html>\n<x:html xmlns:x="http://www.w3.org/1999/xhtml"><x:p>R</x:p></x:html>',
+     "looks like text/xml (an XHTML page): pass --content-type text/html (--content-type text/plain records "
+     "the body itself, markup included)"),
+    # A PDF's refusal speaks of its bytes, not of markup.
+    (b"%PDF-1.7\n", "looks like application/pdf: pass --content-type application/pdf (--content-type text/plain "
+                    "would record the PDF's bytes, not its text)"),
+])
+def test_an_undeclared_body_is_refused_with_advice_for_what_it_looks_like(repo: Repo, body: bytes, says: str) -> None:
+    repo.config(sources=[SOURCE_A])
+    path = repo.write("held.txt", body)
+    before = files_under(repo.root / "captures")
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(path), cwd=repo.root)
+    assert run.code == 2 and run.out == "" and f"citelint: {path} {says}" in run.err, run.err
+    assert run.err.endswith("; nothing was written\n")
+    assert files_under(repo.root / "captures") == before
+    if b"XHTML" not in says.encode() and b"html" not in body:
+        assert "text/html" not in run.err  # XHTML is suggested only for an <html> root
+
+
+def test_a_text_with_escape_and_form_feed_is_still_text(repo: Repo) -> None:
+    # ESC, FF, TAB, CR and LF are no binary data bytes (WHATWG): a terminal log stays text.
+    repo.config(sources=[SOURCE_A])
+    path = repo.write("held.txt", b"\x1b[1mRevenue\x1b[0m rose\t12%.\x0c\r\n")
+    run = run_cli("capture", "--source", SOURCE_A, "--from-file", str(path), cwd=repo.root)
+    assert run.code == 0 and run.out.startswith("captured: ") and run.err == "", run.err
 
 
 def test_record_text_refuses_an_undeclared_html_body(tmp_path: Path) -> None:

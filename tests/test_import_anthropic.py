@@ -151,7 +151,9 @@ def test_unresolved_sources_are_marked_reported_with_the_keys_to_map_and_fail(tm
     written = (tmp_path / "a.md").read_text()
     assert links(written) == []
     assert "- The grass is green [1: not linked]\n- The sky is blue [2: not linked]" in written
-    assert 'citation [1]: not linked: no source URL: add "0": https://... or "My Document": https://...' in run.stderr
+    # Both cite document 0: one line names them, and its keys, once.
+    assert ('citations [1], [2]: not linked: no source URL: add "0": https://... or "My Document": https://...'
+            in run.stderr)
     assert "no request given (--request)" in run.stderr
     assert run.stderr.splitlines()[-1].startswith("citelint: 2 of 2 citations not linked: pass --source-map")
 

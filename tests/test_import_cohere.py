@@ -125,6 +125,20 @@ def test_bad_values_name_their_path(tmp_path: Path) -> None:
     assert files(tmp_path) == {"r.json"}
 
 
+def test_citations_of_a_message_without_content_name_the_missing_content(tmp_path: Path) -> None:
+    # It said "citations[0].end is 16, past the end of the text (0 code points)".
+    response = _response([_cite("Lawns need about", [_doc("d", url="https://example.org/")])])
+    del response["message"]["content"]
+    run = _import(tmp_path, response)
+    assert run.returncode == 2 and "past the end" not in run.stderr
+    assert run.stderr == ("citelint: r.json: message.content is missing, but message.citations cites spans of "
+                          "its text\n")
+    response["message"]["content"] = [{"type": "thinking", "thinking": "..."}]
+    run = _import(tmp_path, response)
+    assert run.returncode == 2 and "message.content holds no text part, but message.citations" in run.stderr
+    assert files(tmp_path) == {"r.json"}
+
+
 def _stream(response: dict[str, Any], end: bool = True) -> str:
     """``response`` as a chat v2 server-sent event stream, event shapes as Cohere's reference gives them."""
     message = response["message"]

@@ -11,6 +11,7 @@ import pytest
 from citelint.imports import gemini, openai
 from citelint.imports.model import Answer, ResponseError
 from citelint.imports.streams import load_response
+from citelint.imports.write import REDIRECT_PREFIXES
 from conftest import CORPUS, corpus_path
 
 API = ("api-citations",)
@@ -183,8 +184,11 @@ def test_gemini_one_citation_per_support_and_chunk() -> None:
     assert sorted(sorted(d) for d in spans.values() if len(d) > 1) == [[1, 4]]  # groundingChunkIndices [4, 1]
     for citation in result.citations:
         assert citation.kind == "grounding_chunk" and citation.quote is None
-        assert "redirect" in citation.notes[0] or "Google search page" in citation.notes[0]
-        assert f'"{citation.document}"' in citation.notes[0] and citation.title
+        # A redirect is named by the writer (once, with its keys), a Google search page here.
+        redirect = citation.url.startswith(REDIRECT_PREFIXES)
+        assert citation.notes == () if redirect else "Google search page" in citation.notes[0]
+        assert redirect or f'"{citation.document}"' in citation.notes[0]
+        assert citation.title
 
 
 def _gemini_response(text: str, segments: list[dict[str, Any]], parts: list[dict[str, Any]] | None = None
@@ -287,7 +291,7 @@ def test_gemini_interactions_annotations() -> None:
         result = _answer(name)
         for citation in result.citations:
             assert citation.kind == "url_citation" and citation.document is None
-            assert "redirect" in citation.notes[0]
+            assert citation.url.startswith(REDIRECT_PREFIXES) and citation.notes == ()
             assert re.fullmatch(r"[a-z0-9.-]+\.[a-z]+", citation.title)
     step = {"type": "model_output", "content": [{"type": "text", "text": "é: fact.", "annotations": [
         {"type": "url_citation", "url": "https://b.example/", "title": "b", "start_index": 4, "end_index": 9}]}]}

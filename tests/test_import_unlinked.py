@@ -111,3 +111,84 @@ def test_a_mark_the_answer_would_hide_is_kept_visible_by_escaping() -> None:
 def test_nothing_but_out_is_written(tmp_path: Path) -> None:
     run = cli("import", "anthropic", str(corpus(TINY)), "--out", "a.md", cwd=tmp_path)
     assert run.returncode == 1 and files(tmp_path) == {"a.md"}
+
+
+GEMINI_SEARCH = "gemini-generate-content-google-search.pydantic-ai.response.json"
+
+
+def test_gemini_redirect_key_is_suggested_whole_once_and_links_when_copied(tmp_path: Path) -> None:
+    # The key `import` suggests for a redirect was cut to 80 characters and, copied into a
+    # map, linked nothing; each redirect citation was reported twice, once per citation.
+    run = cli("import", "gemini", str(corpus(GEMINI_SEARCH)), "--out", "a.md", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    redirect = "the provider's URL is a redirect to the source, not the source: add "
+    lines = [line for line in run.stderr.splitlines() if redirect in line]
+    assert [line.split(":", 2)[1] for line in lines] == [" citations [3], [5]", " citation [4]"]
+    assert "grounding-api-redirect), not the source" not in run.stderr  # the adapter's duplicate note
+    keys = re.findall(r'("(?:[^"\\]|\\.)*"): https://\.\.\.', lines[0])
+    assert len(keys) == 2 and run.stderr.count(keys[1]) == 1
+    key = json.loads(keys[1])
+    assert key.startswith("https://vertexaisearch.cloud.google.com/grounding-api-redirect/") and len(key) > 150
+    (tmp_path / "map.yaml").write_text(f"{keys[1]}: https://example.org/weather\n", encoding="utf-8")
+    run = cli("import", "gemini", str(corpus(GEMINI_SEARCH)), "--source-map", "map.yaml", "--out", "a.md",
+              "--force", cwd=tmp_path)
+    assert [n for n, url, _, _ in links((tmp_path / "a.md").read_text()) if url == "https://example.org/weather"] \
+        == [3, 5]
+    assert "citations [3], [5]" not in run.stderr and "matched no citation" not in run.stderr
+
+
+def test_a_source_map_entry_that_links_nothing_is_warned_about(tmp_path: Path) -> None:
+    cut = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQF_uqo2G5Goe"
+    (tmp_path / "map.json").write_text(json.dumps({cut: "https://example.org/weather"}))
+    run = cli("import", "gemini", str(corpus(GEMINI_SEARCH)), "--source-map", "map.json", "--out", "a.md",
+              cwd=tmp_path)
+    assert run.returncode == 1
+    assert f'citelint: source map entry "{cut}" matched no citation: it linked nothing' in run.stderr
+    assert "https://example.org/weather" not in (tmp_path / "a.md").read_text()
+
+
+def test_out_where_check_never_looks_is_warned_about(tmp_path: Path) -> None:
+    # `--out answer.md` outside the config's globs exited 0 without a word, and check skipped it.
+    root = project(tmp_path / "p", [])
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", "answer.md", cwd=root)
+    assert run.returncode == 0, run.stderr
+    assert ("citelint: warning: --out answer.md: matches none of the config's `reports` or `markdown` globs, so "
+            "citelint check will not check it; write it where the config's `markdown` globs match "
+            "(reports/*.md)") in run.stderr
+    assert "skipped answer.md: matches none" in cli("check", "answer.md", cwd=root).stderr  # as the warning said
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", "reports/a.md", cwd=root)
+    assert run.returncode == 0 and "warning: --out" not in run.stderr, run.stderr
+    run = cli("import", "anthropic", str(corpus(TINY)), "--as", "facts", "--allow-unlinked", "--out",
+              "facts.json", cwd=root)
+    assert run.returncode == 0 and "the config's `reports` globs match (reports/*.json)" in run.stderr
+    bare = tmp_path / "bare"  # no project at all: check has no config to check it with
+    bare.mkdir()
+    run = cli("import", "anthropic", str(corpus(TINY)), "--allow-unlinked", "--out", str(bare / "a.md"), cwd=root)
+    assert run.returncode == 0 and f"--out {bare / 'a.md'}: no citelint config is found from its folder up" \
+        in run.stderr, run.stderr
+
+
+def test_out_suffix_that_contradicts_as_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    # `--out reports/x.json --as markdown` wrote Markdown that check then failed to parse (CL001).
+    root = project(tmp_path / "p", [])
+    for as_, out, says in (("markdown", "reports/x.json", "a .json file is checked as a fact report"),
+                           ("markdown", "reports/x.YML", "a .yml file is checked as a fact report"),
+                           ("facts", "reports/x.md", "citelint check reads only from a .json, .yaml or .yml"),
+                           ("facts", "reports/x", "citelint check reads only from a .json, .yaml or .yml")):
+        run = cli("import", "anthropic", str(corpus(TINY)), "--as", as_, "--out", out, cwd=root)
+        assert run.returncode == 2 and run.stderr.startswith(f"citelint: --out {out}: ") and says in run.stderr
+        assert not (root / out).exists()
+    assert not (root / "reports").exists() or not list((root / "reports").iterdir())
+
+
+def test_an_interactions_redirect_is_never_mapped_by_its_domain_title(tmp_path: Path) -> None:
+    # Its title is only the site's domain, a key every page of that site shares.
+    name = "gemini-interactions-google-search.vercel-ai.response.json"
+    titles = {a["title"] for step in json.loads(corpus(name).read_text())["steps"] for item in step.get("content", [])
+              for a in item.get("annotations", [])}
+    run = cli("import", "gemini", str(corpus(name)), "--out", "a.md", cwd=tmp_path)
+    lines = [line for line in run.stderr.splitlines() if "is a redirect to the source" in line]
+    assert lines and titles
+    assert all(json.dumps(t) not in line for line in lines for t in titles), lines
+    only_url = re.compile(r': add "https://vertexaisearch[^"]+": https://\.\.\. to the source map')
+    assert all(only_url.search(line) for line in lines)

@@ -93,6 +93,21 @@ def test_perplexity_search_results_alone_and_markers_in_code(tmp_path: Path) -> 
     assert "`rows[1]`" in written
 
 
+def test_perplexity_search_results_url_missing_from_citations_is_listed_not_dropped(tmp_path: Path) -> None:
+    # Constructed: the two lists disagree. z/9 was in no report and no message, exit 0.
+    (tmp_path / "r.json").write_text(json.dumps({
+        "choices": [{"message": {"role": "assistant", "content": "A [1]."}}],
+        "citations": ["https://a.example/1"], "search_results": [{"title": "Z", "url": "https://z.example/9"}]}))
+    root = project(tmp_path / "p", [])
+    run = cli("import", "perplexity", str(tmp_path / "r.json"), "--out", "reports/a.md", cwd=root)
+    assert run.returncode == 0, run.stderr
+    written = (root / "reports" / "a.md").read_text(encoding="utf-8")
+    assert written == "A [[1]](https://a.example/1).\n\nSources: [[2]](https://z.example/9)\n"
+    assert "citation [2]: search_results[0] lists a URL that citations[] does not" in run.stderr
+    check = json.loads(cli("check", "--format", "json", cwd=root).stdout)
+    assert [f["rule"] for f in check["findings"]] == ["CL201"] * 2  # both governed
+
+
 def test_perplexity_bad_citation_list_names_its_path(tmp_path: Path) -> None:
     data = _recorded(PERPLEXITY)
     data["citations"][2] = {"url": 3}
@@ -132,7 +147,7 @@ def test_xai_citations_without_spans_are_source_links_after_the_answer(tmp_path:
     written = (root / "reports" / "a.md").read_text(encoding="utf-8")
     assert written.startswith(part["text"] + "\n\nSources: ")
     assert _sources_line(written) == "Sources: " + " ".join(f"[[{i}]]({u})" for i, u in enumerate(urls, 1))
-    assert run.stderr.count("the provider gave no position") == 5
+    assert "citations [1], [2], [3], [4], [5]: the provider gave no position" in run.stderr
     check = json.loads(cli("check", "--format", "json", cwd=root).stdout)
     assert [f["rule"] for f in check["findings"]] == ["CL201"] * 5
 

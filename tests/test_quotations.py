@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import jsonschema
 import pytest
@@ -246,6 +247,22 @@ def test_misses_are_cl204_with_near_miss_hints(project: Project) -> None:
     assert "occurs only before the start term" in at_line(run, 7)[0]
     assert "only the two ends and their order are verified" in at_line(run, 7)[0]
     assert "the suffix 'preceded' does not follow" in at_line(run, 9)[0]
+
+
+@pytest.mark.parametrize("start, end, says", [
+    # It said "occurs only before the start term" of an end term at the same place as the start term.
+    ("the end", "the end", "the end term 'the end' occurs only where the start term is (overlapping it), never "
+                           "after it; it must follow the start term"),
+    ("example text fragment", "fragment", "the end term 'fragment' occurs only where the start term is "
+                                          "(overlapping it), never after"),
+    ("this is the end", "is", "the end term 'is' occurs only before the start term or where it is (overlapping "
+                              "it), never after it"),
+    ("more text", "This is", "the end term 'This is' occurs only before the start term;"),
+])
+def test_an_end_term_miss_says_where_the_end_term_occurs(project: Project, start: str, end: str, says: str) -> None:
+    project.report(f"[a]({DOC}#:~:text={quote(start)},{quote(end)})\n")
+    (finding,) = at_line(project.check(), 1)
+    assert ": CL204 " in finding and says in finding, finding
 
 
 @pytest.mark.parametrize("link, term", [

@@ -146,8 +146,9 @@ def test_output_writer_refuses_every_hostile_target(project: Repo, name: str, be
     run = run_cli(*(a.format(root=project.root) for a in before), str(target), *after, cwd=cwd)
     why = WHY[kind]
     if name.startswith("import") and kind == "report":
-        if after:  # --force is how an import replaces a report it wrote before: allowed
-            assert run.code == 0 and state(watched) != was, run.err
+        if after:  # --force replaces a report, but never Markdown over a .json one (check would say CL001)
+            assert run.code == 2 and "a .json file is checked as a fact report" in run.err, run.err
+            assert state(watched) == was
             return
         why = "it exists; use --force to replace it"
     assert run.code == 2, (run.out, run.err)

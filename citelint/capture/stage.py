@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
-from citelint.capture.sniff import HTML, PDF, XML, sniff_media_type
+from citelint.capture.sniff import BINARY, PDF, POSTSCRIPT, Sniffed, sniff
 from citelint.files import FileTooLarge, read_regular
 from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
 from citelint.store.captures import (
@@ -148,33 +148,58 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
 
 class ContentTypeUnclear(CaptureRefused):
     """A held body was given no media type, and its bytes say it is not plain
-    text (:func:`~citelint.capture.sniff.sniff_media_type`): recording it as
-    ``text/plain`` would make its markup (or a PDF's bytes) the evidence.
+    text (:func:`~citelint.capture.sniff.sniff`): recording it as
+    ``text/plain`` would make its markup (or a PDF's, an image's bytes) the
+    evidence. Nothing was written.
 
-    ``sniffed`` is the media type the body looks like; ``suggested`` the
-    one to declare for it (``text/html`` for an XML document, which is most
-    likely XHTML). Nothing was written.
+    ``sniffed`` is the media type the body looks like, ``what`` it is in
+    words where that type does not say (``an XHTML page``, ``an image``),
+    ``suggested`` the type to declare for it (``text/html`` for an XHTML
+    page), or None when citelint extracts no text from such a body, and
+    ``advice`` what to do, worded for the type.
     """
 
-    def __init__(self, sniffed: str) -> None:
-        self.sniffed = sniffed
-        self.suggested = "text/html" if sniffed == XML else sniffed
-        super().__init__(f"the body looks like {sniffed} but no content type was given; declare "
-                         f"{self.suggested} (or text/plain to record its bytes as the text)")
+    def __init__(self, found: Sniffed) -> None:
+        self.sniffed, self.what, self.suggested = found.media_type, found.what, found.declare
+        self.advice = _advice(found)
+        looks = found.media_type + (f" ({found.what})" if found.what else "")
+        super().__init__(f"the body looks like {looks} but no content type was given: {self.advice}")
 
 
-def _declared_mismatch(content_type: str, sniffed: str | None) -> str:
+def _advice(found: Sniffed) -> str:
+    """What to do with an undeclared body that looks like ``found``: the
+    type to declare and what ``text/plain`` would record instead, or, for a
+    body citelint extracts no text from, what to capture instead."""
+    if found.declare == PDF:
+        return ("pass --content-type application/pdf (--content-type text/plain would record the PDF's bytes, "
+                "not its text)")
+    if found.declare is not None:
+        return (f"pass --content-type {found.declare} (--content-type text/plain records the body itself, "
+                "markup included)")
+    if found.media_type == POSTSCRIPT:
+        return "citelint extracts no text from PostScript: capture a PDF, HTML or text version of the source instead"
+    if found.markup:
+        return ("citelint extracts no text from XML other than an XHTML page: capture the page a reader sees "
+                "instead, or pass --content-type text/plain to record the body itself, markup included")
+    if found.media_type == BINARY:
+        return ("a text holds no such control byte, so it is not text: capture a text, HTML or PDF version of "
+                "the source instead")
+    return "there is no text in it to extract: capture a text, HTML or PDF version of the source instead"
+
+
+def _declared_mismatch(content_type: str, found: Sniffed | None) -> str:
     """A warning when the declared ``content_type`` is not what the body's
-    bytes look like (``sniffed``), else an empty string. XML declared as
-    HTML is no mismatch: that is what an XHTML page is."""
+    bytes look like (``found``), else an empty string. An XHTML page
+    declared as HTML is no mismatch: that is what it is."""
     declared = content_type.split(";", 1)[0].strip().lower()
-    if sniffed is None or sniffed == declared or (sniffed, declared) == (XML, HTML):
+    if found is None or declared in (found.media_type, found.declare):
         return ""
+    looks = found.media_type + (f" ({found.what})" if found.what else "")
     if declared == "text/plain":
-        return (f"the body looks like {sniffed} but was recorded as text/plain, as declared: the "
-                f"capture's text is the body itself, {'its bytes' if sniffed == PDF else 'markup'} included, "
+        return (f"the body looks like {looks} but was recorded as text/plain, as declared: the "
+                f"capture's text is the body itself, {'markup' if found.markup else 'its bytes'} included, "
                 "not the text a reader sees")
-    return f"the body looks like {sniffed} but was recorded as {declared}, as declared"
+    return f"the body looks like {looks} but was recorded as {declared}, as declared"
 
 
 def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: Sequence[str],
@@ -194,7 +219,8 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
     defaults) names, run in a child process within ``timeout_s`` seconds,
     its raw bytes kept beside the capture unless ``keep_raw`` is False
     (:mod:`citelint.capture.extract`). With no ``content_type`` the body is
-    sniffed: one that looks like HTML, XML or PDF is refused with
+    sniffed: one that looks like HTML, XML, PDF, PostScript, an image,
+    audio, video, an archive or binary data is refused with
     :class:`ContentTypeUnclear`, anything else is ``text/plain``; a declared
     type the bytes contradict is recorded as declared, with the outcome's
     ``warning`` saying so. The same checks as a fetch apply:
@@ -222,7 +248,7 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
         except UnicodeEncodeError:
             raise CaptureRefused("the text contains lone surrogates and is not valid "
                                  "Unicode") from None
-    sniffed = sniff_media_type(data)
+    sniffed = sniff(data)
     if content_type is None:
         if sniffed is not None:
             raise ContentTypeUnclear(sniffed)
@@ -358,11 +384,13 @@ REQUEST_EXTRACTOR = "anthropic-request"
 @dataclass(frozen=True)
 class DocumentOutcome:
     """What happened to one document of a request: ``document`` is how
-    messages name it (``document 0 "Title"``) and ``outcome`` the capture
-    outcome (its ``source`` is the document's label when no URL was found)."""
+    messages name it (``document 0 "Title"``), ``outcome`` the capture
+    outcome (its ``source`` is the document's label when no URL was found),
+    and ``mapped_by`` the source map key that gave its URL, if one did."""
 
     document: str
     outcome: CaptureOutcome
+    mapped_by: str | None = None
 
 
 def _request_options(doc: RequestDocument, inner: dict | None = None) -> dict:
@@ -456,7 +484,7 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     from citelint import __version__
     from citelint.imports.documents import load_json, request_documents
     from citelint.imports.model import ResponseError
-    from citelint.imports.sourcemap import how_to_map, lookup, map_keys
+    from citelint.imports.sourcemap import how_to_map, map_keys, matched_key
     from citelint.store.record import Extractor, utc_now
 
     request = load_json(request_bytes, name)  # its errors already start with name
@@ -472,7 +500,8 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     results = []
     for doc in documents:
         keys = map_keys(doc.kind, doc.index, doc.title, [doc.source])
-        source = lookup(source_map, keys) or doc.url
+        mapped_by = matched_key(source_map, keys)
+        source = source_map[mapped_by] if mapped_by is not None else doc.url
         try:
             if source is None:
                 raise CaptureRefused(f"no source URL: {how_to_map(keys)}")
@@ -492,5 +521,5 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
             outcome = _record_outcome(captures_dir, record, request_bytes if settings.keep_raw else None)
         except (CaptureRefused, TextRejected) as exc:
             outcome = CaptureOutcome(source=source or doc.label, status=REFUSED, reason=str(exc))
-        results.append(DocumentOutcome(doc.label, outcome))
+        results.append(DocumentOutcome(doc.label, outcome, mapped_by))
     return results

@@ -203,6 +203,15 @@ def _displayer(cwd: Path) -> Callable[[str], str]:
     return lambda path: path[len(prefix):] if path.startswith(prefix) and path != start else relpath(path, start)
 
 
+def checked_as(config: Config, path: str) -> tuple[str | None, str]:
+    """What ``citelint check`` checks the absolute, normalised ``path`` as
+    (``"report"`` or ``"markdown"``), as it selects files: a glob of either
+    list matches it and its extension allows the kind; or ``(None, why not)``.
+    The file need not exist: writers ask before they write."""
+    matched, why = config.classify(path)
+    return _kind(matched, kind_of(path)) if matched else (None, why)
+
+
 def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Selection:
     """The one target of ``check - --stdin-filename NAME``: ``content`` checked as if it
     were the file ``name`` (relative to ``cwd``), which need not exist.
@@ -213,9 +222,8 @@ def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Select
             explicitly is never passed over in silence.
     """
     path = os.path.normpath(os.path.join(cwd, name))
-    matched, why = config.classify(path)
     ext = kind_of(path)
-    kind, why = _kind(matched, ext) if matched else (None, why)
+    kind, why = checked_as(config, path)
     if kind is None:
         raise UsageError(f"--stdin-filename {name}: {why}, so the report on standard input would not be "
                          "checked; name a path the config's `reports` or `markdown` globs match")

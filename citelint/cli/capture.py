@@ -91,7 +91,8 @@ def add_options(capture: argparse.ArgumentParser) -> None:
     capture.add_argument("--content-type", metavar="TYPE",
                          help="with --from-file: the body's Content-Type, which picks its extractor "
                               "(text/plain, text/html, application/pdf; default: text/plain unless the "
-                              "body looks like HTML or PDF, which is refused until its type is given)")
+                              "body looks like HTML, XML, PDF, an image, an archive or binary data, which is "
+                              "refused with advice for its type)")
     capture.add_argument("--retrieved-at", metavar="TIME", type=_rfc3339,
                          help="with --from-file: when the text was retrieved, RFC 3339 UTC like "
                               "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible)")
@@ -196,10 +197,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except ContentTypeUnclear as exc:
             # Not a refused source but an incomplete command: the type was assumed, never given.
             what = "standard input" if args.from_file == "-" else terminal(args.from_file)
-            err.write(f"citelint: {what} looks like {exc.sniffed}: pass --content-type {exc.suggested}"
-                      + (" (an XHTML page)" if exc.suggested != exc.sniffed else "")
-                      + " (--content-type text/plain records the body itself, markup included); "
-                      "nothing was written\n")
+            looks = exc.sniffed + (f" ({exc.what})" if exc.what else "")
+            err.write(f"citelint: {what} looks like {terminal(looks)}: {exc.advice}; nothing was written\n")
             return EXIT_USAGE
         except CaptureRefused as exc:
             out.write(f"refused: {terminal(args.source)}: {terminal(str(exc))}\n")
@@ -299,7 +298,7 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``--from-request VENDOR REQUEST``: one line per document, then counts."""
     from citelint.capture import REFUSED, CaptureRefused, check_settings, read_input, record_request
     from citelint.imports.model import ResponseError
-    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map
+    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map, unused_entries
 
     clash = [flag for flag, on in (("URL arguments", args.urls), ("--all", args.refetch_all),
                                    ("--dry-run", args.dry_run), ("--from-file", args.from_file is not None),
@@ -335,6 +334,8 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (ResponseError, CaptureRefused) as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
+    for line in unused_entries(source_map, [d.mapped_by for d in done if d.mapped_by], "document"):
+        err.write(f"citelint: warning: {terminal(line)}\n")
     counts: dict[str, int] = {}
     unsigned = False
     for item in done:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -79,6 +80,10 @@ standard error.
 writes: only --out, created whole; an existing file only with --force (replaced
 whole); never a symlink, a FIFO or a directory, never a capture or the config
 (of the project --out lands in, wherever the import runs), never an input.
+--out must be a .json, .yaml or .yml file with --as facts, and none of those
+with --as markdown (citelint check reads those as fact reports), else exit 2;
+an --out that none of its project's globs for its kind match (markdown, or
+reports for facts) is written with a warning: citelint check will not check it.
 
 exit codes: 0 the report was written, every citation linked; 1 it was
 written, but citations are not linked (0 with --allow-unlinked); 2 usage or
@@ -152,6 +157,56 @@ def _out(args: argparse.Namespace) -> Output:
                   exists_hint="use --force to replace it", config_file=config_file, inputs=inputs)
 
 
+#: The --out suffixes ``citelint check`` reads as each kind of report (case-insensitive).
+_SUFFIXES = {"markdown": (".md", ".markdown"), "facts": (".json", ".yaml", ".yml")}
+#: What ``citelint check`` calls each kind (:func:`citelint.check.targets.checked_as`).
+_CHECKED_AS = {"markdown": "markdown", "facts": "report"}
+
+
+def _suffix_problem(path: Path, as_: str) -> str | None:
+    """Why ``--out path`` contradicts ``--as as_``, or None: ``check`` reads
+    a .json, .yaml or .yml file as a fact report (so Markdown there fails to
+    parse, CL001), and reads no other file as one."""
+    suffix = path.suffix.lower()
+    if as_ == "markdown" and suffix in _SUFFIXES["facts"]:
+        return (f"--out {path}: a {suffix} file is checked as a fact report, but --as markdown writes Markdown "
+                "(citelint check would fail to parse it): name a .md file, or pass --as facts")
+    if as_ == "facts" and suffix not in _SUFFIXES["facts"]:
+        return (f"--out {path}: --as facts writes a fact report, which citelint check reads only from a .json, "
+                ".yaml or .yml file: name one of those, or pass --as markdown")
+    return None
+
+
+def _unchecked(output: Output, as_: str) -> str | None:
+    """The warning when ``check`` would not check ``--out`` as the report
+    ``as_`` writes, or None: no config governs its folder, or none of that
+    project's globs for the kind matches it (or it is excluded). An import
+    written where ``check`` never looks passes unseen. A config that fails
+    to load gets no warning here: ``check`` itself reports it."""
+    from citelint.check.targets import checked_as
+    from citelint.config import discover, load_config
+    from citelint.errors import ConfigError
+
+    path = os.path.realpath(output.path)
+    folder = Path(path).parent
+    try:
+        config = load_config(None, folder)
+    except ConfigError:
+        try:
+            discover(folder)
+        except ConfigError:
+            return (f"warning: --out {output.path}: no citelint config is found from its folder up, so "
+                    "citelint check will not check it; write it into a project (citelint init creates one)")
+        return None
+    kind, why = checked_as(config, path)
+    if kind == _CHECKED_AS[as_]:
+        return None
+    key = "markdown" if as_ == "markdown" else "reports"
+    return (f"warning: --out {output.path}: {why or 'not checked as this kind of report'}, so citelint check "
+            f"will not check it; write it where the config's `{key}` globs match "
+            f"({', '.join(getattr(config, key)) or 'none'}), or add a glob for it")
+
+
 def _adapter(vendor: str) -> Any:
     return importlib.import_module(f"citelint.imports.{vendor}")
 
@@ -194,7 +249,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = Path(args.out)
     try:
         output = _out(args)
-        problem = output.problem()  # before any work: a refused --out fails fast
+        # Before any work: a refused --out fails fast; evidence or the config is named as such first.
+        problem = output.problem() or _suffix_problem(target, args.as_)
         if problem:
             raise _Refused(problem)
         response = _response(args.vendor, _read(args.response, "response"), args.response)
@@ -242,6 +298,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     for line in written.messages:
         err.write(f"citelint: {terminal(line)}\n")
+    unchecked = _unchecked(output, args.as_)
+    if unchecked:
+        err.write(f"citelint: {terminal(unchecked)}\n")
     total = len(answer.citations)
     kind = "fact report: {} cited fact(s)" if args.as_ == "facts" else "Markdown report: {} link(s)"
     unlinked = ""

@@ -84,9 +84,15 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
             texts.append(shape.field(part, "text", where, "string"))
             parts[i] = (start, start + len(texts[-1]))
     result.text = "".join(texts)
+    citations = shape.field(message, "citations", "message", "array", required=False, default=[])
+    if not texts and any(not (isinstance(c, dict) and c.get("type") == "PLAN") for c in citations):
+        # Offsets into no text would each be "past the end": the problem is the missing text.
+        missing = "is missing" if message.get("content") is None else "holds no text part"
+        raise ResponseError(f"message.content {missing}, but message.citations cites spans of its text",
+                            "message.content")
     if not texts:
         result.warnings.append("the response has no text content: no answer to import")
-    for i, cite in enumerate(shape.field(message, "citations", "message", "array", required=False, default=[])):
+    for i, cite in enumerate(citations):
         result.citations += _citation(cite, f"message.citations[{i}]", result, parts)
     result.citations.sort(key=lambda c: (c.end, c.start))
     return result

@@ -24,9 +24,10 @@ Each (support, chunk index) pair is one :class:`Citation`: kind
 ``grounding_chunk``, ``url`` the chunk ``uri``, ``title`` its title,
 ``document`` the chunk index. Web URIs are
 ``vertexaisearch.cloud.google.com/grounding-api-redirect/...`` redirects
-(title: only the domain) or, from some Gemini 2.5 Flash answers,
-``google.com/search?q=...`` pages: a note says so and that the source map
-can map the chunk by index (key ``"N"``) or title. ``segment.text`` is the
+(title: only the domain), which the report writer names with the source
+map keys that map them, as it does every provider redirect, or, from some
+Gemini 2.5 Flash answers, ``google.com/search?q=...`` pages: a note says so
+and that the source map can map the chunk by index (key ``"N"``) or title. ``segment.text`` is the
 model's claim, not a quote of the source, and ``retrievedContext.text`` is
 the whole chunk, not the cited passage: ``quote`` is None; a note says a
 file-search chunk could be captured. ``urlContextMetadata.urlMetadata[]``
@@ -239,9 +240,8 @@ def _url_notes(url: str, number: int | None) -> tuple[str, ...]:
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     key = f"by the chunk index (key \"{number}\") or title" if number is not None else "by its title"
-    if host == "vertexaisearch.cloud.google.com" and parts.path.startswith("/grounding-api-redirect/"):
-        return (f"the URL is a provider redirect (grounding-api-redirect), not the source, and its title is only "
-                f"the domain; the source map can map it {key}",)
+    # A grounding-api-redirect URL gets no note here: the writer reports every provider redirect,
+    # with the source map keys that map it (write.REDIRECT_PREFIXES), once.
     if host in ("google.com", "www.google.com") and parts.path == "/search":
         return (f"the URL is a Google search page, not the source; the source map can map it {key}",)
     return ()

@@ -22,7 +22,11 @@ So:
 - a listed source that no marker names is a citation of the whole answer
   (:attr:`Citation.whole`), listed after it with its number in the list
   (``Sources: [[4]](URL)``): the provider reports it as cited, so it is
-  governed like the others.
+  governed like the others;
+- a URL that ``search_results`` lists and ``citations`` does not (the two
+  lists disagree) is a whole-answer citation too, listed after the others
+  with the report's own number: the markers index ``citations``, so none
+  can name it, but the provider reported it as a source.
 
 A marker is ``[digits]`` not followed by ``(`` or ``:`` (the model's own
 Markdown link or link reference definition) and not inside a code span or
@@ -78,7 +82,7 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
         raise ShapeError("not a Chat Completions object (choices[])", "choices")
     result = openai.chat(response)
     result.vendor = "perplexity"
-    sources = _sources(response, result.warnings)
+    sources, unlisted = _sources(response, result.warnings)
     text = result.text
     code = _code_ranges(text)
     named: set[int] = set()
@@ -101,14 +105,24 @@ def answer(response: dict[str, Any], *, request: dict[str, Any] | None) -> Answe
             result.citations.append(Citation(len(text), len(text), "citation", url=url, title=title, whole=True,
                                              marker=str(i + 1), notes=(f"{where} is named by no [n] marker: "
                                                                        "listed among the sources after the answer",)))
+    for url, title, where in unlisted:
+        result.citations.append(Citation(len(text), len(text), "citation", url=url, title=title, whole=True,
+                                         notes=(f"{where} lists a URL that citations[] does not: no [n] "
+                                                "marker can name it, so it is listed among the sources after "
+                                                "the answer",)))
     result.citations.sort(key=lambda c: (c.end, c.start))
     return result
 
 
-def _sources(response: dict[str, Any], warnings: list[str]) -> list[tuple[str, str | None, str]]:
+_Source = tuple[str, str | None, str]
+
+
+def _sources(response: dict[str, Any], warnings: list[str]) -> tuple[list[_Source], list[_Source]]:
     """The listed sources, 1-based as the markers count them: (URL, title,
     where it is listed). ``citations`` gives the URLs when present;
-    ``search_results`` the titles (and the URLs when ``citations`` is absent)."""
+    ``search_results`` the titles (and the URLs when ``citations`` is absent).
+    Second, the ``search_results`` whose URL ``citations`` does not list
+    (each URL once): sources no marker can name, never dropped."""
     urls = shape.field(response, "citations", "", "array", required=False)
     results = shape.field(response, "search_results", "", "array", required=False)
     found: list[tuple[str, str | None, str]] = []
@@ -120,7 +134,7 @@ def _sources(response: dict[str, Any], warnings: list[str]) -> list[tuple[str, s
         result_urls.append(_nonempty(item, "url", where))
         titles.append(shape.field(item, "title", where, "string", required=False) or None)
     if urls is None:
-        return [(url, titles[i], f"search_results[{i}]") for i, url in enumerate(result_urls)]
+        return [(url, titles[i], f"search_results[{i}]") for i, url in enumerate(result_urls)], []
     for i, url in enumerate(urls):
         where = f"citations[{i}]"
         if not isinstance(url, str):
@@ -132,7 +146,13 @@ def _sources(response: dict[str, Any], warnings: list[str]) -> list[tuple[str, s
     if results is not None and result_urls != list(urls):
         warnings.append(f"citations[] ({len(urls)}) and search_results[] ({len(result_urls)}) do not list the "
                         "same URLs in the same order: the [n] markers are read as indices into citations[]")
-    return found
+    unlisted: list[_Source] = []
+    seen = set(urls)
+    for i, url in enumerate(result_urls):
+        if url not in seen:
+            seen.add(url)
+            unlisted.append((url, titles[i], f"search_results[{i}]"))
+    return found, unlisted
 
 
 def _nonempty(item: dict[str, Any], key: str, where: str) -> str:

@@ -15,14 +15,17 @@ from. A key is, tried in this order:
    ``"[9]"``), so that a redirect URL or a search result's non-URL
    ``source`` can be mapped to the page itself.
 
-A key that maps nothing is harmless; a value that is not an absolute
-http(s) URL is an error. YAML keys are read as written (``0:`` is the
-string ``"0"``): no implicit typing.
+A key that maps nothing links nothing, so ``citelint import`` (and
+``capture --from-request``) warns about each entry no citation (document)
+used: a key cut short or misspelt would otherwise pass unnoticed. A value
+that is not an absolute http(s) URL is an error. YAML keys are read as
+written (``0:`` is the string ``"0"``): no implicit typing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -100,12 +103,34 @@ def map_keys(kind: str, index: int | None, title: str | None, given: Sequence[st
 
 def lookup(mapping: dict[str, str], keys: Sequence[str]) -> str | None:
     """The URL of the first of ``keys`` in ``mapping``, or None."""
-    return next((mapping[k] for k in keys if k in mapping), None)
+    key = matched_key(mapping, keys)
+    return None if key is None else mapping[key]
+
+
+def matched_key(mapping: dict[str, str], keys: Sequence[str]) -> str | None:
+    """The first of ``keys`` that ``mapping`` holds (the entry :func:`lookup` uses), or None."""
+    return next((k for k in keys if k in mapping), None)
+
+
+def show_key(key: str) -> str:
+    """``key`` whole, as a double-quoted string that reads back as the same
+    key in a JSON or a YAML source map (a key cut short maps nothing)."""
+    return json.dumps(key, ensure_ascii=False)
+
+
+def unused_entries(mapping: dict[str, str], used: Iterable[str], what: str = "citation") -> list[str]:
+    """One message per source map entry whose key no ``what`` (a citation,
+    a document) used, in the map's order: such an entry links nothing, and
+    is most often a key mistyped or cut short."""
+    seen = set(used)
+    return [f"source map entry {show_key(k)} matched no {what}: it linked nothing (keys are an index, a "
+            "title, an id or a URL the provider gave, written whole)" for k in mapping if k not in seen]
 
 
 def how_to_map(keys: Sequence[str]) -> str:
-    """A hint naming the source map entries that would resolve a document."""
+    """A hint naming the source map entries that would resolve a document,
+    each key whole (:func:`show_key`)."""
     if not keys:
         return "it has neither an index nor a title to map; its provider gives no source"
-    shown = " or ".join(f'"{k[:80]}": https://...' for k in keys[:2])
+    shown = " or ".join(f"{show_key(k)}: https://..." for k in keys[:2])
     return f"add {shown} to the source map (--source-map FILE)"

@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass
 
 from citelint.imports.model import Answer, Citation
-from citelint.imports.sourcemap import how_to_map, lookup, map_keys, web_url_problem
+from citelint.imports.sourcemap import how_to_map, map_keys, matched_key, show_key, unused_entries, web_url_problem
 from citelint.links.directive import format_text_directive, strip_directive
 
 #: URL prefixes of provider redirects: links that lead to the source only through the provider.
@@ -77,13 +77,14 @@ _HTML_TAG = re.compile(r"<[^>]*(?:>|\Z)")
 class Resolved:
     """Where one citation's link points: ``url`` (None: unresolved),
     ``how`` it was found (``source map`` or ``response``), ``problem`` when
-    unresolved or unusable, and ``redirect`` when ``url`` is a provider
-    redirect."""
+    unresolved or unusable, ``redirect`` when ``url`` is a provider
+    redirect, and ``key``: the source map entry used, if one was."""
 
     url: str | None
     how: str = ""
     problem: str = ""
     redirect: bool = False
+    key: str | None = None
 
 
 def _keys(c: Citation) -> list[str]:
@@ -96,18 +97,20 @@ def resolve(c: Citation, source_map: dict[str, str]) -> Resolved:
     title, or the provider's URL: :mod:`citelint.imports.sourcemap`), else
     the provider's own URL when that is an absolute http(s) URL."""
     keys = _keys(c)
-    mapped = lookup(source_map, keys)
-    if mapped is not None:
-        return Resolved(mapped, "source map")
+    key = matched_key(source_map, keys)
+    if key is not None:
+        return Resolved(source_map[key], "source map", key=key)
     if c.url is None:
         return Resolved(None, problem=f"no source URL: {how_to_map(keys)}")
     problem = web_url_problem(c.url)
     if problem:
         return Resolved(None, problem=f"the provider's URL {problem}: {how_to_map(keys)}")
     if c.url.startswith(REDIRECT_PREFIXES):
+        # A redirect's title is only the site's domain (Gemini): a key shared by every page of
+        # that site, so it is not suggested; the chunk index and the redirect itself name one page.
         return Resolved(c.url, "response", redirect=True,
                         problem="the provider's URL is a redirect to the source, not the source: "
-                                + how_to_map([k for k in keys if k != c.url][:1] + [c.url]))
+                                + how_to_map([k for k in keys if k not in (c.url, c.title)][:1] + [c.url]))
     return Resolved(c.url, "response")
 
 
@@ -160,11 +163,26 @@ def numbered(answer: Answer) -> list[tuple[int, Citation]]:
     return list(enumerate(ordered, start=1))
 
 
-def _messages(n: int, c: Citation, r: Resolved) -> list[str]:
-    out = [f"citation [{n}]: {note}" for note in c.notes]
+def _messages(n: int, c: Citation, r: Resolved) -> list[tuple[int, str]]:
+    """The notes and the source problem of citation ``n``, as (n, message) pairs for :func:`_grouped`."""
+    out = [(n, note) for note in c.notes]
     if r.problem:
-        out.append(f"citation [{n}]: {'not linked: ' if r.url is None else ''}{r.problem}")
+        out.append((n, f"{'not linked: ' if r.url is None else ''}{r.problem}"))
     return out
+
+
+def _grouped(pairs: list[tuple[int, str]]) -> list[str]:
+    """One line per distinct message, naming every citation it is about
+    (``citations [3], [5]: ...``), where it first occurs: citations of one
+    source share their notes and source map keys, and a key repeated per
+    citation reads as several entries to add."""
+    numbers: dict[str, list[int]] = {}
+    for n, message in pairs:
+        got = numbers.setdefault(message, [])
+        if n not in got:
+            got.append(n)
+    return [f"citation{'s' if len(ns) > 1 else ''} {', '.join(f'[{n}]' for n in ns)}: {message}"
+            for message, ns in numbers.items()]
 
 
 def _link(n: int, c: Citation, r: Resolved, quote: str | None) -> str:
@@ -246,7 +264,8 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
 
     from citelint.links import extract
 
-    messages = list(answer.warnings)
+    per: list[tuple[int, str]] = []
+    used: list[str] = []
     edits: list[tuple[int, int, str]] = []
     tail: list[str] = []
     added: list[tuple[str, str]] = []
@@ -255,7 +274,8 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
     kept = 0
     for n, c in numbered(answer):
         r = resolve(c, source_map)
-        messages += _messages(n, c, r)
+        per += _messages(n, c, r)
+        used += [r.key] if r.key else []
         if r.url is None:
             unlinked.append(n)
             mark = UNLINKED.format(c.marker or n)
@@ -272,8 +292,8 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
             continue
         quote = quotation(c)
         if quote is not None and not _encodable(quote):
-            messages.append(f"citation [{n}]: its cited text holds lone surrogates (\\ud800-style escapes), "
-                            "which are not text: linked without a quotation")
+            per.append((n, "its cited text holds lone surrogates (\\ud800-style escapes), "
+                           "which are not text: linked without a quotation"))
             quote = None
         link = _link(n, c, r, quote)
         if c.whole:
@@ -285,6 +305,7 @@ def markdown_report(answer: Answer, source_map: dict[str, str]) -> Written:
             edits.append((at, at, " " + link))
         dest = _destination(r.url, quote)
         added.append((f"[{c.marker or n}]", unquote(dest[1:-1] if dest.startswith("<") else dest)))
+    messages = [*answer.warnings, *_grouped(per), *unused_entries(source_map, used)]
     model_links = [link.href for link in extract(answer.text)]
     text = _with_sources(_insert(answer.text, edits, escape=False), tail)
     if (edits or tail) and not _added_intact(text, model_links, added, marks):
@@ -330,7 +351,7 @@ def _unlinked_reason(n: int, c: Citation) -> str:
     """The reason of the ``unavailable`` fact an unlinked citation becomes:
     that it is not linked, and the source map keys that would link it (no
     URL, so that the reason cannot be read as a citation)."""
-    keys = " or ".join(f'"{k[:80]}"' for k in [k for k in _keys(c) if k != c.url][:2])
+    keys = " or ".join(show_key(k) for k in [k for k in _keys(c) if k != c.url][:2])
     how = (f"map {keys} to its URL with --source-map" if keys
            else "the provider's URL is not usable" if c.url else "its provider names no source")
     return f"citation [{n}] is not linked: the import found no source URL for it ({how})"
@@ -348,26 +369,29 @@ def fact_report(answer: Answer, source_map: dict[str, str]) -> Written:
         why), the number of cited facts, and the numbers of the unlinked
         citations. The text's ``facts`` may be empty; the caller decides.
     """
-    messages = list(answer.warnings)
+    per: list[tuple[int, str]] = []
+    used: list[str] = []
     facts = []
     unlinked: list[int] = []
     cited = 0
     for n, c in numbered(answer):
         r = resolve(c, source_map)
-        messages += _messages(n, c, r)
+        per += _messages(n, c, r)
+        used += [r.key] if r.key else []
         quote = quotation(c)
         if r.url is None:
             unlinked.append(n)
             facts.append({"state": "unavailable", "label": _LABEL.format(n), "reason": _unlinked_reason(n, c)})
         elif quote is None or not _encodable(quote):
-            messages.append(f"citation [{n}]: not a fact: the provider returned no cited text"
-                            + ("" if quote is None else " that is valid Unicode"))
+            per.append((n, "not a fact: the provider returned no cited text"
+                         + ("" if quote is None else " that is valid Unicode")))
         elif c.capture is None:
-            messages.append(f"citation [{n}]: not a fact: no capture is known for it (give --request, or "
-                            "capture the source and use --as markdown)")
+            per.append((n, "not a fact: no capture is known for it (give --request, or "
+                         "capture the source and use --as markdown)"))
         else:
             cited += 1
             facts.append({"state": "cited", "label": _LABEL.format(n), "source": r.url,
                           "captureSha256": c.capture, "snippet": quote})
+    messages = [*answer.warnings, *_grouped(per), *unused_entries(source_map, used)]
     text = json.dumps({"facts": facts}, ensure_ascii=False, indent=2) + "\n"
     return Written(text, messages, cited, tuple(unlinked))

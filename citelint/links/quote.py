@@ -184,12 +184,27 @@ def _diagnose(text: str, d: TextDirective) -> _Miss:
     # other occurrences of the start term are no part of the claim.
     after_prefix = " right after the prefix" if d.prefix is not None else ""
     if d.end is not None and text.find(d.end, first + len(d.start)) < 0:
-        where = f"only before the start term{after_prefix}" if d.end in text else "nowhere"
-        return _Miss(d.end, "end term", f"the end term {quoted(d.end, 80)} occurs {where}; it must follow the "
-                                        f"start term{after_prefix}")
+        return _Miss(d.end, "end term", f"the end term {quoted(d.end, 80)} occurs "
+                                        f"{_end_placement(text, d.end, first, after_prefix)}; it must follow "
+                                        f"the start term{after_prefix}")
     last = "end term" if d.end is not None else f"start term{after_prefix}"
     return _Miss(d.suffix or "", "suffix", f"the suffix {quoted(d.suffix or '', 80)} does not follow the "
                                            f"{last} (only whitespace may come between)")
+
+
+def _end_placement(text: str, end: str, first: int, after_prefix: str) -> str:
+    """Where ``end`` occurs in ``text``, none of it after the start term that
+    begins at ``first``: nowhere, only before it, only where it is (an end
+    term that overlaps the start term, such as the same words, begins before
+    the start term ends), or both."""
+    earliest, last = text.find(end), text.rfind(end)
+    if earliest < 0:
+        return "nowhere"
+    start = f"the start term{after_prefix}"
+    if last < first:
+        return f"only before {start}"
+    within = f"only where {start} is (overlapping it), never after it"
+    return within if earliest >= first else f"only before {start} or where it is (overlapping it), never after it"
 
 
 class QuotationChecker:
