@@ -81,15 +81,19 @@ def add_catalog_row(root: Path, rule_id: str, name: str, severity: str) -> None:
     for row in rows:
         if row["id"] == rule_id or row["name"] == name:
             raise SystemExit(f"new_rule: {row['id']} {row['name']} is already in citelint/rules.json")
-    rows.append({
+    new = "  " + json.dumps({
         "id": rule_id, "name": name, "severity": severity,
         "summary": f"TODO: one sentence: when {rule_id} fires.",
         "bad": "TODO: a short failing example", "good": "TODO: the same example, passing",
         "why": "TODO", "fix": "TODO",
-    })
-    rows.sort(key=lambda row: row["id"])
-    lines = ",\n".join("  " + json.dumps(row, ensure_ascii=False) for row in rows)
-    path.write_text(f"[\n{lines}\n]\n", encoding="utf-8")
+    }, ensure_ascii=False)
+    # The new line goes in by text, one row a line in id order: every other row
+    # keeps its bytes (its escapes, such as \u0301, included).
+    lines = path.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    body = [line.rstrip(",") for line in lines[1:-1]]
+    at = next((i for i, row in enumerate(rows) if row["id"] > rule_id), len(rows))
+    body.insert(at, new)
+    path.write_text("[\n" + ",\n".join(body) + "\n]\n", encoding="utf-8")
 
 
 def add_cases(root: Path, rule_id: str, name: str) -> list[Path]:
