@@ -324,7 +324,9 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
                     result: CheckResult, fix: bool) -> None:
     """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
     CL401–CL403 for a link whose evidence needs repair: see
-    :func:`citelint.links.judge.judge`) and, with ``fix``, degrade the fixable
+    :func:`citelint.links.judge.judge`) and its claims in prose (CL205
+    quotations, CL206 numbers: :func:`citelint.links.claims.check_claims`)
+    and, with ``fix``, degrade the fixable
     ones. When ``result`` keeps details, the report's text and every link,
     with its verdict, are kept there."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
@@ -345,6 +347,16 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
+    quotes = config.quotes.enabled and config.severity("CL205") != "off"
+    numbers = config.severity("CL206") != "off"
+    if quotes or numbers:
+        # Claims in prose (CL205, CL206): beside the link rules, which judge each link once.
+        claims = links.check_claims(text, evidence, config.sources, quotes=quotes, numbers=numbers,
+                                    min_chars=config.quotes.min_chars,
+                                    min_segment_chars=config.quotes.min_segment_chars,
+                                    max_elision_chars=config.quotes.max_elision_chars)
+        if claims:
+            issues = sorted(issues + claims, key=lambda i: (i.line, i.col))
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
