@@ -181,6 +181,13 @@ def test_named_revision_is_the_one_checked(project: Project, monkeypatch: pytest
     assert code == 1 and newer.sha256[:12] in found[0] and ": CL205 " in found[0]
     code, found = project.check(f'{quote} [1]({ACT} "capture:{"0" * 64}").\n', monkeypatch)
     assert code == 1 and "which this source has no revision of" in found[0]
+    old = project.act.sha256  # type: ignore[attr-defined]
+    code, found = project.check(f'{quote} [the Act][Act  Ref].\n\n[act ref]: {ACT} "capture:{old}"\n', monkeypatch)
+    assert (code, found) == (0, [])  # the reference definition's title, its label matched as CommonMark does
+    code, found = project.check(f'{quote} <a href="{ACT}" title="capture:{old}">1</a>.\n', monkeypatch)
+    assert (code, found) == (0, [])
+    code, found = project.check(f'{quote} [1]({ACT} "capture:nope").\n', monkeypatch)
+    assert code == 1 and "names no revision" in found[0]
 
 
 def test_numbers_are_cl206_warnings(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

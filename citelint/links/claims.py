@@ -42,6 +42,7 @@ from citelint.escape import quoted
 from citelint.excerpts import MissBudget, explain_miss
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
+from citelint.links.source import normalise_label
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
 
 if TYPE_CHECKING:
@@ -231,6 +232,11 @@ class ClaimChecker:
         """What follows ``capture:`` in the title of ``link`` (inline, or its reference
         definition's), or None when it has no such title."""
         written = self.markdown[link.start:link.end]
+        if link.kind == "html" or link.form == "html":
+            from citelint.links.locate import raw_attr
+
+            title = raw_attr(written, "title")
+            return title[len("capture:"):] if title is not None and title.startswith("capture:") else None
         if link.kind == "inline" or link.form == "inline":
             m = _TITLE.search(written)
             return None if m is None else next(g for g in m.groups() if g is not None)
@@ -241,8 +247,8 @@ class ClaimChecker:
                 self._definitions = {}
                 for d in _DEFINITION.finditer(self.markdown):
                     value = next(g for g in d.groups()[1:] if g is not None)
-                    self._definitions.setdefault(_label(d.group(1)), value)
-            return self._definitions.get(_label(label))
+                    self._definitions.setdefault(normalise_label(d.group(1)), value)
+            return self._definitions.get(normalise_label(label))
         return None
 
     def offset(self, line: int, col: int) -> int:
@@ -283,6 +289,8 @@ class ClaimChecker:
                 f"elided quotation needs at least quotes.min_segment_chars visible characters); quote more of "
                 "the source around it"), *at, fixable=False)
         segments = [_flat_quote(s.text) for s in q.segments]
+        if not segments:
+            return None  # nothing but elisions: below any min_chars, so never detected
         gaps = self._gaps(q)
         optional_end = q.kind == "marks"
         misses: list[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]] = []
@@ -430,10 +438,6 @@ def nearest(text: str, wanted: str) -> str:
     lo, hi = max(0, at - NEAREST_CONTEXT), min(len(text), at + len(wanted) + NEAREST_CONTEXT)
     passage = ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")
     return quoted(passage, len(passage) + 2)
-
-
-def _label(label: str) -> str:
-    return " ".join(label.casefold().split())
 
 
 def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]
