@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from citelint.cli import main
-from citelint.links.claims import flatten, nearest, occurs
+from citelint.excerpts import flatten, nearest, occurs
 from citelint.store.captures import CaptureRecord, make_record, write_capture
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -264,3 +264,24 @@ def test_injected_fault_in_the_bundled_example(tmp_path: Path, monkeypatch: pyte
         assert [ln.split(": ")[1].split()[0] for ln in found] == rules, found
         assert found[0].startswith("reports/q2-answer.md:3:")
         assert code == (1 if rules == ["CL205"] else 0)
+
+
+def test_show_find_prints_where_a_text_occurs_or_the_nearest_passage(project: Project,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project.root)
+
+    def show(*args: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["show", ACT, *args], stdout=out, stderr=err)
+        return code, out.getvalue(), err.getvalue()
+
+    code, out, _ = show("--find", "per kilometre for the use")  # a line break in the capture
+    assert code == 0 and f"revision {project.act.sha256}" in out  # type: ignore[attr-defined]
+    assert "  1:59: 'itled to a refund of 0.43 EUR per kilometre for the use of a personal car" in out
+    code, out, _ = show("--find", "a refund of 0.18 EUR per kilometre")
+    assert code == 1 and "not found: the first 14 characters of the text occur" in out
+    assert "nearest: '... 3. Employees are entitled to a refund of 0.43 EUR per kilometre" in out
+    code, _, err = show("--find", " \t")
+    assert code == 2 and "visible character" in err
+    code, _, err = show("--find", "refund", "--revision", "ffff")
+    assert code == 1 and "no verified revision" in err

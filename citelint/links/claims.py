@@ -35,11 +35,10 @@ in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from citelint.escape import quoted
-from citelint.excerpts import MissBudget, explain_miss
+from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, nearest, occurs
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
@@ -55,107 +54,13 @@ if TYPE_CHECKING:
 
 #: Capture text read, per document, when looking for a missed quotation in other sources' captures.
 ELSEWHERE_BUDGET_CHARS = 64 * 1024 * 1024
-#: Occurrences of an elided quotation's first segment tried as its start, per capture.
-OCCURRENCES_TRIED = 10_000
-#: Capture characters shown either side of the nearest passage of a miss.
-NEAREST_CONTEXT = 30
 #: Citations a CL205 message explains one by one; the rest are counted.
 EXPLAINED_CITATIONS = 3
-_RUN = re.compile(r"[^\S\f]+")  # a whitespace run that holds no page break
 _TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
 _DEFINITION = re.compile(r"""^ {0,3}\[((?:[^\]\\]|\\.)+)\]:[ \t]*(?:\n[ \t]*)?(?:<[^>\n]*>|\S+)[ \t]*(?:\n[ \t]*)?"""
                          r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))[ \t]*$""", re.M)
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
-
-
-class Flat(NamedTuple):
-    """A capture's text with each whitespace run that holds no ``\\f`` written as one space.
-
-    ``text`` is that text; ``runs`` and ``removed`` map an index of it back
-    to the capture: ``removed[k]`` characters were dropped before
-    ``runs[k]`` (a sorted list of indices into ``text``).
-    """
-
-    text: str
-    runs: list[int]
-    removed: list[int]
-
-    def original(self, i: int) -> int:
-        """The capture's code-point index of index ``i`` of :attr:`text`."""
-        k = bisect_right(self.runs, i)
-        return i + (self.removed[k - 1] if k else 0)
-
-
-def flatten(text: str) -> Flat:
-    """``text`` with every whitespace run holding no ``\\f`` replaced by one space (see :class:`Flat`)."""
-    runs: list[int] = []
-    removed: list[int] = []
-    parts: list[str] = []
-    pos = dropped = 0
-    for m in _RUN.finditer(text):
-        a, e = m.span()
-        if e - a == 1 and text[a] == " ":
-            continue
-        parts.append(text[pos:a])
-        parts.append(" ")
-        dropped += e - a - 1
-        pos = e
-        # Past the space that stands for the run, the capture is ``dropped`` characters further on.
-        runs.append(a - (dropped - (e - a - 1)) + 1)
-        removed.append(dropped)
-    if not runs:
-        return Flat(text, runs, removed)
-    parts.append(text[pos:])
-    return Flat("".join(parts), runs, removed)
-
-
-def _flat_quote(text: str) -> str:
-    return _RUN.sub(" ", text)
-
-
-def occurs(flat: Flat, segments: Sequence[str], gaps: Sequence[int], optional_end: bool) -> bool:
-    """True when ``segments`` (whitespace already flattened) occur in order in ``flat``.
-
-    ``gaps[i]`` is the most capture characters allowed between segment
-    ``i`` and ``i + 1``; a gap never holds ``\\f``. With ``optional_end``
-    the last segment may lack its final character when that is a ``.`` or
-    ``,`` (one just inside the closing mark). Overlapping occurrences of the first segment are all
-    tried; each later segment is taken at its first occurrence after the
-    previous one, which is the one that leaves the most room for the next.
-    """
-    text = flat.text
-    endings = [segments[-1]]
-    if optional_end and segments[-1][-1:] in (".", ",") and len(segments[-1]) > 1:
-        endings.append(segments[-1][:-1])
-    for ending in endings:
-        parts = [*segments[:-1], ending]
-        if len(parts) == 1:
-            if ending in text:
-                return True
-            continue
-        at = text.find(parts[0])
-        tries = OCCURRENCES_TRIED
-        while at >= 0 and tries:
-            if _rest(flat, at + len(parts[0]), parts, gaps, 1):
-                return True
-            at = text.find(parts[0], at + 1)
-            tries -= 1
-    return False
-
-
-def _rest(flat: Flat, end: int, parts: Sequence[str], gaps: Sequence[int], i: int) -> bool:
-    text = flat.text
-    while i < len(parts):
-        nxt = text.find(parts[i], end)
-        if nxt < 0:
-            return False
-        gap = flat.original(nxt) - flat.original(end)
-        if gap > gaps[i - 1] or "\f" in text[end:nxt]:
-            return False
-        end = nxt + len(parts[i])
-        i += 1
-    return True
 
 
 class ClaimChecker:
@@ -288,7 +193,7 @@ class ClaimChecker:
                 f"quotation {shown}: segment {quoted(short, 40)} is too short to verify (each segment of an "
                 f"elided quotation needs at least quotes.min_segment_chars visible characters); quote more of "
                 "the source around it"), *at, fixable=False)
-        segments = [_flat_quote(s.text) for s in q.segments]
+        segments = [flat_quotation(s.text) for s in q.segments]
         if not segments:
             return None  # nothing but elisions: below any min_chars, so never detected
         gaps = self._gaps(q)
@@ -408,36 +313,6 @@ class ClaimChecker:
         return LinkIssue("CL206", cited[0][0], (
             f"number {n.shown} does not occur in the capture of {sources}: check the figure against the source"),
             n.line, n.col, n.line, n.col + len(n.text), capture=first, fixable=False)
-
-
-def nearest(text: str, wanted: str) -> str:
-    """The passage of ``text`` nearest ``wanted``, quoted with :data:`NEAREST_CONTEXT` characters
-    either side and ``…`` where it is cut, or "" when no part of at least 8 characters of its
-    start or end occurs. The longest start of ``wanted`` that occurs is tried first, then its
-    longest end."""
-    def longest(ok: int) -> int:
-        lo, hi = 0, len(wanted)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if ok_at(ok, mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
-    def ok_at(side: int, k: int) -> bool:
-        return (wanted[:k] if side == 0 else wanted[len(wanted) - k:]) in text
-
-    head, tail = longest(0), longest(1)
-    if max(head, tail) < max(8, len(wanted) // 4):
-        return ""
-    if head >= tail:
-        at = text.find(wanted[:head])
-    else:
-        at = max(0, text.find(wanted[len(wanted) - tail:]) - (len(wanted) - tail))
-    lo, hi = max(0, at - NEAREST_CONTEXT), min(len(text), at + len(wanted) + NEAREST_CONTEXT)
-    passage = ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")
-    return quoted(passage, len(passage) + 2)
 
 
 def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]
