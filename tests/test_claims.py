@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from citelint.cli import main
 from citelint.excerpts import flatten, nearest, occurs
 from citelint.store.captures import CaptureRecord, make_record, write_capture
+from conftest import corpus_path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ACT = "https://example.org/act.txt"
@@ -285,3 +287,67 @@ def test_show_find_prints_where_a_text_occurs_or_the_nearest_passage(project: Pr
     assert code == 2 and "visible character" in err
     code, _, err = show("--find", "refund", "--revision", "ffff")
     assert code == 1 and "no verified revision" in err
+
+
+# ----------------------------------------------------------------- real text (../shared/corpus/expertqa)
+
+_EVIDENCE = re.compile(r"^\[\d+\]\s*(https?://[^\s()]+)\s*\n\s*\n(.+)", re.S)
+_PLAIN_SENTENCE = re.compile(r"[\"“”«»「」『』‘’\[\]*_`<>\\]|\.\.\.|…|https?:|www\.|\n")
+
+
+def _expertqa_sources(limit: int) -> dict[str, str]:
+    """Evidence passages the ExpertQA systems retrieved, by URL (the first of each, over 300 characters)."""
+    sources: dict[str, str] = {}
+    with corpus_path("expertqa", "rand_val.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            for answer in json.loads(line)["answers"].values():
+                for claim in answer.get("claims") or []:
+                    for evidence in claim.get("evidence") or []:
+                        m = _EVIDENCE.match(evidence)
+                        if m and len(m.group(2)) > 300 and m.group(1) not in sources and len(sources) < limit:
+                            sources[m.group(1)] = m.group(2)
+    return sources
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in (s.strip() for s in re.split(r"(?<=[.!?])\s+", text))
+            if 40 <= len(s) <= 220 and not _PLAIN_SENTENCE.search(s) and not re.match(r"[#+|>-]|\d+[.)]", s)]
+
+
+def test_real_evidence_quoted_beside_its_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers quoting real evidence sentences beside their citation links: every genuine quotation
+    (whole or elided in order) is accepted; every one-letter or one-digit change, every quotation
+    pointed at another claim's source, every elision out of order is CL205."""
+    sources = _expertqa_sources(60)
+    urls = list(sources)
+    p = Project(tmp_path, sources=urls)
+    for url, text in sources.items():
+        p.capture(url, text)
+    genuine, changed, pointed, elided, disordered = [], [], [], [], []
+    for i, url in enumerate(urls):
+        found = _sentences(sources[url])
+        if not found:
+            continue
+        s = found[0]
+        genuine.append(f"As the source puts it, “{s}” [1]({url}).")
+        digit = re.search(r"\d", s)
+        if digit:
+            at = digit.start()
+            changed.append(f"It says “{s[:at]}{(int(s[at]) + 1) % 10}{s[at + 1:]}” [1]({url}).")
+        words = s.split(" ")
+        k = len(words) // 2
+        words[k] = ("q" if words[k][:1] != "q" else "z") + words[k][1:]
+        changed.append(f"It says “{' '.join(words)}” [1]({url}).")
+        pointed.append(f"It says “{s}” [1]({urls[(i + 1) % len(urls)]}).")
+        if len(found) >= 3:
+            elided.append(f"It says “{found[0]} … {found[2]}” [1]({url}).")
+            disordered.append(f"It says “{found[2]} … {found[0]}” [1]({url}).")
+    assert len(genuine) >= 50 and len(elided) >= 20
+    for lines, misses in ((genuine, 0), (elided, 0), (changed, len(changed)), (pointed, len(pointed)),
+                          (disordered, len(disordered))):
+        _code, found = p.check("\n\n".join(lines) + "\n", monkeypatch)
+        cl205 = [f for f in found if ": CL205 " in f]
+        assert len(cl205) == misses, cl205[:3]
+        assert all(": CL205 " in f or ": CL206 " in f for f in found)
+        if lines is pointed:
+            assert all("it occurs in the capture of" in f for f in cl205)
