@@ -351,3 +351,34 @@ def test_real_evidence_quoted_beside_its_link(tmp_path: Path, monkeypatch: pytes
         assert all(": CL205 " in f or ": CL206 " in f for f in found)
         if lines is pointed:
             assert all("it occurs in the capture of" in f for f in cl205)
+
+
+def test_accepted_quotations_join_accepted_and_the_review_list(project: Project,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import jsonschema
+
+    (project.root / "reports").mkdir(exist_ok=True)
+    (project.root / "reports" / "a.md").write_text(
+        f"The Act says “The employer shall pay [the worker] the refund within 30 days” [1]({ACT}).\n\n"
+        f"It says “Employees are entitled to a refund of 0.45 EUR per kilometre” [1]({ACT}).\n", encoding="utf-8")
+    monkeypatch.chdir(project.root)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", "--format", "json"], stdout=out, stderr=err) == 1
+    doc = json.loads(out.getvalue())
+    schema = json.loads((REPO_ROOT / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(doc, schema)
+    assert doc["accepted"] == [{
+        "path": "reports/a.md", "line": 1, "column": 14, "kind": "quotation",
+        "sentence": "The Act says “The employer shall pay [the worker] the refund within 30 days” 1.",
+        "text": "The employer shall pay [the worker] the refund within 30 days", "source": ACT,
+        "capture": project.act.sha256, "label": None, "insertions": ["[the worker]"]}]  # type: ignore[attr-defined]
+    assert doc["counts"]["quotations"] == 1 and doc["counts"]["semanticReview"] == 1
+    assert [f["rule"] for f in doc["findings"]] == ["CL205"]  # the misquotation is not accepted
+    assert doc["semanticReview"][0]["rule"] == "CL901" and "[the worker]" in doc["semanticReview"][0]["message"]
+    out = io.StringIO()
+    main(["check", "--review"], stdout=out, stderr=io.StringIO())
+    review = out.getvalue()
+    assert "semantic review (CL901): 1 accepted citation;" in review
+    assert ("  quotation  reports/a.md:1\n"
+            "      “The employer shall pay [the worker] the refund within 30 days”\n") in review
+    assert "the insertion [the worker] is the author's, not the source's" in review

@@ -35,7 +35,7 @@ in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
 from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, nearest, occurs
@@ -61,6 +61,29 @@ _DEFINITION = re.compile(r"""^ {0,3}\[((?:[^\]\\]|\\.)+)\]:[ \t]*(?:\n[ \t]*)?(?
                          r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))[ \t]*$""", re.M)
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
+
+
+class Accepted(NamedTuple):
+    """A quotation that passed CL205: where it is (``line``/``col`` of the opening mark), its
+    ``sentence`` and ``text`` as rendered, its ``insertions``, and the ``source`` and
+    ``capture`` (sha256) that hold it (the first citation that does, with a tie the first
+    tied revision)."""
+
+    line: int
+    col: int
+    sentence: str
+    text: str
+    source: str
+    capture: str
+    insertions: tuple[str, ...]
+
+
+class Claims(NamedTuple):
+    """:func:`check_claims`'s answer: the CL205/CL206 ``issues`` and the ``accepted`` quotations,
+    each in document order."""
+
+    issues: list[LinkIssue]
+    accepted: list[Accepted]
 
 
 class ClaimChecker:
@@ -174,11 +197,11 @@ class ClaimChecker:
 
     # -- CL205 -----------------------------------------------------------------------------
 
-    def quotation(self, q: Quotation) -> LinkIssue | None:
-        """CL205 for the quotation ``q`` (:func:`citelint.links.prose.quotations`), or None when
-        it passes or is not this rule's to judge (no grounded citation; the text of a quotation
-        link, which CL204 judges). The issue is placed at the opening mark and spans the
-        quotation's first line; ``capture`` is the first revision checked."""
+    def quotation(self, q: Quotation) -> LinkIssue | Accepted | None:
+        """CL205 for the quotation ``q`` (:func:`citelint.links.prose.quotations`); an
+        :class:`Accepted` when it passes; None when it is not this rule's to judge (no grounded
+        citation; the text of a quotation link, which CL204 judges). The issue is placed at the
+        opening mark; its ``capture`` is the first revision checked."""
         if self.in_quotation_link(q.line, q.col, q.citations):
             return None
         cited = self.grounded(q.citations)
@@ -205,7 +228,7 @@ class ClaimChecker:
                 continue
             hits, failed = revisions.split(lambda r: occurs(self.flat(r), segments, gaps, optional_end))
             if hits and not failed:
-                return None
+                return Accepted(q.line, q.col, q.sentence, q.text, source, hits[0].sha256, q.insertions)
             misses.append((source, revisions, failed))
         return LinkIssue("CL205", link, self._miss_message(q, segments, gaps, optional_end, misses), *at,
                          capture=_first_capture(misses), fixable=False)
@@ -322,8 +345,8 @@ def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple
 
 def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], *, quotes: bool = True,
                  numbers: bool = True, min_chars: int = 20, min_segment_chars: int = 12,
-                 max_elision_chars: int = 1000) -> list[LinkIssue]:
-    """The CL205 and CL206 issues of the Markdown ``markdown``, in document order.
+                 max_elision_chars: int = 1000) -> Claims:
+    """The CL205 and CL206 issues of the Markdown ``markdown``, and its accepted quotations.
 
     ``evidence`` is the run's :class:`~citelint.links.grounds.LinkEvidence`
     (without a store nothing is checked); ``sources`` the approved sources
@@ -332,22 +355,26 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     ``quotes.max_elision_chars``. Each issue's ``link`` is the first grounded
     citation; its position is the opening quotation mark (CL205) or the
     number's first digit (CL206). Raises nothing for any ``str``.
+    ``accepted`` lists each quotation that passed, with the capture that holds it.
     """
     if evidence.store is None or not (quotes or numbers):
-        return []
+        return Claims([], [])
     from citelint.links.prose import cited_numbers, quotations
 
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
+    accepted: list[Accepted] = []
     if quotes:
         for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
-            issue = checker.quotation(q)
-            if issue is not None:
-                issues.append(issue)
+            verdict = checker.quotation(q)
+            if isinstance(verdict, Accepted):
+                accepted.append(verdict)
+            elif verdict is not None:
+                issues.append(verdict)
     if numbers:
         for n in cited_numbers(markdown):
             issue = checker.number(n)
             if issue is not None:
                 issues.append(issue)
     issues.sort(key=lambda i: (i.line, i.col))
-    return issues
+    return Claims(issues, accepted)
