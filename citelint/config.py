@@ -51,6 +51,19 @@ class LinkSettings(NamedTuple):
     ignore_query_params: tuple[str, ...] = ()
 
 
+class QuoteSettings(NamedTuple):
+    """Prose quotations (CL205; docs/quotations.md): ``enabled`` False turns
+    them off; ``min_chars`` visible characters a quotation needs to be checked
+    (counted over its segments); ``min_segment_chars`` each segment of an
+    elided quotation needs (a shorter one is CL205); ``max_elision_chars`` the
+    most capture characters an elision may stand for."""
+
+    enabled: bool = True
+    min_chars: int = 20
+    min_segment_chars: int = 12
+    max_elision_chars: int = 1000
+
+
 class EvidenceSettings(NamedTuple):
     """Signed evidence (DESIGN §9): ``allowed_signers`` is the absolute path
     of the operator's allowed-signers file (git's format), or None (signatures
@@ -107,7 +120,8 @@ class Config:
                  rules: dict[str, str] | None = None, require_captures_on_base: bool = False,
                  sources: list[str] | None = None, labels: ApprovedLabels | None = None,
                  capture: CaptureSettings | None = None, links: LinkSettings | None = None,
-                 facts_pointer: str | None = None, evidence: EvidenceSettings | None = None):
+                 facts_pointer: str | None = None, evidence: EvidenceSettings | None = None,
+                 quotes: QuoteSettings | None = None):
         self.path, self.root, self.captures_dir = path, root, captures_dir
         self.reports = list(DEFAULT_REPORTS) if reports is None else reports
         self.markdown = list(DEFAULT_MARKDOWN) if markdown is None else markdown
@@ -120,6 +134,7 @@ class Config:
         self.links = LinkSettings() if links is None else links
         self.facts_pointer = facts_pointer
         self.evidence = EvidenceSettings() if evidence is None else evidence
+        self.quotes = QuoteSettings() if quotes is None else quotes
         self._compile()
 
     def __repr__(self) -> str:
@@ -578,6 +593,12 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
                                  "store, so reports and evidence would overlap; name a subdirectory such as "
                                  "`captures`")
     evidence = _evidence(data.get("evidence", {}), root, error)
+    qt = data.get("quotes", {})
+    defaults = QuoteSettings()
+    quotes = QuoteSettings(enabled=bool(qt.get("enabled", defaults.enabled)),
+                           min_chars=int(qt.get("min_chars", defaults.min_chars)),
+                           min_segment_chars=int(qt.get("min_segment_chars", defaults.min_segment_chars)),
+                           max_elision_chars=int(qt.get("max_elision_chars", defaults.max_elision_chars)))
     return Config(
         path=path.resolve(),
         root=root,
@@ -595,6 +616,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         links=links,
         facts_pointer=data.get("facts_pointer"),
         evidence=evidence,
+        quotes=quotes,
     )
 
 

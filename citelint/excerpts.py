@@ -18,14 +18,20 @@ at a page break), naming the extractor that made the capture when it is
 known. This module folds both sides to
 find the passage meant and names the first differing character by code
 point. It only ever explains; nothing here accepts a snippet.
+
+Prose quotations (CL205) are matched here too, with the one allowance they
+have beyond verbatim (:func:`occurs`: any whitespace run equals any other,
+never across ``\\f``), and a miss shows the capture's :func:`nearest` passage.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from citelint.escape import is_variation_selector, quoted
 
@@ -312,3 +318,132 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
     of = "" if what == "snippet" else f" of the {what}"
     return (f"the first {lo} characters{of} occur in the capture, then {what} character {lo + 1} "
             f"({char_name(nxt)}) does not follow them; quote the capture verbatim"), lo
+
+
+# --------------------------------------------------------------------------- prose quotations
+
+#: Occurrences of an elided quotation's first segment tried as its start, per capture.
+OCCURRENCES_TRIED = 10_000
+#: Capture characters shown either side of the nearest passage of a miss.
+NEAREST_CONTEXT = 30
+_RUN = re.compile(r"[^\S\f]+")  # a whitespace run that holds no page break
+
+
+class Flat(NamedTuple):
+    """A capture's text with each whitespace run that holds no ``\\f`` written as one space.
+
+    ``text`` is that text; ``runs`` and ``removed`` map an index of it back
+    to the capture: ``removed[k]`` characters were dropped before
+    ``runs[k]`` (a sorted list of indices into ``text``).
+    """
+
+    text: str
+    runs: list[int]
+    removed: list[int]
+
+    def original(self, i: int) -> int:
+        """The capture's code-point index of index ``i`` of :attr:`text`."""
+        k = bisect_right(self.runs, i)
+        return i + (self.removed[k - 1] if k else 0)
+
+
+def flatten(text: str) -> Flat:
+    """``text`` with every whitespace run holding no ``\\f`` replaced by one space (see :class:`Flat`)."""
+    runs: list[int] = []
+    removed: list[int] = []
+    parts: list[str] = []
+    pos = dropped = 0
+    for m in _RUN.finditer(text):
+        a, e = m.span()
+        if e - a == 1 and text[a] == " ":
+            continue
+        parts.append(text[pos:a])
+        parts.append(" ")
+        dropped += e - a - 1
+        pos = e
+        # Past the space that stands for the run, the capture is ``dropped`` characters further on.
+        runs.append(a - (dropped - (e - a - 1)) + 1)
+        removed.append(dropped)
+    if not runs:
+        return Flat(text, runs, removed)
+    parts.append(text[pos:])
+    return Flat("".join(parts), runs, removed)
+
+
+def flat_quotation(text: str) -> str:
+    """``text`` (a quotation as rendered) with each whitespace run holding no ``\\f`` as one space."""
+    return _RUN.sub(" ", text)
+
+
+def occurs(flat: Flat, segments: Sequence[str], gaps: Sequence[int], optional_end: bool) -> bool:
+    """True when ``segments`` (whitespace already flattened) occur in order in ``flat``.
+
+    ``gaps[i]`` is the most capture characters allowed between segment
+    ``i`` and ``i + 1``; a gap never holds ``\\f``. With ``optional_end``
+    the last segment may lack its final character when that is a ``.`` or
+    ``,`` (one just inside the closing mark). Overlapping occurrences of the first segment are all
+    tried; each later segment is taken at its first occurrence after the
+    previous one, which is the one that leaves the most room for the next.
+    """
+    text = flat.text
+    endings = [segments[-1]]
+    if optional_end and segments[-1][-1:] in (".", ",") and len(segments[-1]) > 1:
+        endings.append(segments[-1][:-1])
+    for ending in endings:
+        parts = [*segments[:-1], ending]
+        if len(parts) == 1:
+            if ending in text:
+                return True
+            continue
+        at = text.find(parts[0])
+        tries = OCCURRENCES_TRIED
+        while at >= 0 and tries:
+            if _rest(flat, at + len(parts[0]), parts, gaps, 1):
+                return True
+            at = text.find(parts[0], at + 1)
+            tries -= 1
+    return False
+
+
+def _rest(flat: Flat, end: int, parts: Sequence[str], gaps: Sequence[int], i: int) -> bool:
+    text = flat.text
+    while i < len(parts):
+        nxt = text.find(parts[i], end)
+        if nxt < 0:
+            return False
+        gap = flat.original(nxt) - flat.original(end)
+        if gap > gaps[i - 1] or "\f" in text[end:nxt]:
+            return False
+        end = nxt + len(parts[i])
+        i += 1
+    return True
+
+
+def nearest(text: str, wanted: str) -> str:
+    """The passage of ``text`` nearest ``wanted``, quoted with :data:`NEAREST_CONTEXT` characters
+    either side and ``…`` where it is cut, or "" when no part of at least 8 characters of its
+    start or end occurs. The longest start of ``wanted`` that occurs is tried first, then its
+    longest end."""
+    def longest(ok: int) -> int:
+        lo, hi = 0, len(wanted)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if ok_at(ok, mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def ok_at(side: int, k: int) -> bool:
+        return (wanted[:k] if side == 0 else wanted[len(wanted) - k:]) in text
+
+    head, tail = longest(0), longest(1)
+    if max(head, tail) < max(8, len(wanted) // 4):
+        return ""
+    if head >= tail:
+        at = text.find(wanted[:head])
+    else:
+        at = max(0, text.find(wanted[len(wanted) - tail:]) - (len(wanted) - tail))
+    lo, hi = max(0, at - NEAREST_CONTEXT), min(len(text), at + len(wanted) + NEAREST_CONTEXT)
+    passage = ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")
+    return quoted(passage, len(passage) + 2)

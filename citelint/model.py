@@ -282,6 +282,29 @@ class AcceptedFact(NamedTuple):
     fact_index: int | None = None
 
 
+class AcceptedQuotation(NamedTuple):
+    """A prose quotation of a Markdown report that passed CL205 (docs/quotations.md).
+
+    ``path``/``line``/``col``: the report and the opening mark (1-based,
+    code points); ``sentence``: the rendered sentence it stands in (the
+    paragraph, for a blockquote); ``text``: the quoted text as rendered;
+    ``source`` and ``capture``: the cited source and the sha256 of the
+    revision that holds it; ``label``: always None for now (prose carries no
+    label); ``insertions``: the bracketed insertions it holds (``[sic]``),
+    which are the author's words, not the source's.
+    """
+
+    path: str
+    line: int
+    col: int
+    sentence: str
+    text: str
+    source: str
+    capture: str
+    label: str | None = None
+    insertions: tuple[str, ...] = ()
+
+
 class FactPlace(NamedTuple):
     """One fact of a fact report, in report order, as the reader view lists it:
     where it starts (1-based ``line`` and code-point ``col``) and its ``label``
@@ -358,6 +381,8 @@ class CheckResult:
         self.warnings_text: list[str] = [] if warnings_text is None else warnings_text
         self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
         self.details = details
+        #: Prose quotations of Markdown reports that passed CL205, in report order.
+        self.quotations: list[AcceptedQuotation] = []
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
 

@@ -23,6 +23,7 @@ from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.check.targets import Target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
+from citelint.escape import quoted
 from citelint.facts import (
     CONTEXT_CHARS,
     AcceptedEntry,
@@ -36,6 +37,7 @@ from citelint.facts import (
 from citelint.files import WriteRefused, write_output
 from citelint.model import (
     RULES,
+    AcceptedQuotation,
     CheckResult,
     FactPlace,
     Finding,
@@ -325,7 +327,9 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
                     result: CheckResult, fix: bool) -> None:
     """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
     CL401–CL403 for a link whose evidence needs repair: see
-    :func:`citelint.links.judge.judge`) and, with ``fix``, degrade the fixable
+    :func:`citelint.links.judge.judge`) and its claims in prose (CL205
+    quotations, CL206 numbers: :func:`citelint.links.claims.check_claims`)
+    and, with ``fix``, degrade the fixable
     ones. When ``result`` keeps details, the report's text and every link,
     with its verdict, are kept there."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
@@ -346,6 +350,17 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
+    quotes = config.quotes.enabled and config.severity("CL205") != "off"
+    numbers = config.severity("CL206") != "off"
+    if quotes or numbers:
+        # Claims in prose (CL205, CL206): beside the link rules, which judge each link once.
+        claims = links.check_claims(text, evidence, config.sources, quotes=quotes, numbers=numbers,
+                                    min_chars=config.quotes.min_chars,
+                                    min_segment_chars=config.quotes.min_segment_chars,
+                                    max_elision_chars=config.quotes.max_elision_chars)
+        if claims.issues:
+            issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
+        _accept_quotations(emit, result, display, claims.accepted)
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -375,6 +390,23 @@ def _check_markdown(target: Target, display: str, config: Config, evidence: Link
     if result.details is not None:
         result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
             LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
+
+
+def _accept_quotations(emit: Emitter, result: CheckResult, display: str, accepted: Sequence[Any]) -> None:
+    """List each quotation of ``display`` that passed CL205 (a
+    :class:`citelint.links.claims.Accepted`) in ``result.quotations`` and for
+    semantic review (CL901): citelint proves the words are the source's, not
+    that they support the sentence they stand in."""
+    for a in accepted:
+        result.quotations.append(AcceptedQuotation(display, a.line, a.col, a.sentence, a.text, a.source, a.capture,
+                                                   None, a.insertions))
+        several = len(a.insertions) > 1
+        inserted = (f"; the insertion{'s' * several} {', '.join(map(quoted, a.insertions))} "
+                    f"{'are' if several else 'is'} the author's, not the source's") if a.insertions else ""
+        emit("CL901", Position(a.line, a.col), (
+            f"quotation {quoted(a.text, 80)} occurs in the capture of {quoted(a.source, 120)} (capture "
+            f"{a.capture[:12]}…); citelint does not verify that it supports its sentence {quoted(a.sentence, 160)}"
+            f"{inserted}"), a.capture)
 
 
 def _rewrite(path: Path, raw: bytes, new_text: str, config: Config) -> str | None:

@@ -1,7 +1,9 @@
 """``citelint show``: print one captured revision of a source.
 
-Print a capture's metadata and text (newest revision unless --revision). Read-
-only; control characters are shown escaped.
+Print a capture's metadata and text (newest revision unless --revision), or
+with ``--find TEXT`` where a text occurs in the source's captures, matched
+as a prose quotation is (CL205), or the nearest passage. Read-only; control
+characters are shown escaped.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ examples:
   citelint show https://example.org/q3.txt                 the newest revision
   citelint show https://example.org/q3.txt --revision 5891b5b5
   citelint show https://example.org/q3.txt --format json   metadata and text as JSON (text exact, unescaped)
+  citelint show https://example.org/q3.txt --find "Revenue rose 12%"   where the text occurs (exit 1: nowhere)
 
 When several revisions share the newest retrievedAt (and are not one batch),
 none is the newest: name one with --revision (exit 2 until then).
@@ -33,6 +36,10 @@ def add_options(show: argparse.ArgumentParser) -> None:
     show.add_argument("source", metavar="SOURCE", help="the exact source URL")
     show.add_argument("--revision", metavar="SHA", help="captureSha256 (a unique prefix is enough)")
     add_config_option(show)
+    show.add_argument("--find", metavar="TEXT",
+                      help="print where TEXT occurs (line:col) in each verified revision, newest first, matched as "
+                           "a prose quotation is (any whitespace run equals any other), or the nearest passage; "
+                           "exit 1 when no revision holds it")
     show.add_argument("--format", choices=["text", "json"], default="text",
                       help="text: metadata, then the text with control characters escaped (default); json: "
                            "one object with the record's fields and the exact text")
@@ -51,6 +58,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: no capture of {args.source!r}"
                   f"{'' if config.is_approved(args.source) else ' (and it is not an approved source)'}\n")
         return EXIT_FINDINGS
+    if args.find is not None:
+        return _find(store, args.source, args.find, args.revision, out, err)
     if args.revision:
         matches = [r for r in revisions if r.sha256.startswith(args.revision.lower())]
         if len(matches) != 1:
@@ -94,3 +103,55 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for line in rec.text.splitlines() or [""]:
         out.write(terminal(line) + "\n")
     return EXIT_OK
+
+
+#: Occurrences printed per revision by ``--find``.
+FIND_SHOWN = 10
+
+
+def _find(store: Store, source: str, text: str, revision: str | None, out: TextIO, err: TextIO) -> int:
+    """``show --find``: each verified revision of ``source`` (only those starting with
+    ``revision`` when given), newest first, with the ``line:col`` of each occurrence of ``text``
+    (whitespace runs equal, as for CL205) and its passage, or the nearest passage. Returns
+    EXIT_OK when some revision holds ``text``, EXIT_FINDINGS when none does, EXIT_USAGE for
+    a ``text`` with no visible character."""
+    from citelint.excerpts import explain_miss, flat_quotation, flatten, nearest
+
+    wanted = flat_quotation(text.strip())
+    if not wanted or wanted.isspace():
+        err.write("citelint: --find needs a text with a visible character\n")
+        return EXIT_USAGE
+    records = [r for r in reversed(store.verified_revisions(source))
+               if revision is None or r.sha256.startswith(revision.lower())]
+    if not records:
+        err.write(f"citelint: no verified revision of {source!r}"
+                  f"{f' starts with {revision!r}' if revision else ''}\n")
+        return EXIT_FINDINGS
+    found = False
+    for rec in records:
+        flat = flatten(rec.text)
+        out.write(f"revision {rec.sha256} ({rec.retrieved_at}):\n")
+        at = flat.text.find(wanted)
+        if at < 0:
+            made_by = rec.extractor.describe() if rec.extractor is not None else None
+            out.write(f"  not found: {terminal(explain_miss(wanted, flat.text, made_by, what='text'))}\n")
+            near = nearest(flat.text, wanted)
+            if near:
+                out.write(f"  nearest: {near}\n")
+            continue
+        found = True
+        shown = 0
+        while at >= 0 and shown < FIND_SHOWN:
+            line, col = _line_col(rec.text, flat.original(at))
+            out.write(f"  {line}:{col}: {nearest(flat.text[max(0, at - 30):at + len(wanted) + 30], wanted)}\n")
+            shown += 1
+            at = flat.text.find(wanted, at + 1)
+        if at >= 0:
+            out.write(f"  (more occurrences not shown: at most {FIND_SHOWN} per revision)\n")
+    return EXIT_OK if found else EXIT_FINDINGS
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and code-point column of ``offset`` in ``text`` (lines end at \\n)."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -20,7 +20,9 @@ Modules, one job each:
 - :mod:`~citelint.links.directive`: URL text directives (``#:~:text=``), parsed and written;
 - :mod:`~citelint.links.quote`: quotation links, their text verified against the capture (CL204);
 - :mod:`~citelint.links.prose`: quotations and cited numbers in prose, found with their citations
-  (what CL205/CL206 will verify; :func:`~citelint.links.prose.quotations`);
+  (what CL205/CL206 verify; :func:`~citelint.links.prose.quotations`);
+- :mod:`~citelint.links.claims`: prose quotations and cited numbers verified against the captures
+  (CL205/CL206; :func:`check_claims`);
 - :mod:`~citelint.links.degrade`: ``--fix`` (:func:`fix`).
 
 Entry points: :func:`check` (what ``citelint check`` runs: every link judged,
@@ -44,7 +46,7 @@ from citelint.links.render import GITHUB_EXTENSIONS
 #: Loaded on first use (PEP 562): a page whose links all pass is judged from
 #: cmark's output alone, so locating (source scanners, link forms) and
 #: ``--fix`` stay out of the check's start-up.
-_LAZY = {"fix": "citelint.links.degrade", "extract": "citelint.links.locate",
+_LAZY = {"fix": "citelint.links.degrade", "check_claims": "citelint.links.claims", "extract": "citelint.links.locate",
          "resolve_destination": "citelint.links.source"}
 
 
@@ -70,5 +72,6 @@ __all__ = [
     "judge",
     "govern",
     "fix",
+    "check_claims",
     "GITHUB_EXTENSIONS",
 ]

@@ -56,7 +56,8 @@ def counts(result: CheckResult) -> dict[str, int]:
     """The counts shared by every machine-readable format (keys in camelCase)."""
     fields = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_grounded")
     out = {_camel(name): getattr(result, name) for name in fields}
-    out.update(errors=result.count("error"), warnings=result.count("warning"), semanticReview=result.review_count)
+    out.update(errors=result.count("error"), warnings=result.count("warning"), semanticReview=result.review_count,
+               quotations=len(result.quotations))
     return out
 
 
@@ -71,10 +72,16 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
     for fact in result.accepted:
         d = fact._asdict()
         accepted.append({
-            "path": d["path"], "line": d["line"], "column": d["col"], "state": d["state"],
+            "path": d["path"], "line": d["line"], "column": d["col"], "kind": "fact", "state": d["state"],
             "label": d["label"], "source": d["source"], "captureSha256": d["capture_sha256"],
             "snippet": d["snippet"], "offset": d["offset"], "reason": d["reason"],
             "review": list(d["review"]),
+        })
+    for q in result.quotations:
+        accepted.append({
+            "path": q.path, "line": q.line, "column": q.col, "kind": "quotation", "sentence": q.sentence,
+            "text": q.text, "source": q.source, "capture": q.capture, "label": q.label,
+            "insertions": list(q.insertions),
         })
     return {
         "format": OUTPUT_FORMAT,

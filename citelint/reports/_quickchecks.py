@@ -8,7 +8,7 @@ import re as _re
 
 from citelint.reports.quickcheck import MISSING, unique_strings as _unique
 
-DIGESTS = {'config.schema.json': '649c8e5c8e3abe74e10aae3768ff221c1b644aa600418af4dad166765a2648ed', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
+DIGESTS = {'config.schema.json': 'b75b7db169d4aa48b657f1178e813fc29023deb117ff6e9b6b3c3a206536202c', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
 
 _k_0_4 = frozenset(('cited', 'unavailable', ))
 _k_0_7 = _re.compile('^\\S(?:[\\s\\S]*\\S)?(?![\\s\\S])', 32).search
@@ -55,7 +55,7 @@ def _f_0_1(v_0_2):
         return False
     return True
 
-_k_1_3 = frozenset(('$schema', 'capture', 'captures', 'evidence', 'exclude', 'facts_pointer', 'labels', 'links', 'markdown', 'reports', 'require_captures_on_base', 'rules', 'sources', ))
+_k_1_3 = frozenset(('$schema', 'capture', 'captures', 'evidence', 'exclude', 'facts_pointer', 'labels', 'links', 'markdown', 'quotes', 'reports', 'require_captures_on_base', 'rules', 'sources', ))
 _k_1_15 = frozenset(('error', 'notice', 'off', 'warning', ))
 _k_1_16 = frozenset(())
 _k_1_18 = _re.compile('^CL[0-9]{3}$', 32).match
@@ -68,8 +68,9 @@ _k_1_56 = _re.compile('^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$', 32).match
 _k_1_60 = frozenset(('allow', 'ignore_query_params', 'images', 'relative', ))
 _k_1_64 = frozenset(('error', 'pass', ))
 _k_1_68 = _re.compile('^[^&=#]+$', 32).match
-_k_1_70 = frozenset(('allowed_signers', 'require_signatures', ))
-_k_1_74 = _re.compile('^(/([^~]|~[01])*)*$', 32).search
+_k_1_70 = frozenset(('enabled', 'max_elision_chars', 'min_chars', 'min_segment_chars', ))
+_k_1_76 = frozenset(('allowed_signers', 'require_signatures', ))
+_k_1_80 = _re.compile('^(/([^~]|~[01])*)*$', 32).search
 
 def _f_1_23(v_1_24):
     if not isinstance(v_1_24, list): return False
@@ -234,21 +235,40 @@ def _f_1_1(v_1_2):
                 if not isinstance(v_1_67, str): return False
                 if len(v_1_67) < 1: return False
                 if _k_1_68(v_1_67) is None: return False
-    v_1_69 = v_1_2.get('evidence', MISSING)
+    v_1_69 = v_1_2.get('quotes', MISSING)
     if v_1_69 is not MISSING:
         if not isinstance(v_1_69, dict): return False
         if not (v_1_69.keys() <= _k_1_70): return False
-        v_1_71 = v_1_69.get('allowed_signers', MISSING)
+        v_1_71 = v_1_69.get('enabled', MISSING)
         if v_1_71 is not MISSING:
-            if not isinstance(v_1_71, str): return False
-            if len(v_1_71) < 1: return False
-        v_1_72 = v_1_69.get('require_signatures', MISSING)
+            if not isinstance(v_1_71, bool): return False
+        v_1_72 = v_1_69.get('min_chars', MISSING)
         if v_1_72 is not MISSING:
-            if not isinstance(v_1_72, bool): return False
-    v_1_73 = v_1_2.get('facts_pointer', MISSING)
-    if v_1_73 is not MISSING:
-        if not isinstance(v_1_73, str): return False
-        if _k_1_74(v_1_73) is None: return False
+            if not isinstance(v_1_72, int) or isinstance(v_1_72, bool): return False
+            if not (v_1_72 >= 1): return False
+        v_1_73 = v_1_69.get('min_segment_chars', MISSING)
+        if v_1_73 is not MISSING:
+            if not isinstance(v_1_73, int) or isinstance(v_1_73, bool): return False
+            if not (v_1_73 >= 1): return False
+        v_1_74 = v_1_69.get('max_elision_chars', MISSING)
+        if v_1_74 is not MISSING:
+            if not isinstance(v_1_74, int) or isinstance(v_1_74, bool): return False
+            if not (v_1_74 >= 0): return False
+    v_1_75 = v_1_2.get('evidence', MISSING)
+    if v_1_75 is not MISSING:
+        if not isinstance(v_1_75, dict): return False
+        if not (v_1_75.keys() <= _k_1_76): return False
+        v_1_77 = v_1_75.get('allowed_signers', MISSING)
+        if v_1_77 is not MISSING:
+            if not isinstance(v_1_77, str): return False
+            if len(v_1_77) < 1: return False
+        v_1_78 = v_1_75.get('require_signatures', MISSING)
+        if v_1_78 is not MISSING:
+            if not isinstance(v_1_78, bool): return False
+    v_1_79 = v_1_2.get('facts_pointer', MISSING)
+    if v_1_79 is not MISSING:
+        if not isinstance(v_1_79, str): return False
+        if _k_1_80(v_1_79) is None: return False
     return True
 
 

@@ -1,0 +1,380 @@
+"""Claims in prose verified against the cited captures: CL205 quotations, CL206 numbers (issue 24).
+
+What counts as a quotation, a cited number and their citations is decided
+by :mod:`citelint.links.prose` (docs/quotations.md, "Prose quotations and
+numbers (detection)"); this module decides whether the captures bear them
+out:
+
+- **which captures**: of each citation that is grounded by a capture (a
+  citation that is not is CL201's business, or CL103/CL109/CL401-CL403's,
+  and a URL allowed by ``links.allow`` alone has no capture to hold
+  anything), the revision a ``capture:<sha256>`` title names, else the
+  newest revisions (:meth:`~citelint.store.captures.Store.newest_revisions`):
+  with a tie the claim must hold in each tied revision, a batch counting
+  as one, exactly as for CL204;
+- **a quotation** passes when it occurs verbatim in the captures of at
+  least one citation, with two allowances and no other: a whitespace run
+  equals any other whitespace run (never one holding a page break ``\\f``),
+  and a ``.`` or ``,`` just inside the closing mark may be absent from the
+  source. Elided segments must occur in order, in one revision, each gap at
+  most ``max_elision_chars`` capture characters (at most
+  :data:`~citelint.links.prose.MAX_INSERTION_CHARS` where a bracketed
+  insertion stands) and holding no ``\\f``;
+- **a number** passes when it occurs as a number
+  (:func:`~citelint.links.prose.number_occurs`) in the captures of at least
+  one citation.
+
+A quotation that is the text of a quotation link (``[“…”](url#:~:text=…)``)
+is judged by CL204 alone. A miss explains itself with the near-miss hint
+CL104 and CL204 give (:func:`citelint.excerpts.explain_miss`), the
+capture's nearest passage, and, when the quotation occurs verbatim in the
+capture of another source of the run, that source (searched only on a miss,
+in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from citelint.escape import quoted
+from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, nearest, occurs
+from citelint.links.grounds import Reason
+from citelint.links.link import LinkIssue
+from citelint.links.source import normalise_label
+from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from citelint.links.grounds import LinkEvidence
+    from citelint.links.link import Link
+    from citelint.links.prose import Number, Quotation
+    from citelint.store.captures import CaptureRecord
+
+#: Capture text read, per document, when looking for a missed quotation in other sources' captures.
+ELSEWHERE_BUDGET_CHARS = 64 * 1024 * 1024
+#: Citations a CL205 message explains one by one; the rest are counted.
+EXPLAINED_CITATIONS = 3
+_TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
+_DEFINITION = re.compile(r"""^ {0,3}\[((?:[^\]\\]|\\.)+)\]:[ \t]*(?:\n[ \t]*)?(?:<[^>\n]*>|\S+)[ \t]*(?:\n[ \t]*)?"""
+                         r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))[ \t]*$""", re.M)
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
+
+
+class Accepted(NamedTuple):
+    """A quotation that passed CL205: where it is (``line``/``col`` of the opening mark), its
+    ``sentence`` and ``text`` as rendered, its ``insertions``, and the ``source`` and
+    ``capture`` (sha256) that hold it (the first citation that does, with a tie the first
+    tied revision)."""
+
+    line: int
+    col: int
+    sentence: str
+    text: str
+    source: str
+    capture: str
+    insertions: tuple[str, ...]
+
+
+class Claims(NamedTuple):
+    """:func:`check_claims`'s answer: the CL205/CL206 ``issues`` and the ``accepted`` quotations,
+    each in document order."""
+
+    issues: list[LinkIssue]
+    accepted: list[Accepted]
+
+
+class ClaimChecker:
+    """Verifies the prose quotations and cited numbers of one Markdown document (CL205, CL206).
+
+    ``markdown`` is the document; ``evidence`` the run's link evidence (its
+    ``store`` must be set); ``sources`` the run's approved sources in config
+    order (where a missed quotation is looked for); ``max_elision_chars`` as
+    ``quotes.max_elision_chars``.
+    """
+
+    def __init__(self, markdown: str, evidence: LinkEvidence, sources: Sequence[str],
+                 max_elision_chars: int = 1000) -> None:
+        assert evidence.store is not None
+        self.markdown, self.evidence, self.store = markdown, evidence, evidence.store
+        self.sources = sources
+        self.max_elision_chars = max_elision_chars
+        self._flat: dict[str, Flat] = {}
+        self._budgets: dict[str, MissBudget] = {}
+        self._revisions: dict[tuple[str, str | None], NewestRevisions | str] = {}
+        self._elsewhere_left = ELSEWHERE_BUDGET_CHARS
+        self._line_starts: list[int] | None = None
+        self._definitions: dict[str, str] | None = None
+
+    # -- citations and their captures ------------------------------------------------------
+
+    def flat(self, record: CaptureRecord) -> Flat:
+        """The flattened text of ``record`` (kept for the document: a capture is flattened once)."""
+        hit = self._flat.get(record.sha256)
+        if hit is None:
+            if len(self._flat) >= 16:
+                self._flat.clear()  # bounded memory: a document citing many captures re-flattens
+            hit = self._flat[record.sha256] = flatten(record.text)
+        return hit
+
+    def grounded(self, citations: Sequence[Link]) -> list[tuple[Link, str, NewestRevisions | str]]:
+        """Each citation grounded by a capture, once per (source, named revision), with its
+        source and the revisions to check (a :class:`NewestRevisions`), or why there are none
+        to check (a sentence: the titled revision is missing or corrupt, or names no digest)."""
+        out = []
+        seen: set[tuple[str, str | None]] = set()
+        for link in citations:
+            if link.category != "governed" or self.evidence.decide(link.cited).reason is not Reason.GROUNDED:
+                continue
+            source = self.evidence.grounding.captured_source(link.cited)
+            if source is None:
+                continue  # allowed by links.allow alone: no capture holds anything
+            named = self._title(link)
+            key = (source, named)
+            if key in seen:
+                continue
+            seen.add(key)
+            revisions = self._revisions.get(key)
+            if revisions is None:
+                revisions = self._revisions[key] = self._lookup(source, named)
+            out.append((link, source, revisions))
+        return out
+
+    def _lookup(self, source: str, named: str | None) -> NewestRevisions | str:
+        if named is None:
+            revisions = self.store.newest_revisions(source)
+            return revisions if revisions.groups else "no capture of this source verifies"
+        if _HEX64.fullmatch(named) is None:
+            return (f"the link title capture:{quoted(named, 70)} names no revision: write capture:<sha256> "
+                    "with the capture's 64 lowercase hex digits")
+        try:
+            return NewestRevisions(((self.store.lookup(source, named),),))
+        except CaptureMissing:
+            return f"the link title names capture:{named}, which this source has no revision of"
+        except CaptureCorrupt as exc:
+            return f"the link title names capture:{named[:12]}…, which fails verification ({exc})"
+
+    def _title(self, link: Link) -> str | None:
+        """What follows ``capture:`` in the title of ``link`` (inline, or its reference
+        definition's), or None when it has no such title."""
+        written = self.markdown[link.start:link.end]
+        if link.kind == "html" or link.form == "html":
+            from citelint.links.locate import raw_attr
+
+            title = raw_attr(written, "title")
+            return title[len("capture:"):] if title is not None and title.startswith("capture:") else None
+        if link.kind == "inline" or link.form == "inline":
+            m = _TITLE.search(written)
+            return None if m is None else next(g for g in m.groups() if g is not None)
+        if link.kind == "reference" or link.form == "reference":
+            m = _REF_LABEL.search(written)
+            label = m.group(1) if m is not None and m.group(1) else written.strip("[]")
+            if self._definitions is None:
+                self._definitions = {}
+                for d in _DEFINITION.finditer(self.markdown):
+                    value = next(g for g in d.groups()[1:] if g is not None)
+                    self._definitions.setdefault(normalise_label(d.group(1)), value)
+            return self._definitions.get(normalise_label(label))
+        return None
+
+    def offset(self, line: int, col: int) -> int:
+        """The code-point offset in the document of 1-based ``line`` and ``col``."""
+        if self._line_starts is None:
+            starts = [0]
+            starts.extend(m.end() for m in re.finditer(r"\r\n|\r|\n", self.markdown))
+            self._line_starts = starts
+        return self._line_starts[min(line, len(self._line_starts)) - 1] + col - 1
+
+    def in_quotation_link(self, line: int, col: int, citations: Sequence[Link]) -> bool:
+        """True when ``line``/``col`` lies in the visible text of one of ``citations`` that is a
+        quotation link (``#:~:text=``): that text is CL204's to judge, never CL205's or CL206's."""
+        from citelint.links.quote import is_quotation
+
+        return any(link.text_span is not None and is_quotation(link.href)
+                   and link.text_span[0] <= self.offset(line, col) < link.text_span[1] for link in citations)
+
+    # -- CL205 -----------------------------------------------------------------------------
+
+    def quotation(self, q: Quotation) -> LinkIssue | Accepted | None:
+        """CL205 for the quotation ``q`` (:func:`citelint.links.prose.quotations`); an
+        :class:`Accepted` when it passes; None when it is not this rule's to judge (no grounded
+        citation; the text of a quotation link, which CL204 judges). The issue is placed at the
+        opening mark; its ``capture`` is the first revision checked."""
+        if self.in_quotation_link(q.line, q.col, q.citations):
+            return None
+        cited = self.grounded(q.citations)
+        if not cited:
+            return None
+        link = cited[0][0]
+        at = (q.line, q.col, q.line, q.col + 1)
+        shown = quoted(q.text, 80)
+        if q.short_segments:
+            short = q.short_segments[0]
+            return LinkIssue("CL205", link, (
+                f"quotation {shown}: segment {quoted(short, 40)} is too short to verify (each segment of an "
+                f"elided quotation needs at least quotes.min_segment_chars visible characters); quote more of "
+                "the source around it"), *at, fixable=False)
+        segments = [flat_quotation(s.text) for s in q.segments]
+        if not segments:
+            return None  # nothing but elisions: below any min_chars, so never detected
+        gaps = self._gaps(q)
+        optional_end = q.kind == "marks"
+        misses: list[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]] = []
+        for _link, source, revisions in cited:
+            if isinstance(revisions, str):
+                misses.append((source, revisions, []))
+                continue
+            hits, failed = revisions.split(lambda r: occurs(self.flat(r), segments, gaps, optional_end))
+            if hits and not failed:
+                return Accepted(q.line, q.col, q.sentence, q.text, source, hits[0].sha256, q.insertions)
+            misses.append((source, revisions, failed))
+        return LinkIssue("CL205", link, self._miss_message(q, segments, gaps, optional_end, misses), *at,
+                         capture=_first_capture(misses), fixable=False)
+
+    def _gaps(self, q: Quotation) -> list[int]:
+        """The most capture characters between each two segments of ``q``: a bracketed insertion
+        stands for at most MAX_INSERTION_CHARS, an elision for ``max_elision_chars``."""
+        from citelint.links.prose import MAX_INSERTION_CHARS
+
+        gaps = []
+        for a, b in zip(q.segments, q.segments[1:]):
+            between = q.text[a.start + len(a.text):b.start].strip()
+            inserted = between.startswith("[") and between not in ("[...]", "[…]")
+            gaps.append(min(MAX_INSERTION_CHARS, self.max_elision_chars) if inserted else self.max_elision_chars)
+        return gaps
+
+    def _miss_message(self, q: Quotation, segments: list[str], gaps: list[int], optional_end: bool,
+                      misses: list[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]) -> str:
+        parts = []
+        for source, revisions, failed in misses[:EXPLAINED_CITATIONS]:
+            if isinstance(revisions, str):
+                parts.append(f"{quoted(source, 120)}: {revisions}")
+                continue
+            record = failed[0][0]
+            which = f"capture {record.sha256[:12]}…"
+            if revisions.tied:
+                tied = ", ".join(f"capture:{g[0].sha256}" for g in revisions.groups)
+                which = (f"capture {record.sha256}, one of {len(revisions.groups)} revisions tied for newest "
+                         f"({tied}; the quotation must occur in each: give the link the title "
+                         "\"capture:<sha256>\" of the revision it quotes)")
+            parts.append(f"the capture of {quoted(source, 120)} ({which}): {self._explain(record, segments, gaps)}")
+        more = len(misses) - EXPLAINED_CITATIONS
+        if more > 0:
+            parts.append(f"and {more} more cited source{'s' * (more > 1)}")
+        where = "its cited source" if len(misses) == 1 else f"any of its {len(misses)} cited sources"
+        message = f"quotation {quoted(q.text, 80)} does not occur verbatim in {where}: " + "; ".join(parts)
+        other = self._elsewhere(segments, gaps, optional_end, {s for s, _, _ in misses})
+        if other is not None:
+            message += (f"; it occurs in the capture of {quoted(other[0], 120)} (capture {other[1][:12]}…): "
+                        "cite that source")
+        return message + "; --fix leaves quotations alone"
+
+    def _explain(self, record: CaptureRecord, segments: list[str], gaps: list[int]) -> str:
+        """What the capture of ``record`` says instead: the near-miss hint for the first segment
+        that does not occur (or why the segments, each found, do not make the quotation), and the
+        capture's nearest passage."""
+        flat = self.flat(record)
+        missing = next((s for s in segments if s not in flat.text), None)
+        if missing is None:
+            limit = max(gaps) if gaps else 0
+            return (f"each of its {len(segments)} segments occurs, but not in this order with at most {limit} "
+                    "characters and no page break between them")
+        budget = self._budgets.get(record.sha256)
+        if budget is None:
+            budget = self._budgets[record.sha256] = MissBudget(flat.text)
+        if not budget.take():
+            return f"{budget.why}; quote the capture verbatim"
+        what = "quotation" if len(segments) == 1 else "segment"
+        made_by = record.extractor.describe() if record.extractor is not None else None
+        hint = explain_miss(missing, flat.text, made_by, what=what)
+        if missing.casefold() in flat.text.casefold():
+            hint = f"the {what} occurs with other letter case; copy the text exactly from the capture"
+        near = nearest(flat.text, missing)
+        return hint + (f"; the capture has: {near}" if near else "")
+
+    def _elsewhere(self, segments: list[str], gaps: list[int], optional_end: bool,
+                   cited: set[str]) -> tuple[str, str] | None:
+        """(source, sha256) of the first other approved source, in config order, whose newest
+        revisions hold the quotation, within the document's budget of text read; or None."""
+        for source in self.sources:
+            if source in cited or self._elsewhere_left <= 0 or not self.store.has_source(source):
+                continue
+            for record in self.store.newest_revisions(source).records:
+                self._elsewhere_left -= len(record.text)
+                if occurs(self.flat(record), segments, gaps, optional_end):
+                    return source, record.sha256
+        return None
+
+    # -- CL206 -----------------------------------------------------------------------------
+
+    def number(self, n: Number) -> LinkIssue | None:
+        """CL206 for the cited number ``n`` (:func:`citelint.links.prose.cited_numbers`), or None
+        when a grounded citation's captures hold it, it has no grounded citation, or it is in the
+        text of a quotation link (CL204's)."""
+        from citelint.links.prose import number_occurs
+
+        if self.in_quotation_link(n.line, n.col, n.citations):
+            return None
+        cited = self.grounded(n.citations)
+        if not cited:
+            return None
+        checked = []
+        first: str | None = None
+        for _link, source, revisions in cited:
+            if isinstance(revisions, str):
+                checked.append(f"{quoted(source, 120)} ({revisions})")
+                continue
+            hits, failed = revisions.split(lambda r: number_occurs(n, r.text))
+            if hits and not failed:
+                return None
+            first = first or failed[0][0].sha256
+            checked.append(quoted(source, 120) + (f" (capture {failed[0][0].sha256[:12]}…)"
+                                                   if revisions.tied else ""))
+        sources = " or of ".join(checked)
+        return LinkIssue("CL206", cited[0][0], (
+            f"number {n.shown} does not occur in the capture of {sources}: check the figure against the source"),
+            n.line, n.col, n.line, n.col + len(n.text), capture=first, fixable=False)
+
+
+def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]
+                   ) -> str | None:
+    return next((failed[0][0].sha256 for _, _, failed in misses if failed), None)
+
+
+def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], *, quotes: bool = True,
+                 numbers: bool = True, min_chars: int = 20, min_segment_chars: int = 12,
+                 max_elision_chars: int = 1000) -> Claims:
+    """The CL205 and CL206 issues of the Markdown ``markdown``, and its accepted quotations.
+
+    ``evidence`` is the run's :class:`~citelint.links.grounds.LinkEvidence`
+    (without a store nothing is checked); ``sources`` the approved sources
+    in config order; ``quotes``/``numbers`` switch each rule's detection;
+    the sizes are ``quotes.min_chars``, ``quotes.min_segment_chars`` and
+    ``quotes.max_elision_chars``. Each issue's ``link`` is the first grounded
+    citation; its position is the opening quotation mark (CL205) or the
+    number's first digit (CL206). Raises nothing for any ``str``.
+    ``accepted`` lists each quotation that passed, with the capture that holds it.
+    """
+    if evidence.store is None or not (quotes or numbers):
+        return Claims([], [])
+    from citelint.links.prose import cited_numbers, quotations
+
+    checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
+    issues: list[LinkIssue] = []
+    accepted: list[Accepted] = []
+    if quotes:
+        for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
+            verdict = checker.quotation(q)
+            if isinstance(verdict, Accepted):
+                accepted.append(verdict)
+            elif verdict is not None:
+                issues.append(verdict)
+    if numbers:
+        for n in cited_numbers(markdown):
+            issue = checker.number(n)
+            if issue is not None:
+                issues.append(issue)
+    issues.sort(key=lambda i: (i.line, i.col))
+    return Claims(issues, accepted)
