@@ -16,7 +16,8 @@ import pytest
 
 from citelint.cli import main
 from citelint.excerpts import flatten, nearest, occurs
-from citelint.store.captures import CaptureRecord, make_record, write_capture
+from citelint.store.captures import CaptureRecord, make_record
+from citelint.store.writer import write_capture
 from conftest import corpus_path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
