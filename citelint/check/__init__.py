@@ -7,6 +7,7 @@ Modules, one job each:
 - ``targets``: which files a check reads, and how each is named.
 - ``loaded``: a report between the phases, and the emitter that stamps each
   finding with its rule id and severity.
+- ``markdown``: a Markdown report checked: links, claims in prose, ``--fix``.
 - ``grounding``: what grounds a run's Markdown links (captures, git, signatures).
 - ``parallel``: work cut into chunks shared with forked workers (``--jobs``),
   and their results packed as columns by field name.

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
+from citelint.check.markdown import check_markdown, read_target
 from citelint.check.targets import Target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
-from citelint.escape import quoted
 from citelint.facts import (
     CONTEXT_CHARS,
     AcceptedEntry,
@@ -34,23 +34,17 @@ from citelint.facts import (
     review_notice,
     verify_citations,
 )
-from citelint.files import WriteRefused, write_output
 from citelint.model import (
-    RULES,
-    AcceptedQuotation,
     CheckResult,
     FactPlace,
     Finding,
-    FixedLink,
-    LinkVerdict,
     Position,
     ReportDetail,
-    Severity,
 )
 from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
 from citelint.reports.json import LazyDocument
-from citelint.reports.loaders import decode_source, kind_of, load_text, read_source
+from citelint.reports.loaders import kind_of, load_text
 from citelint.reports.schema import check_document
 from citelint.store.captures import Store
 from citelint.store.legacy import legacy_message, legacy_unmigrated
@@ -64,11 +58,6 @@ if TYPE_CHECKING:
 __all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
 
 
-def _read(target: Target) -> tuple[bytes, str] | ParseFailure:
-    """The target's bytes and text: from standard input when it came from there."""
-    return read_source(target.path) if target.content is None else decode_source(target.content)
-
-
 def _load_report(target: Target, order: int, display: str, config: Config,
                  result: CheckResult) -> tuple[LoadedReport, list[Citation], list[AcceptedEntry]] | None:
     """First phase of a fact report: load, schema (CL001, CL002) and labels
@@ -76,7 +65,7 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     its accepted unavailable facts, or None when nothing is left to check.
     When ``result`` keeps details, its facts' places are kept there."""
     emit = Emitter(config, result, display)
-    source = _read(target)
+    source = read_target(target)
     syntax = target.syntax or kind_of(target.path) or "json"
     doc = source if isinstance(source, ParseFailure) else load_text(source[1], syntax)
     if result.details is not None:
@@ -290,7 +279,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
         else:
             if allowlist is None:
                 allowlist = build_allowlist(config, store, tracking, evidence)
-            _check_markdown(target, display, config, allowlist, one.result, fix)
+            check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
             progress(order, len(targets))
     one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
@@ -321,108 +310,6 @@ def _phase_two(groups: Sequence[_Group], config: Config,
                                     context_chars=context_chars)
         out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
     return out
-
-
-def _check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,
-                    result: CheckResult, fix: bool) -> None:
-    """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
-    CL401–CL403 for a link whose evidence needs repair: see
-    :func:`citelint.links.judge.judge`) and its claims in prose (CL205
-    quotations, CL206 numbers: :func:`citelint.links.claims.check_claims`)
-    and, with ``fix``, degrade the fixable
-    ones. When ``result`` keeps details, the report's text and every link,
-    with its verdict, are kept there."""
-    # cmark-gfm and ada-url load only when a Markdown report is checked.
-    from citelint import links
-
-    emit = Emitter(config, result, display)
-    # The same bound as fact reports, and a FIFO or device is refused, never waited on.
-    source = _read(target)
-    if isinstance(source, ParseFailure):
-        emit("CL001", Position(source.line, source.col), source.message)
-        if result.details is not None:
-            result.details[display] = ReportDetail("markdown")
-        return
-    raw, text = source
-    report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
-                         every=result.details is not None)
-    result.links += report.links
-    result.links_governed += report.governed
-    result.links_grounded += report.grounded
-    issues = report.issues
-    quotes = config.quotes.enabled and config.severity("CL205") != "off"
-    numbers = config.severity("CL206") != "off"
-    if quotes or numbers:
-        # Claims in prose (CL205, CL206): beside the link rules, which judge each link once.
-        claims = links.check_claims(text, evidence, config.sources, quotes=quotes, numbers=numbers,
-                                    min_chars=config.quotes.min_chars,
-                                    min_segment_chars=config.quotes.min_segment_chars,
-                                    max_elision_chars=config.quotes.max_elision_chars)
-        if claims.issues:
-            issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
-        _accept_quotations(emit, result, display, claims.accepted)
-    if fix:
-        # Ungrounded and unvouchable links alike are degraded to their text.
-        fixable = [i for i in issues if RULES[i.rule].fixable]
-        if fixable:
-            new_text, removed = links.fix(text, fixable)
-            unsafe = _rewrite(target.path, raw, new_text, config) if new_text != text else None
-            if unsafe:
-                result.warnings_text.append(f"--fix left {display} unchanged: {unsafe}")
-                removed = []
-            result.fixed.extend(FixedLink(display, i.line, i.col, i.rule, cast(Severity, config.severity(i.rule)),
-                                          i.link.href) for i in removed)
-            removed_ids = {id(i) for i in removed}
-            issues = [i for i in issues if id(i) not in removed_ids]
-    keep = result.details is not None
-    at_link: dict[int, list[Finding]] = {}  # id(link) -> the findings about it
-    failing: set[int] = set()  # id(link) of each link with an error
-    for issue in issues:
-        finding = emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message,
-                       issue.capture)
-        if keep:
-            if finding is not None and finding.severity != "notice":
-                at_link.setdefault(id(issue.link), []).append(finding)
-            # As configured: an error past the per-rule cap, which prints no finding, still fails its link.
-            if config.severity(issue.rule) == "error":
-                failing.add(id(issue.link))
-    emit.close()
-    if result.details is not None:
-        result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
-            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
-
-
-def _accept_quotations(emit: Emitter, result: CheckResult, display: str, accepted: Sequence[Any]) -> None:
-    """List each quotation of ``display`` that passed CL205 (a
-    :class:`citelint.links.claims.Accepted`) in ``result.quotations`` and for
-    semantic review (CL901): citelint proves the words are the source's, not
-    that they support the sentence they stand in."""
-    for a in accepted:
-        result.quotations.append(AcceptedQuotation(display, a.line, a.col, a.sentence, a.text, a.source, a.capture,
-                                                   None, a.insertions))
-        several = len(a.insertions) > 1
-        inserted = (f"; the insertion{'s' * several} {', '.join(map(quoted, a.insertions))} "
-                    f"{'are' if several else 'is'} the author's, not the source's") if a.insertions else ""
-        emit("CL901", Position(a.line, a.col), (
-            f"quotation {quoted(a.text, 80)} occurs in the capture of {quoted(a.source, 120)} (capture "
-            f"{a.capture[:12]}…); citelint does not verify that it supports its sentence {quoted(a.sentence, 160)}"
-            f"{inserted}"), a.capture)
-
-
-def _rewrite(path: Path, raw: bytes, new_text: str, config: Config) -> str | None:
-    """Rewrite the checked report ``path`` in place with ``new_text`` (keeping
-    its BOM) through the output writer; why it was left unchanged, or None.
-    Only an existing regular file reached through no symlink in the project
-    is rewritten, never evidence or the config."""
-    bom = raw[:3] if raw.startswith(b"\xef\xbb\xbf") else b""
-    try:
-        write_output(path, bom + new_text.encode("utf-8"), mode="rewrite", root=config.root,
-                     protect=lambda p: config.protects(p, reports=False))
-    except WriteRefused as exc:
-        return exc.why
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
 
 
 #: Below this many cited captures (or files to check), citations are

@@ -19,6 +19,8 @@ Modules, one job each:
   whose evidence needs repair (:func:`judge`, :func:`govern`, :func:`check`);
 - :mod:`~citelint.links.directive`: URL text directives (``#:~:text=``), parsed and written;
 - :mod:`~citelint.links.quote`: quotation links, their text verified against the capture (CL204);
+- :mod:`~citelint.links.blocks`: cmark's XML read as a reader sees it (leaves with source
+  positions, and their citations), what prose detection reads;
 - :mod:`~citelint.links.prose`: quotations and cited numbers in prose, found with their citations
   (what CL205/CL206 verify; :func:`~citelint.links.prose.quotations`);
 - :mod:`~citelint.links.claims`: prose quotations and cited numbers verified against the captures
