@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from citelint.configfile import PYPROJECT, leaves, load_raw, schema_error_message
 from citelint.errors import ConfigError
 from citelint.escape import is_invisible_char, visible_repr
 from citelint.model import (
@@ -30,14 +31,10 @@ from citelint.model import (
     LabelInfo,
 )
 from citelint.reports import pointers
-from citelint.reports.document import ParseFailure
-from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
 from citelint.reports.schema import config_validator, quick_valid
-from citelint.reports.yaml import load_yaml_text
 
 CONFIG_NAME = "citelint.yaml"
-PYPROJECT = "pyproject.toml"
 DEFAULT_REPORTS = ["reports/**/*.json", "reports/**/*.yaml", "reports/**/*.yml"]
 DEFAULT_MARKDOWN = ["reports/**/*.md"]
 
@@ -296,7 +293,7 @@ def salvage_config(config_file: Path) -> list[Config] | None:
     """
     path = Path(os.path.abspath(config_file))
     try:
-        data, _ = _load_raw(path, str(config_file))
+        data, _ = load_raw(path, str(config_file))
     except (ConfigError, OSError):
         return None
     if not isinstance(data, dict):
@@ -316,142 +313,6 @@ def salvage_config(config_file: Path) -> list[Config] | None:
     return [Config(path=path, root=root, captures_dir=folder, reports=DEFAULT_REPORTS + globs["reports"],
                    markdown=DEFAULT_MARKDOWN + globs["markdown"])
             for folder in sorted({Path(os.path.normpath(root / "captures")), Path(os.path.normpath(root / named))})]
-
-
-def _toml_key_line(text: str, key: str) -> int | None:
-    """Line where ``key`` is written inside ``[tool.citelint]`` (for messages)."""
-    in_table = False
-    for n, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_table = bool(re.match(r"\[\s*tool\.citelint\s*[\].]", stripped))
-            if in_table and key and re.match(rf"\[\s*tool\.citelint\.{re.escape(key)}\s*\]", stripped):
-                return n
-            continue
-        if in_table and key and re.match(rf"['\"]?{re.escape(key)}['\"]?\s*=", stripped):
-            return n
-    return None
-
-
-def _yaml_hint(text: str, line: int, problem: str) -> str:
-    """A hint for a YAML syntax error at 1-based ``line``: what usually causes ``problem``."""
-    lines = text.splitlines()
-    above = next((lines[i].strip() for i in range(min(line, len(lines)) - 2, -1, -1)
-                  if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
-    if "block sequence" in problem or "block mapping" in problem:
-        if re.search(r":\s*(\[\s*\]|\{\s*\})\s*(#.*)?$", above):
-            return (f"the key above (`{above.split(':')[0]}`) already has a value (`[]` or `{{}}`), so the "
-                    "indented lines cannot belong to it: delete the `[]`/`{}` and keep the items below it")
-        return "check the indentation of this line against the lines above it"
-    if "'\\t'" in problem or "\\t" in problem:
-        return "YAML does not allow tabs for indentation: indent with spaces"
-    if "expected ',' or ']'" in problem or "expected ',' or '}'" in problem:
-        return "a `[` or `{` is not closed: close it, or write the list one `- item` per line"
-    if "found unexpected end of stream" in problem or "while scanning a quoted scalar" in problem:
-        return "a quote is not closed"
-    if "mapping values are not allowed" in problem:
-        return "a value holds `: `: quote the value"
-    return "fix the syntax at this position"
-
-
-def _load_raw(path: Path, shown: str) -> tuple[Any, Any]:
-    """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None.
-    ``shown`` is how messages name the file."""
-    if path.name == PYPROJECT:
-        import tomllib
-
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
-        except UnicodeDecodeError:
-            raise ConfigError(f"{shown}: not valid UTF-8") from None
-        except tomllib.TOMLDecodeError as exc:
-            m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-            if m:
-                where = f"{m.group(1)}:{m.group(2)}"
-            else:  # "(at end of document)"
-                lines = text.splitlines() or [""]
-                where = f"{len(lines)}:{len(lines[-1]) + 1}"
-            raise ConfigError(f"{shown}:{where}: invalid TOML: {exc}") from None
-        except ValueError:
-            # tomllib's int() refuses more than 4300 digits (CVE-2020-10735).
-            m = re.search(r"^\s*([^=\n]+?)\s*=\s*[-+]?[0-9_]{4301,}", text, re.M)
-            where = f"{text.count(chr(10), 0, m.start(1)) + 1}:1: {m.group(1)}: " if m else ""
-            raise ConfigError(f"{shown}:{where}a number has too many digits to be a sensible value") from None
-        tool = data.get("tool", {})
-        table = tool.get("citelint", {}) if isinstance(tool, dict) else None
-        if not isinstance(table, dict):
-            line = _toml_key_line(text, "") or 1
-            raise ConfigError(f"{shown}:{line}:1: [tool.citelint] must be a table of keys")
-
-        def toml_locate(pointer: str) -> tuple[int, int] | None:
-            parts = pointer.strip("/").split("/")
-            line = _toml_key_line(text, parts[0]) if parts and parts[0] else None
-            return (line, 1) if line else None
-
-        return table, toml_locate
-
-    source = read_source(path)
-    if isinstance(source, ParseFailure):
-        raise ConfigError(f"{shown}:{source.line}:{source.col}: {source.message}")
-    doc = load_yaml_text(source[1], typed=True)
-    if isinstance(doc, ParseFailure):
-        message = doc.message
-        if message.startswith(("expected", "found", "while", "mapping values", "did not find", "could not")):
-            # PyYAML's own wording: say what kind of error it is and what usually causes it.
-            message = f"invalid YAML: {message}; {_yaml_hint(source[1], doc.line, message)}"
-        raise ConfigError(f"{shown}:{doc.line}:{doc.col}: {message}")
-
-    def yaml_locate(pointer: str) -> tuple[int, int] | None:
-        pos = doc.locate_key(pointer)
-        return pos.line, pos.col
-
-    return ({} if doc.data is None else doc.data), yaml_locate
-
-
-def _leaves(node: Any, pointer: str) -> Iterator[tuple[str, Any]]:
-    """(pointer, value) for every scalar in a loaded config."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _leaves(value, pointers.join(pointer, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _leaves(value, pointers.join(pointer, index))
-    else:
-        yield pointer, node
-
-
-def _schema_error_message(error: Any) -> tuple[str, str]:
-    """(pointer, message) for one jsonschema error on the config."""
-    pointer = ""
-    for token in error.absolute_path:
-        pointer = pointer_join(pointer, token)
-    key = ".".join(str(t) for t in error.absolute_path) or "(top level)"
-    if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        if extra:
-            pointer = pointer_join(pointer, extra[0])
-            allowed = ", ".join(sorted(error.schema.get("properties", {})))
-            where = key + "." + extra[0] if key != "(top level)" else extra[0]
-            return pointer, f"unknown key {where!r}; allowed here: {allowed}"
-    if error.validator == "type":
-        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return pointer, (f"{key} must be {' or '.join(_YAML_KINDS.get(str(w), str(w)) for w in wanted)}, not "
-                         f"{_yaml_kind(error.instance)}; see schemas/config.schema.json")
-    return pointer, f"{key}: {error.message}"
-
-
-#: JSON Schema types as a YAML author names them.
-_YAML_KINDS = {"array": "a list (one `- item` per line)", "object": "a mapping of keys", "string": "a string",
-               "boolean": "true or false", "integer": "a whole number", "number": "a number", "null": "empty"}
-
-
-def _yaml_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"{str(value).lower()}"
-    kind = {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
-            type(None): "empty"}.get(type(value), type(value).__name__)
-    return kind if kind in ("a mapping", "a list", "empty") else f"{kind} ({str(value)[:40]!r})"
 
 
 def _capture_extractors(cap: dict, error: Callable[[str, str], ConfigError]) -> tuple[tuple[str, str], ...]:
@@ -503,7 +364,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         # would let a pull request swap the operator's config for its own.
         raise ConfigError(f"{shown}: is a symlink to {real}, outside its own directory; citelint reads the "
                           "config only from the project it governs (replace the link by the file)")
-    data, locate = _load_raw(path, shown)
+    data, locate = load_raw(path, shown)
 
     def error(pointer: str, message: str) -> ConfigError:
         pos = locate(pointer) if pointer else None
@@ -516,7 +377,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     for key, empty in _EMPTY_WHEN_NULL.items():
         if key in data and data[key] is None:
             data[key] = type(empty)()
-    for pointer, value in _leaves(data, ""):
+    for pointer, value in leaves(data, ""):
         if isinstance(value, float) and not math.isfinite(value):
             key = ".".join(pointers.tokens(pointer))
             raise error(pointer, f"{key}: {value} is not a number a setting can hold; write a finite number")
@@ -524,7 +385,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
     errors = [] if quick_valid("config.schema.json", data) else \
         sorted(config_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        pointer, message = _schema_error_message(errors[0])
+        pointer, message = schema_error_message(errors[0])
         raise error(pointer, message)
 
     for key in ("reports", "markdown", "exclude"):

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("imports", "reader"),
     ("facts", "links", "git", "evidence"),
     ("config",),
+    ("configfile",),
     ("reports", "store", "excerpts"),
     ("model", "errors", "files", "urls", "__init__"),
     # What a reader can see and how untrusted text is shown: the label patterns of model use it.

@@ -1,0 +1,157 @@
+"""Reading a config file: its YAML or TOML text parsed with positions, and
+the wording of what is wrong with it (DESIGN §2.1). :mod:`citelint.config`
+validates and resolves what this reads; every failure here is a
+:class:`~citelint.errors.ConfigError` naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from citelint.errors import ConfigError
+from citelint.reports import pointers
+from citelint.reports.document import ParseFailure
+from citelint.reports.loaders import read_source
+from citelint.reports.pointers import join as pointer_join
+from citelint.reports.yaml import load_yaml_text
+
+PYPROJECT = "pyproject.toml"
+
+
+def toml_key_line(text: str, key: str) -> int | None:
+    """Line where ``key`` is written inside ``[tool.citelint]`` (for messages)."""
+    in_table = False
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = bool(re.match(r"\[\s*tool\.citelint\s*[\].]", stripped))
+            if in_table and key and re.match(rf"\[\s*tool\.citelint\.{re.escape(key)}\s*\]", stripped):
+                return n
+            continue
+        if in_table and key and re.match(rf"['\"]?{re.escape(key)}['\"]?\s*=", stripped):
+            return n
+    return None
+
+
+def yaml_hint(text: str, line: int, problem: str) -> str:
+    """A hint for a YAML syntax error at 1-based ``line``: what usually causes ``problem``."""
+    lines = text.splitlines()
+    above = next((lines[i].strip() for i in range(min(line, len(lines)) - 2, -1, -1)
+                  if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
+    if "block sequence" in problem or "block mapping" in problem:
+        if re.search(r":\s*(\[\s*\]|\{\s*\})\s*(#.*)?$", above):
+            return (f"the key above (`{above.split(':')[0]}`) already has a value (`[]` or `{{}}`), so the "
+                    "indented lines cannot belong to it: delete the `[]`/`{}` and keep the items below it")
+        return "check the indentation of this line against the lines above it"
+    if "'\\t'" in problem or "\\t" in problem:
+        return "YAML does not allow tabs for indentation: indent with spaces"
+    if "expected ',' or ']'" in problem or "expected ',' or '}'" in problem:
+        return "a `[` or `{` is not closed: close it, or write the list one `- item` per line"
+    if "found unexpected end of stream" in problem or "while scanning a quoted scalar" in problem:
+        return "a quote is not closed"
+    if "mapping values are not allowed" in problem:
+        return "a value holds `: `: quote the value"
+    return "fix the syntax at this position"
+
+
+def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
+    """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None.
+    ``shown`` is how messages name the file."""
+    if path.name == PYPROJECT:
+        import tomllib
+
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
+        except UnicodeDecodeError:
+            raise ConfigError(f"{shown}: not valid UTF-8") from None
+        except tomllib.TOMLDecodeError as exc:
+            m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+            if m:
+                where = f"{m.group(1)}:{m.group(2)}"
+            else:  # "(at end of document)"
+                lines = text.splitlines() or [""]
+                where = f"{len(lines)}:{len(lines[-1]) + 1}"
+            raise ConfigError(f"{shown}:{where}: invalid TOML: {exc}") from None
+        except ValueError:
+            # tomllib's int() refuses more than 4300 digits (CVE-2020-10735).
+            m = re.search(r"^\s*([^=\n]+?)\s*=\s*[-+]?[0-9_]{4301,}", text, re.M)
+            where = f"{text.count(chr(10), 0, m.start(1)) + 1}:1: {m.group(1)}: " if m else ""
+            raise ConfigError(f"{shown}:{where}a number has too many digits to be a sensible value") from None
+        tool = data.get("tool", {})
+        table = tool.get("citelint", {}) if isinstance(tool, dict) else None
+        if not isinstance(table, dict):
+            line = toml_key_line(text, "") or 1
+            raise ConfigError(f"{shown}:{line}:1: [tool.citelint] must be a table of keys")
+
+        def toml_locate(pointer: str) -> tuple[int, int] | None:
+            parts = pointer.strip("/").split("/")
+            line = toml_key_line(text, parts[0]) if parts and parts[0] else None
+            return (line, 1) if line else None
+
+        return table, toml_locate
+
+    source = read_source(path)
+    if isinstance(source, ParseFailure):
+        raise ConfigError(f"{shown}:{source.line}:{source.col}: {source.message}")
+    doc = load_yaml_text(source[1], typed=True)
+    if isinstance(doc, ParseFailure):
+        message = doc.message
+        if message.startswith(("expected", "found", "while", "mapping values", "did not find", "could not")):
+            # PyYAML's own wording: say what kind of error it is and what usually causes it.
+            message = f"invalid YAML: {message}; {yaml_hint(source[1], doc.line, message)}"
+        raise ConfigError(f"{shown}:{doc.line}:{doc.col}: {message}")
+
+    def yaml_locate(pointer: str) -> tuple[int, int] | None:
+        pos = doc.locate_key(pointer)
+        return pos.line, pos.col
+
+    return ({} if doc.data is None else doc.data), yaml_locate
+
+
+def leaves(node: Any, pointer: str) -> Iterator[tuple[str, Any]]:
+    """(pointer, value) for every scalar in a loaded config."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from leaves(value, pointers.join(pointer, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from leaves(value, pointers.join(pointer, index))
+    else:
+        yield pointer, node
+
+
+def schema_error_message(error: Any) -> tuple[str, str]:
+    """(pointer, message) for one jsonschema error on the config."""
+    pointer = ""
+    for token in error.absolute_path:
+        pointer = pointer_join(pointer, token)
+    key = ".".join(str(t) for t in error.absolute_path) or "(top level)"
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        if extra:
+            pointer = pointer_join(pointer, extra[0])
+            allowed = ", ".join(sorted(error.schema.get("properties", {})))
+            where = key + "." + extra[0] if key != "(top level)" else extra[0]
+            return pointer, f"unknown key {where!r}; allowed here: {allowed}"
+    if error.validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return pointer, (f"{key} must be {' or '.join(YAML_KINDS.get(str(w), str(w)) for w in wanted)}, not "
+                         f"{yaml_kind(error.instance)}; see schemas/config.schema.json")
+    return pointer, f"{key}: {error.message}"
+
+
+#: JSON Schema types as a YAML author names them.
+YAML_KINDS = {"array": "a list (one `- item` per line)", "object": "a mapping of keys", "string": "a string",
+               "boolean": "true or false", "integer": "a whole number", "number": "a number", "null": "empty"}
+
+
+def yaml_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    kind = {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
+            type(None): "empty"}.get(type(value), type(value).__name__)
+    return kind if kind in ("a mapping", "a list", "empty") else f"{kind} ({str(value)[:40]!r})"
