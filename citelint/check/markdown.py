@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from citelint.check.loaded import Emitter
 from citelint.check.targets import Target
@@ -108,14 +108,14 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
             LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
 
 
-def _accept_quotations(emit: Emitter, result: CheckResult, display: str, accepted: Sequence[Any]) -> None:
-    """List each quotation of ``display`` that passed CL205 (a
-    :class:`citelint.links.claims.Accepted`) in ``result.quotations`` and for
-    semantic review (CL901): citelint proves the words are the source's, not
-    that they support the sentence they stand in."""
+def _accept_quotations(emit: Emitter, result: CheckResult, display: str,
+                       accepted: Sequence[AcceptedQuotation]) -> None:
+    """List each quotation of ``display`` that passed CL205 in
+    ``result.quotations`` (with its path) and for semantic review (CL901):
+    citelint proves the words are the source's, not that they support the
+    sentence they stand in."""
     for a in accepted:
-        result.quotations.append(AcceptedQuotation(display, a.line, a.col, a.sentence, a.text, a.source, a.capture,
-                                                   None, a.insertions))
+        result.quotations.append(a._replace(path=display))
         several = len(a.insertions) > 1
         inserted = (f"; the insertion{'s' * several} {', '.join(map(quoted, a.insertions))} "
                     f"{'are' if several else 'is'} the author's, not the source's") if a.insertions else ""

@@ -42,6 +42,7 @@ from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, fl
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
+from citelint.model import AcceptedQuotation
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
 
 if TYPE_CHECKING:
@@ -63,27 +64,12 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 _REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
 
 
-class Accepted(NamedTuple):
-    """A quotation that passed CL205: where it is (``line``/``col`` of the opening mark), its
-    ``sentence`` and ``text`` as rendered, its ``insertions``, and the ``source`` and
-    ``capture`` (sha256) that hold it (the first citation that does, with a tie the first
-    tied revision)."""
-
-    line: int
-    col: int
-    sentence: str
-    text: str
-    source: str
-    capture: str
-    insertions: tuple[str, ...]
-
-
 class Claims(NamedTuple):
     """:func:`check_claims`'s answer: the CL205/CL206 ``issues`` and the ``accepted`` quotations,
     each in document order."""
 
     issues: list[LinkIssue]
-    accepted: list[Accepted]
+    accepted: list[AcceptedQuotation]
 
 
 class ClaimChecker:
@@ -197,11 +183,13 @@ class ClaimChecker:
 
     # -- CL205 -----------------------------------------------------------------------------
 
-    def quotation(self, q: Quotation) -> LinkIssue | Accepted | None:
-        """CL205 for the quotation ``q`` (:func:`citelint.links.prose.quotations`); an
-        :class:`Accepted` when it passes; None when it is not this rule's to judge (no grounded
-        citation; the text of a quotation link, which CL204 judges). The issue is placed at the
-        opening mark; its ``capture`` is the first revision checked."""
+    def quotation(self, q: Quotation) -> LinkIssue | AcceptedQuotation | None:
+        """CL205 for the quotation ``q`` (:func:`citelint.links.prose.quotations`): an
+        issue; an :class:`~citelint.model.AcceptedQuotation` (its ``path`` left for
+        the caller) when it passes; None when it is not this rule's to judge (no
+        grounded citation; the text of a quotation link, which CL204 judges). The
+        issue is placed at the opening mark; its ``capture`` is the first revision
+        checked."""
         if self.in_quotation_link(q.line, q.col, q.citations):
             return None
         cited = self.grounded(q.citations)
@@ -228,7 +216,8 @@ class ClaimChecker:
                 continue
             hits, failed = revisions.split(lambda r: occurs(self.flat(r), segments, gaps, optional_end))
             if hits and not failed:
-                return Accepted(q.line, q.col, q.sentence, q.text, source, hits[0].sha256, q.insertions)
+                return AcceptedQuotation("", q.line, q.col, q.sentence, q.text, source, hits[0].sha256, None,
+                                         q.insertions)
             misses.append((source, revisions, failed))
         return LinkIssue("CL205", link, self._miss_message(q, segments, gaps, optional_end, misses), *at,
                          capture=_first_capture(misses), fixable=False)
@@ -363,11 +352,11 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
 
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
-    accepted: list[Accepted] = []
+    accepted: list[AcceptedQuotation] = []
     if quotes:
         for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
             verdict = checker.quotation(q)
-            if isinstance(verdict, Accepted):
+            if isinstance(verdict, AcceptedQuotation):
                 accepted.append(verdict)
             elif verdict is not None:
                 issues.append(verdict)
