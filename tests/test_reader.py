@@ -111,7 +111,9 @@ def test_render_checks_with_detail(repo: Repo, monkeypatch: pytest.MonkeyPatch, 
         return real(path, *args)
 
     monkeypatch.setattr(loaders, "read_source", counted)
-    monkeypatch.setattr(check_run, "read_source", counted)
+    from citelint.check import targets
+
+    monkeypatch.setattr(targets, "read_source", counted)  # every target is read through read_target
     monkeypatch.chdir(repo.root)
     assert main(["render", "reports/r.json", "-o", str(tmp_path / "r.html")]) == 0
     assert len(reads) == 1 and "Synthetic source: 42 items" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ Modules, one job each:
 
 - ``run``: ``run_check``: select files, run the rules in two phases, collect
   one :class:`~citelint.model.CheckResult`.
-- ``targets``: which files a check reads, and how each is named.
+- ``targets``: which files a check reads, how each is named, and reading one.
 - ``loaded``: a report between the phases, and the emitter that stamps each
   finding with its rule id and severity.
 - ``markdown``: a Markdown report checked: links, claims in prose, ``--fix``.

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from citelint.check.loaded import Emitter
-from citelint.check.targets import Target
+from citelint.check.targets import Target, read_target
 from citelint.config import Config
 from citelint.escape import quoted
 from citelint.files import WriteRefused, write_output
@@ -28,15 +28,9 @@ from citelint.model import (
     Severity,
 )
 from citelint.reports.document import ParseFailure
-from citelint.reports.loaders import decode_source, read_source
 
 if TYPE_CHECKING:
     from citelint.links.grounds import LinkEvidence
-
-
-def read_target(target: Target) -> tuple[bytes, str] | ParseFailure:
-    """The target's bytes and text: from standard input when it came from there."""
-    return read_source(target.path) if target.content is None else decode_source(target.content)
 
 
 def check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,

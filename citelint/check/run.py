@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.check.markdown import check_markdown, read_target
-from citelint.check.targets import Target, select_targets, stdin_target
+from citelint.check.markdown import check_markdown
+from citelint.check.targets import Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
 from citelint.facts import (

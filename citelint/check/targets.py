@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from citelint.config import Config, dir_prefix, relpath
 from citelint.errors import UsageError
-from citelint.reports.loaders import kind_of
+from citelint.reports.document import ParseFailure
+from citelint.reports.loaders import decode_source, kind_of, read_source
 
 
 class Target(NamedTuple):
@@ -328,3 +329,8 @@ def _target(config: Config, found: _Found, root: str, root_prefix: str, captures
     elif real == captures_dir or real.startswith(dir_prefix(captures_dir)):
         refusal = f"not read: it is a symlink to {real}, inside the captures directory (evidence, not a report)"
     return Target(Path(shown), kind, refusal, display=display(shown), syntax=_syntax(kind, ext)), ""
+
+
+def read_target(target: Target) -> tuple[bytes, str] | ParseFailure:
+    """The target's bytes and text: from standard input when it came from there."""
+    return read_source(target.path) if target.content is None else decode_source(target.content)
