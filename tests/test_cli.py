@@ -286,3 +286,20 @@ def test_what_the_check_does_for_a_format_is_its_registry_entry(repo: Repo, fmt:
     broken = repo.check("--format", fmt)
     assert broken.code == 2 and broken.err.startswith("citelint: config error")
     assert ("check did not run" in broken.out) == form.not_run and bool(broken.out) == form.not_run
+
+
+def test_a_fact_report_check_loads_neither_markdown_checking_nor_the_evidence_writer() -> None:
+    """A read-only check of one fact report, in a fresh interpreter: the Markdown stage
+    (cmark-gfm, prose claims) and the writer of captures are never imported."""
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    code = ("import io, sys\nfrom citelint.cli import main\n"
+            "code = main(['check', 'reports/q2.json'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "print(code, sorted(m for m in sys.modules if m in ('citelint.check.markdown', 'citelint.store.writer',"
+            " 'citelint.links', 'cmarkgfm')))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT / "examples" / "expertqa",
+                         capture_output=True, text=True)
+    assert out.stdout.split(maxsplit=1) == ["0", "[]\n"], out.stdout + out.stderr

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.check.markdown import check_markdown
 from citelint.check.targets import Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
@@ -279,6 +278,9 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
         else:
             if allowlist is None:
                 allowlist = build_allowlist(config, store, tracking, evidence)
+            # Loaded with the first Markdown report: a run of fact reports never needs it.
+            from citelint.check.markdown import check_markdown
+
             check_markdown(target, display, config, allowlist, one.result, fix)
         if progress:
             progress(order, len(targets))

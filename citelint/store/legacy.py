@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 from citelint.store.captures import Store, capture_path, read_bounded
 from citelint.store.record import CaptureCorrupt, CaptureError, CaptureRecord, check_digest, make_record, sha256_hex
-from citelint.store.writer import write_capture
 
 #: The keys of a legacy record, exactly.
 LEGACY_KEYS = frozenset({"source", "text", "sha256", "accessedAt"})
@@ -67,6 +66,9 @@ def migrate(root: Path) -> list[MigrateOutcome]:
 
     Corrupt legacy records are refused (reported, not written).
     """
+    # The writer loads only here: `check` reads this module for CL107 and writes nothing.
+    from citelint.store.writer import write_capture
+
     outcomes = []
     for path in Store(root).legacy_files():
         try:
