@@ -19,7 +19,7 @@ def test_help_has_examples_and_exit_codes() -> None:
     assert "examples:" in run.out and "exit codes: 0 clean, 1 findings" in run.out
 
 
-@pytest.mark.parametrize("command", ["check", "ls", "show", "migrate", "capture", "init", "rule", "attest"])
+@pytest.mark.parametrize("command", ["check", "ls", "show", "migrate", "capture", "init", "rule", "attest", "context"])
 def test_every_command_help_has_examples(command: str) -> None:
     run = run_cli(command, "--help")
     assert run.code == 0 and "examples:" in run.out

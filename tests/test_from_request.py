@@ -245,3 +245,90 @@ def test_corpus_pdf_request_without_its_pdf_is_refused_clearly(tmp_path: Path) -
     (root / "map.yaml").write_text("Constitutional AI Paper: https://example.org/guide\n")
     run = capture(root)
     assert run.code == 1 and "base64 data does not decode" in run.out
+
+
+# --------------------------------------------------------------------------- --approve-sources
+
+def yaml_project(root: Path, sources: list[str]) -> Path:
+    root.mkdir(parents=True)
+    listed = "".join(f"  - {s}\n" for s in sources)
+    (root / "citelint.yaml").write_text(f"markdown: [reports/*.md]\nsources:\n{listed}", encoding="utf-8")
+    write_json(root / "req.json", request_with_everything())
+    (root / "map.yaml").write_text('"0": https://example.org/guide\nFAQ: https://example.org/faq\n'
+                                   '"internal://faq/2": https://example.org/faq2\n', encoding="utf-8")
+    return root
+
+
+def test_approve_sources_prints_the_missing_entries_and_writes_nothing(tmp_path: Path) -> None:
+    root = yaml_project(tmp_path / "p", [GUIDE])
+    before = {p: p.read_bytes() for p in root.rglob("*")if p.is_file()}
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.yaml",
+                  "--approve-sources", cwd=root)
+    assert run.code == 0, run.err
+    assert run.out == f"sources:\n  - {KB}\n  - https://example.org/faq2\n  - {FAQ}\n"
+    assert f'document 0 "Guide": approved: {GUIDE}' in run.err
+    assert "3 source(s) to approve (printed: add them to the `sources:` list of" in run.err
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    # The printed entries, added to the config, approve exactly what the capture needs.
+    config = root / "citelint.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + run.out.split("\n", 1)[1], encoding="utf-8")
+    done = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.yaml", cwd=root)
+    assert done.code == 0 and done.lines[-1] == "4 document(s): 4 captured", done.out + done.err
+    again = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.yaml",
+                    "--approve-sources", cwd=root)
+    assert (again.code, again.out) == (0, "") and "0 source(s) to approve, 4 document(s) approved already" in again.err
+
+
+def test_approve_sources_without_a_source_for_every_document_is_exit_1(tmp_path: Path) -> None:
+    root = yaml_project(tmp_path / "p", [])
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--approve-sources", cwd=root)
+    assert run.code == 1
+    assert run.out == f"sources:\n  - {KB}\n"  # the one document whose request names its URL
+    assert 'document 0 "Guide": refused: no source URL: add "0": https://... or "Guide": https://...' in run.err
+    assert "1 source(s) to approve" in run.err and "3 with no approvable source" in run.err
+    assert not (root / "captures").exists()
+
+
+def test_approve_sources_quotes_what_yaml_would_misread_and_speaks_toml(tmp_path: Path) -> None:
+    import tomllib
+
+    odd = "https://example.org/it's#part"
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[tool.citelint]\nsources = []\n', encoding="utf-8")
+    write_json(root / "req.json", {"messages": [{"role": "user", "content": [
+        {"type": "search_result", "source": "https://example.org/x?a=1", "title": "X",
+         "content": [{"type": "text", "text": "x"}]},
+        {"type": "document", "title": "Odd", "source": {"type": "text", "media_type": "text/plain", "data": "y"}}]}]})
+    write_json(root / "map.json", {"Odd": "https://example.org/odd: yes"})
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.json",
+                  "--approve-sources", cwd=root)
+    assert (run.code, run.out) == (2, "") and "map.json: the URL of 'Odd' holds a space" in run.err
+    write_json(root / "map.json", {"Odd": odd})
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.json",
+                  "--approve-sources", cwd=root)
+    assert run.code == 1, run.err
+    assert f'document 0 "Odd": refused: {odd}: cannot be approved: ' in run.err and "fragment" in run.err
+    write_json(root / "map.json", {"Odd": "https://example.org/it's"})
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.json",
+                  "--approve-sources", cwd=root)
+    assert run.code == 0, run.err
+    assert tomllib.loads(run.out) == {"sources": ["https://example.org/x?a=1", "https://example.org/it's"]}
+    assert "the `sources` array of [tool.citelint] in" in run.err
+    yaml_root = yaml_project(tmp_path / "y", [])
+    write_json(yaml_root / "map.json", {"0": "https://example.org/it's", "FAQ": FAQ})
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--source-map", "map.json",
+                  "--approve-sources", cwd=yaml_root)
+    assert '  - "https://example.org/it\'s"\n' in run.out
+    import yaml
+
+    assert "https://example.org/it's" in yaml.safe_load(run.out)["sources"]
+
+
+def test_approve_sources_goes_with_from_request_only(tmp_path: Path) -> None:
+    root = yaml_project(tmp_path / "p", [])
+    run = run_cli("capture", "--approve-sources", cwd=root)
+    assert run.code == 2 and "--approve-sources go with --from-request" in run.err
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--approve-sources",
+                  "--retrieved-at", STAMP, cwd=root)
+    assert run.code == 2 and "cannot be combined with --retrieved-at" in run.err

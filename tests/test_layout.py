@@ -35,7 +35,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # capture --from-request reads a request's documents with the importer's
     # parser (imports.documents, imports.sourcemap), and output.render formats
     # the reader view's plain data (reader.view): both point down one layer.
-    ("check", "capture", "output"),
+    # context chooses captures as check would trust them (git, signatures) and writes the
+    # document blocks that imports.documents reads back.
+    ("check", "capture", "output", "context"),
     ("imports", "reader"),
     ("facts", "links", "git", "evidence"),
     ("config",),

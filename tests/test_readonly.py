@@ -1,4 +1,4 @@
-"""Read-only proof (DESIGN §1): check, ls, show and render to stdout write nothing and open no socket.
+"""Read-only proof (DESIGN §1): check, ls, show, context and render to stdout write nothing and open no socket.
 
 CI runs as root, so file permissions prove nothing; an audit hook
 (tests/audit.py) records every open for writing and every socket use instead.
@@ -52,6 +52,8 @@ def busy_repo(repo: Repo) -> Repo:
     ("check", "reports/r.json", "reports/y.yaml"),
     ("ls",),
     ("show", SOURCE_A),
+    ("context",),
+    ("context", "--format", "anthropic", "--source", SOURCE_A),
     ("render", "reports/bad.json"),
     ("render", "reports/note.md", "--format", "md"),
 ])

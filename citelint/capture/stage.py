@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
 
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
 from citelint.capture.sniff import BINARY, PDF, POSTSCRIPT, Sniffed, sniff
@@ -484,7 +484,7 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     from citelint import __version__
     from citelint.imports.documents import load_json, request_documents
     from citelint.imports.model import ResponseError
-    from citelint.imports.sourcemap import how_to_map, map_keys, matched_key
+    from citelint.imports.sourcemap import document_source, how_to_map
     from citelint.store.record import Extractor, utc_now
 
     request = load_json(request_bytes, name)  # its errors already start with name
@@ -499,9 +499,7 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
     when = retrieved_at or utc_now()
     results = []
     for doc in documents:
-        keys = map_keys(doc.kind, doc.index, doc.title, [doc.source])
-        mapped_by = matched_key(source_map, keys)
-        source = source_map[mapped_by] if mapped_by is not None else doc.url
+        source, mapped_by, keys = document_source(doc, source_map)
         try:
             if source is None:
                 raise CaptureRefused(f"no source URL: {how_to_map(keys)}")
@@ -523,3 +521,58 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
             outcome = CaptureOutcome(source=source or doc.label, status=REFUSED, reason=str(exc))
         results.append(DocumentOutcome(doc.label, outcome, mapped_by))
     return results
+
+
+class Approval(NamedTuple):
+    """One document of a request, for ``capture --from-request --approve-sources``:
+    ``document`` its label, ``url`` its source (None: none found), and ``status`` one of
+    ``to approve`` (an approvable URL not yet in ``sources``), ``approved`` (already in it)
+    or ``refused`` (no URL, or one the capture policy would refuse), with ``reason``;
+    ``mapped_by`` is the source map key that gave the URL, if one did."""
+
+    document: str
+    url: str | None
+    status: str
+    reason: str = ""
+    mapped_by: str | None = None
+
+
+def sources_to_approve(request_bytes: bytes, *, source_map: dict[str, str], sources: Sequence[str],
+                       name: str = "the request") -> list[Approval]:
+    """What approving the sources of an Anthropic Messages request takes: each document's
+    source, found as :func:`record_request` finds it (:func:`citelint.imports.sourcemap.document_source`),
+    and whether the config's ``sources`` hold it already. Nothing is written: the operator
+    adds the sources and commits the config, and only then are they captured.
+
+    Returns:
+        One :class:`Approval` per document, in request order.
+
+    Raises:
+        ResponseError: the request file is not JSON (``name:line:col: ...``).
+        CaptureRefused: the request is not a Messages request, or sent no document.
+    """
+    from citelint.imports.documents import load_json, request_documents
+    from citelint.imports.model import ResponseError
+    from citelint.imports.sourcemap import document_source, how_to_map
+
+    request = load_json(request_bytes, name)  # its errors already start with name
+    try:
+        documents = request_documents(request)
+    except ResponseError as exc:
+        raise CaptureRefused(f"{name}: {exc.where + ': ' if exc.where else ''}{exc}") from None
+    if not documents:
+        raise CaptureRefused(f"{name}: the request sent no document or search_result block; "
+                             "there is no source to approve")
+    out = []
+    for doc in documents:
+        url, key, keys = document_source(doc, source_map)
+        if url is None:
+            out.append(Approval(doc.label, None, REFUSED, f"no source URL: {how_to_map(keys)}"))
+            continue
+        try:
+            check_source(url, [url], fetching=False)  # the policy, as if it were approved
+        except CaptureRefused as exc:
+            out.append(Approval(doc.label, url, REFUSED, f"cannot be approved: {exc}", key))
+            continue
+        out.append(Approval(doc.label, url, "approved" if url in sources else "to approve", mapped_by=key))
+    return out

@@ -12,12 +12,10 @@ index file, asking git itself only when the index is not one it can read.
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citelint.config import Config, relpath
-from citelint.git.index import find_worktree, indexed_captures
 from citelint.store.captures import Store, sha256_hex
 
 if TYPE_CHECKING:
@@ -49,24 +47,9 @@ class GitTracking:
         return self._files
 
     def _ask(self) -> frozenset[str] | None:
-        found = find_worktree(self.captures_dir)
-        if found is None:
-            return None
-        top, index = found
-        try:
-            rel = Path(os.path.abspath(self.captures_dir)).relative_to(top).as_posix()
-        except ValueError:
-            return None
-        prefix = "" if rel == "." else rel + "/"
-        if self._adopted is not None and self._adopted[:2] == (os.path.realpath(index), prefix):
-            return self._adopted[2]
-        files = indexed_captures(index, prefix)
-        if files is None:
-            # An index this reader does not vouch for: ask git (slower: a process).
-            from citelint.git.probe import tracked_files
+        from citelint.git.probe import captures_git_has
 
-            files = tracked_files(self.captures_dir)
-        return files
+        return captures_git_has(self.captures_dir, self._adopted)
 
     def untracked(self, source: str, sha256: str) -> str | None:
         """The capture file of (source, sha256), as the user would type it, when

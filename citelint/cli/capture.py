@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
@@ -21,6 +22,7 @@ from citelint.store.captures import TextRejected, make_record
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome
     from citelint.capture.sign import SigningKey
+    from citelint.config import Config
     from citelint.model import CaptureSettings
 
 NAME = "capture"
@@ -39,6 +41,9 @@ examples:
   citelint capture --from-request anthropic request.json --source-map sources.yaml
                                          record each document an Anthropic request sent (text,
                                          custom content, search results, PDFs) as one batch
+  citelint capture --from-request anthropic request.json --source-map sources.yaml --approve-sources
+                                         print the sources: lines the request's documents need in
+                                         citelint.yaml (to review, add and commit); writes nothing
   citelint capture --sign-key key        fetch, then sign each capture with an SSH key (docs/evidence.md)
   citelint capture --verify-extraction   re-run every extracted capture's recorded extractor on
                                          its raw body; exit 1 if any text differs
@@ -88,6 +93,10 @@ def add_options(capture: argparse.ArgumentParser) -> None:
     capture.add_argument("--source-map", metavar="FILE",
                          help="with --from-request: JSON or YAML object mapping a document's index "
                               "(\"0\", \"search_result:0\") or title to its source URL")
+    capture.add_argument("--approve-sources", action="store_true",
+                         help="with --from-request: print the `sources:` entries the request's documents "
+                              "need in the config (those not approved yet) for the operator to add and "
+                              "commit; writes nothing, captures nothing")
     capture.add_argument("--content-type", metavar="TYPE",
                          help="with --from-file: the body's Content-Type, which picks its extractor "
                               "(text/plain, text/html, application/pdf; default: text/plain unless the "
@@ -134,7 +143,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         run_capture,
     )
 
-    if args.from_request is not None or args.source_map is not None:
+    if args.from_request is not None or args.source_map is not None or args.approve_sources:
         return _from_request(args, out, err)
     fixed = [flag for flag, on in (("--source", args.source), ("--content-type", args.content_type),
                                    ("--retrieved-at", args.retrieved_at)) if on]
@@ -304,8 +313,12 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                    ("--dry-run", args.dry_run), ("--from-file", args.from_file is not None),
                                    ("--source", args.source), ("--content-type", args.content_type),
                                    ("--verify-extraction", args.verify_extraction)) if on]
+    if args.approve_sources:
+        # Nothing is written, so nothing is stamped or signed.
+        clash += [flag for flag, on in (("--retrieved-at", args.retrieved_at), ("--sign-key", args.sign_key)) if on]
     if args.from_request is None or clash:
-        err.write("citelint: --source-map goes with --from-request VENDOR REQUEST"
+        flags = "--source-map and --approve-sources go" if args.approve_sources else "--source-map goes"
+        err.write(f"citelint: {flags} with --from-request VENDOR REQUEST"
                   + (f", which cannot be combined with {', '.join(clash)}" if clash else "") + "\n")
         return EXIT_USAGE
     vendor, request_path = args.from_request
@@ -313,6 +326,8 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: --from-request knows the anthropic request format only, not {terminal(vendor)!r}\n")
         return EXIT_USAGE
     config = load_config(args, err)
+    if args.approve_sources:
+        return _approve_sources(args, config, request_path, out, err)
     signer = _signer(args, config.capture.sign_key, err)
     if signer is False:
         return EXIT_USAGE
@@ -349,6 +364,65 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     order = ["captured", "already captured", "refused"]
     out.write(f"{len(done)} document(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts) + "\n")
     return EXIT_FINDINGS if counts.get(REFUSED) or unsigned else EXIT_OK
+
+
+def _approve_sources(args: argparse.Namespace, config: Config, request_path: str, out: TextIO, err: TextIO) -> int:
+    """``--from-request VENDOR REQUEST --approve-sources``: the config entries to add on
+    ``out`` (YAML ``sources:`` lines, or TOML for a ``pyproject.toml`` config), one line per
+    document on ``err``. Writes nothing. Returns EXIT_OK when every document has an approvable
+    source (approved already or printed), EXIT_FINDINGS when one has none, EXIT_USAGE for an
+    unreadable or malformed input."""
+    from citelint.capture import CaptureRefused, read_input
+    from citelint.capture.stage import REFUSED, sources_to_approve
+    from citelint.imports.model import ResponseError
+    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map, unused_entries
+
+    try:
+        data = read_input(request_path, config.capture.max_bytes, stdin=getattr(sys.stdin, "buffer", None))
+        source_map = {}
+        if args.source_map is not None:
+            source_map = load_source_map(read_input(args.source_map, MAX_MAP_BYTES), args.source_map)
+        found = sources_to_approve(data, source_map=source_map, sources=config.sources, name=request_path)
+    except OSError as exc:
+        err.write(f"citelint: cannot read {terminal(exc.filename or request_path)}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    except (ResponseError, CaptureRefused) as exc:
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return EXIT_USAGE
+    for line in unused_entries(source_map, [a.mapped_by for a in found if a.mapped_by], "document"):
+        err.write(f"citelint: warning: {terminal(line)}\n")
+    new = list(dict.fromkeys(a.url for a in found if a.status == "to approve" and a.url))
+    for item in found:
+        what = f"{item.status}: {item.url}" if item.url else item.status
+        err.write(f"{terminal(item.document)}: {terminal(what)}{': ' + terminal(item.reason) if item.reason else ''}\n")
+    toml = config.path.name == "pyproject.toml"
+    if new:
+        out.write(_sources_lines(new, toml))
+    refused = sum(a.status == REFUSED for a in found)
+    where = "the `sources` array of [tool.citelint] in" if toml else "the `sources:` list of"
+    err.write(f"citelint: {len(new)} source(s) to approve"
+              + (f" (printed: add them to {where} {terminal(str(config.path))}, review, and commit; nothing "
+                 "was written)" if new else "")
+              + f", {sum(a.status == 'approved' for a in found)} document(s) approved already"
+              + (f", {refused} with no approvable source" if refused else "") + "\n")
+    return EXIT_FINDINGS if refused else EXIT_OK
+
+
+#: A URL that YAML reads back as itself when written plain (no quoting needed).
+_PLAIN_YAML = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[\x21-\x7e]+")
+
+
+def _sources_lines(urls: list[str], toml: bool) -> str:
+    """``urls`` as config entries: ``sources:`` and one ``  - URL`` line each (YAML; a URL
+    that YAML might read otherwise in double quotes), or a TOML ``sources = [...]``."""
+    import json
+
+    if toml:
+        return "sources = [\n" + "".join(f"  {json.dumps(u, ensure_ascii=False)},\n" for u in urls) + "]\n"
+    def plain(url: str) -> str:
+        safe = _PLAIN_YAML.fullmatch(url) and not any(c in url for c in "\"'`\\") and not url.endswith(":")
+        return url if safe else json.dumps(url, ensure_ascii=False)
+    return "sources:\n" + "".join(f"  - {plain(u)}\n" for u in urls)
 
 
 def _verify(captures_dir: Path, urls: list[str], options: CaptureSettings, out: TextIO) -> int:

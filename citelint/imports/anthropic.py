@@ -173,6 +173,11 @@ def _citation(cite: Any, start: int, end: int, where: str, documents: list[Reque
             notes.append(_capture_note(doc.url if doc else None))
         elif doc is not None and doc.text is not None and cited is not None:
             capture = sha256_hex(doc.text)
+            if doc.capture is not None and doc.capture != capture:
+                warnings.append(f"{doc.label} names capture {doc.capture[:12]}… in its context, but its text "
+                                f"is capture {capture[:12]}…")
+                notes.append(f"the document's context names capture {doc.capture}, but the text the request "
+                             "sent is not that capture's text (was it edited after citelint context wrote it?)")
             check = _offset_notes if kind == "char_location" else _block_notes
             notes += check(doc, start_at, end_at, cited, warnings)
         elif doc is not None and doc.problem:

@@ -23,6 +23,12 @@ in ``cited_text``); ``search_result`` → its text content blocks joined the
 same way; ``base64`` → the decoded bytes (a PDF, for the PDF extractor),
 no text; ``url`` and ``file`` sources hold no content here.
 
+A document ``citelint context`` wrote names its source and revision itself:
+its ``title`` is the source URL and its ``context`` is ``capture:<sha256>``
+(:func:`capture_context`). Such a document's ``url`` is its title, so an
+import or a ``capture --from-request`` of that request needs no source map;
+a title that is a URL with no such context is only a title.
+
 Standard library only: the import stage (untrusted input) and the capture
 stage both use it.
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +46,10 @@ from citelint.imports.model import ResponseError
 
 #: Largest request or response file read, in bytes (a request carries its PDFs as base64).
 MAX_FILE_BYTES = 64 * 1024 * 1024
+
+#: What ``citelint context`` writes in a document's ``context``: this prefix, then the capture digest.
+CAPTURE_CONTEXT_PREFIX = "capture:"
+_CAPTURE_CONTEXT = re.compile(re.escape(CAPTURE_CONTEXT_PREFIX) + "([0-9a-f]{64})")
 
 #: ``RequestDocument.kind`` values.
 DOCUMENT = "document"
@@ -62,9 +73,10 @@ class RequestDocument:
     search results; ``()`` otherwise), what block indices count. ``data`` is
     the decoded body of a ``base64`` source. ``url`` is the URL the request
     itself names (a ``url`` source, a ``search_result``'s ``source`` when
-    that is an absolute http(s) URL); ``source`` a search result's
-    ``source`` string as written. ``problem`` says why no text or data
-    could be derived.
+    that is an absolute http(s) URL, the title of a document ``citelint
+    context`` wrote); ``source`` a search result's ``source`` string as
+    written. ``capture`` is the capture digest (64 hex) such a document's
+    ``context`` names. ``problem`` says why no text or data could be derived.
     """
 
     kind: str
@@ -78,6 +90,7 @@ class RequestDocument:
     data: bytes | None = None
     url: str | None = None
     source: str | None = None
+    capture: str | None = None
     problem: str | None = None
 
     @property
@@ -110,6 +123,19 @@ def load_json(data: bytes, name: str) -> Any:
         raise ResponseError(f"{name}:{line}: not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
                             f"({exc.reason})") from None
     return decode_json(text, name)
+
+
+def capture_context(sha256: str) -> str:
+    """The ``context`` of a document holding the capture ``sha256`` (64 lowercase hex):
+    ``capture:<sha256>``, as :func:`named_capture` reads it back."""
+    return CAPTURE_CONTEXT_PREFIX + sha256
+
+
+def named_capture(context: object) -> str | None:
+    """The capture digest a document's ``context`` names (``capture:`` and 64 lowercase
+    hex, nothing else), or None for any other value."""
+    match = _CAPTURE_CONTEXT.fullmatch(context) if isinstance(context, str) else None
+    return match.group(1) if match else None
 
 
 def _str(value: Any, where: str, what: str) -> str:
@@ -148,6 +174,10 @@ def _document(block: dict, index: int, where: str) -> RequestDocument:
     media = source.get("media_type")
     media = media if isinstance(media, str) else ""
     base: dict[str, Any] = dict(kind=DOCUMENT, index=index, where=where, block_type=kind, title=title)
+    capture = named_capture(block.get("context"))
+    if capture is not None and title is not None and _is_web_url(title) and kind in ("text", "content"):
+        # Written by citelint context: the title is the source, the context its revision.
+        base.update(url=title, capture=capture)
     if kind == "text":
         text = _str(source.get("data"), f"{where}.source.data", "source data")
         return RequestDocument(**base, media_type=media or "text/plain", text=text)

@@ -27,9 +27,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
 from citelint.imports.model import ResponseError
+
+if TYPE_CHECKING:
+    from citelint.imports.documents import RequestDocument
 
 #: Largest source map read, in bytes.
 MAX_MAP_BYTES = 10 * 1024 * 1024
@@ -110,6 +114,26 @@ def lookup(mapping: dict[str, str], keys: Sequence[str]) -> str | None:
 def matched_key(mapping: dict[str, str], keys: Sequence[str]) -> str | None:
     """The first of ``keys`` that ``mapping`` holds (the entry :func:`lookup` uses), or None."""
     return next((k for k in keys if k in mapping), None)
+
+
+class DocumentSource(NamedTuple):
+    """Where a request document came from (:func:`document_source`): ``url`` (None: unknown),
+    ``mapped_by`` the source map key that gave it (None: the request itself did), and ``keys``
+    the keys that name the document, for :func:`how_to_map`."""
+
+    url: str | None
+    mapped_by: str | None
+    keys: list[str]
+
+
+def document_source(doc: RequestDocument, mapping: dict[str, str]) -> DocumentSource:
+    """The source of request document ``doc``: the source map's entry for it, else the URL
+    the request itself gives (a search result's URL ``source``, the title of a document
+    ``citelint context`` wrote). ``capture --from-request`` records it, and its
+    ``--approve-sources`` lists it, by this one rule."""
+    keys = map_keys(doc.kind, doc.index, doc.title, [doc.source])
+    key = matched_key(mapping, keys)
+    return DocumentSource(mapping[key] if key is not None else doc.url, key, keys)
 
 
 def show_key(key: str) -> str:
