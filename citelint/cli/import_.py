@@ -46,6 +46,9 @@ examples:
                          quotations name the capture of the document the model saw
                          (record those first: citelint capture --from-request anthropic
                          request.json --source-map sources.yaml)
+  citelint import anthropic response.json --request request.json --out reports/answer.md
+                         a request whose documents citelint context wrote (title: the source URL,
+                         context: capture:<sha256>) needs no source map
   citelint import anthropic response.json --request request.json --source-map sources.yaml \\
       --as facts --out reports/answer.json
                          a fact report: one cited fact (label claim-<n>) per quotation
