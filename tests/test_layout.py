@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # context chooses captures as check would trust them (git, signatures) and writes the
     # document blocks that imports.documents reads back.
     ("check", "capture", "output", "context"),
-    ("imports", "reader"),
+    ("imports", "reader", "passages"),
     ("facts", "links", "git", "evidence"),
     ("config",),
     ("configfile",),

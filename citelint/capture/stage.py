@@ -451,6 +451,26 @@ def _document_text(doc: RequestDocument, pdf_extractor: str | None,
     return done.text, done.extractor
 
 
+def _request_documents(request_bytes: bytes, name: str, nothing: str) -> list[RequestDocument]:
+    """The documents of the Anthropic request body ``request_bytes`` (the file ``name``).
+
+    Raises:
+        ResponseError: not JSON (the message starts with ``name``).
+        CaptureRefused: not a Messages request, or no document (then there is ``nothing``).
+    """
+    from citelint.imports.documents import load_json, request_documents
+    from citelint.imports.model import ResponseError
+
+    request = load_json(request_bytes, name)  # its errors already start with name
+    try:
+        documents = request_documents(request)
+    except ResponseError as exc:
+        raise CaptureRefused(f"{name}: {exc.where + ': ' if exc.where else ''}{exc}") from None
+    if not documents:
+        raise CaptureRefused(f"{name}: the request sent no document or search_result block; there is {nothing}")
+    return documents
+
+
 def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict[str, str],
                    sources: Sequence[str], settings: CaptureSettings,
                    retrieved_at: str | None = None, name: str = "the request") -> list[DocumentOutcome]:
@@ -482,19 +502,10 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
             (the request file), and gives a JSON syntax error's line and column.
     """
     from citelint import __version__
-    from citelint.imports.documents import load_json, request_documents
-    from citelint.imports.model import ResponseError
     from citelint.imports.sourcemap import document_source, how_to_map
     from citelint.store.record import Extractor, utc_now
 
-    request = load_json(request_bytes, name)  # its errors already start with name
-    try:
-        documents = request_documents(request)
-    except ResponseError as exc:
-        raise CaptureRefused(f"{name}: {exc.where + ': ' if exc.where else ''}{exc}") from None
-    if not documents:
-        raise CaptureRefused(f"{name}: the request sent no document or search_result block; "
-                             "there is nothing to record")
+    documents = _request_documents(request_bytes, name, "nothing to record")
     digest = sha256_hex(request_bytes)
     when = retrieved_at or utc_now()
     results = []
@@ -551,18 +562,9 @@ def sources_to_approve(request_bytes: bytes, *, source_map: dict[str, str], sour
         ResponseError: the request file is not JSON (``name:line:col: ...``).
         CaptureRefused: the request is not a Messages request, or sent no document.
     """
-    from citelint.imports.documents import load_json, request_documents
-    from citelint.imports.model import ResponseError
     from citelint.imports.sourcemap import document_source, how_to_map
 
-    request = load_json(request_bytes, name)  # its errors already start with name
-    try:
-        documents = request_documents(request)
-    except ResponseError as exc:
-        raise CaptureRefused(f"{name}: {exc.where + ': ' if exc.where else ''}{exc}") from None
-    if not documents:
-        raise CaptureRefused(f"{name}: the request sent no document or search_result block; "
-                             "there is no source to approve")
+    documents = _request_documents(request_bytes, name, "no source to approve")
     out = []
     for doc in documents:
         url, key, keys = document_source(doc, source_map)

@@ -22,6 +22,7 @@ from citelint.store.captures import TextRejected, make_record
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome
     from citelint.capture.sign import SigningKey
+    from citelint.capture.stage import Approval
     from citelint.config import Config
     from citelint.model import CaptureSettings
 
@@ -306,6 +307,7 @@ def _signed_by(signer: SigningKey, captures_dir: Path, outcome: CaptureOutcome) 
 def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``--from-request VENDOR REQUEST``: one line per document, then counts."""
     from citelint.capture import REFUSED, CaptureRefused, check_settings, read_input, record_request
+    from citelint.capture.stage import sources_to_approve
     from citelint.imports.model import ResponseError
     from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map, unused_entries
 
@@ -326,13 +328,12 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: --from-request knows the anthropic request format only, not {terminal(vendor)!r}\n")
         return EXIT_USAGE
     config = load_config(args, err)
-    if args.approve_sources:
-        return _approve_sources(args, config, request_path, out, err)
-    signer = _signer(args, config.capture.sign_key, err)
+    signer = None if args.approve_sources else _signer(args, config.capture.sign_key, err)
     if signer is False:
         return EXIT_USAGE
     try:
-        check_settings(config.capture)
+        if not args.approve_sources:  # approving reads the request only
+            check_settings(config.capture)
     except CaptureRefused as exc:
         err.write(f"citelint: config error: {config.path}: {exc}\n")
         return EXIT_USAGE
@@ -341,16 +342,22 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         source_map = {}
         if args.source_map is not None:
             source_map = load_source_map(read_input(args.source_map, MAX_MAP_BYTES), args.source_map)
-        done = record_request(config.captures_dir, data, source_map=source_map, sources=config.sources,
-                              settings=config.capture, retrieved_at=args.retrieved_at, name=request_path)
+        if args.approve_sources:
+            found = sources_to_approve(data, source_map=source_map, sources=config.sources, name=request_path)
+        else:
+            done = record_request(config.captures_dir, data, source_map=source_map, sources=config.sources,
+                                  settings=config.capture, retrieved_at=args.retrieved_at, name=request_path)
     except OSError as exc:
         err.write(f"citelint: cannot read {terminal(exc.filename or request_path)}: {exc.strerror or exc}\n")
         return EXIT_USAGE
     except (ResponseError, CaptureRefused) as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
-    for line in unused_entries(source_map, [d.mapped_by for d in done if d.mapped_by], "document"):
+    used = [a.mapped_by for a in found] if args.approve_sources else [d.mapped_by for d in done]
+    for line in unused_entries(source_map, [k for k in used if k], "document"):
         err.write(f"citelint: warning: {terminal(line)}\n")
+    if args.approve_sources:
+        return _approve_sources(found, config, out, err)
     counts: dict[str, int] = {}
     unsigned = False
     for item in done:
@@ -366,31 +373,13 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if counts.get(REFUSED) or unsigned else EXIT_OK
 
 
-def _approve_sources(args: argparse.Namespace, config: Config, request_path: str, out: TextIO, err: TextIO) -> int:
+def _approve_sources(found: list[Approval], config: Config, out: TextIO, err: TextIO) -> int:
     """``--from-request VENDOR REQUEST --approve-sources``: the config entries to add on
     ``out`` (YAML ``sources:`` lines, or TOML for a ``pyproject.toml`` config), one line per
     document on ``err``. Writes nothing. Returns EXIT_OK when every document has an approvable
-    source (approved already or printed), EXIT_FINDINGS when one has none, EXIT_USAGE for an
-    unreadable or malformed input."""
-    from citelint.capture import CaptureRefused, read_input
-    from citelint.capture.stage import REFUSED, sources_to_approve
-    from citelint.imports.model import ResponseError
-    from citelint.imports.sourcemap import MAX_MAP_BYTES, load_source_map, unused_entries
+    source (approved already or printed), EXIT_FINDINGS when one has none."""
+    from citelint.capture.stage import REFUSED
 
-    try:
-        data = read_input(request_path, config.capture.max_bytes, stdin=getattr(sys.stdin, "buffer", None))
-        source_map = {}
-        if args.source_map is not None:
-            source_map = load_source_map(read_input(args.source_map, MAX_MAP_BYTES), args.source_map)
-        found = sources_to_approve(data, source_map=source_map, sources=config.sources, name=request_path)
-    except OSError as exc:
-        err.write(f"citelint: cannot read {terminal(exc.filename or request_path)}: {exc.strerror or exc}\n")
-        return EXIT_USAGE
-    except (ResponseError, CaptureRefused) as exc:
-        err.write(f"citelint: {terminal(str(exc))}\n")
-        return EXIT_USAGE
-    for line in unused_entries(source_map, [a.mapped_by for a in found if a.mapped_by], "document"):
-        err.write(f"citelint: warning: {terminal(line)}\n")
     new = list(dict.fromkeys(a.url for a in found if a.status == "to approve" and a.url))
     for item in found:
         what = f"{item.status}: {item.url}" if item.url else item.status

@@ -105,53 +105,31 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-#: Occurrences printed per revision by ``--find``.
-FIND_SHOWN = 10
-
-
 def _find(store: Store, source: str, text: str, revision: str | None, out: TextIO, err: TextIO) -> int:
     """``show --find``: each verified revision of ``source`` (only those starting with
     ``revision`` when given), newest first, with the ``line:col`` of each occurrence of ``text``
     (whitespace runs equal, as for CL205) and its passage, or the nearest passage. Returns
     EXIT_OK when some revision holds ``text``, EXIT_FINDINGS when none does, EXIT_USAGE for
     a ``text`` with no visible character."""
-    from citelint.excerpts import explain_miss, flat_quotation, flatten, nearest
+    from citelint.passages import MAX_OCCURRENCES, find_text, wanted_text
 
-    wanted = flat_quotation(text.strip())
-    if not wanted or wanted.isspace():
+    if wanted_text(text) is None:
         err.write("citelint: --find needs a text with a visible character\n")
         return EXIT_USAGE
-    records = [r for r in reversed(store.verified_revisions(source))
-               if revision is None or r.sha256.startswith(revision.lower())]
-    if not records:
+    matches = find_text(store, source, text, revision)
+    if not matches:
         err.write(f"citelint: no verified revision of {source!r}"
                   f"{f' starts with {revision!r}' if revision else ''}\n")
         return EXIT_FINDINGS
-    found = False
-    for rec in records:
-        flat = flatten(rec.text)
-        out.write(f"revision {rec.sha256} ({rec.retrieved_at}):\n")
-        at = flat.text.find(wanted)
-        if at < 0:
-            made_by = rec.extractor.describe() if rec.extractor is not None else None
-            out.write(f"  not found: {terminal(explain_miss(wanted, flat.text, made_by, what='text'))}\n")
-            near = nearest(flat.text, wanted)
-            if near:
-                out.write(f"  nearest: {near}\n")
+    for match in matches:
+        out.write(f"revision {match.sha256} ({match.retrieved_at}):\n")
+        if not match.found:
+            out.write(f"  not found: {terminal(match.miss)}\n")
+            if match.nearest:
+                out.write(f"  nearest: {match.nearest}\n")
             continue
-        found = True
-        shown = 0
-        while at >= 0 and shown < FIND_SHOWN:
-            line, col = _line_col(rec.text, flat.original(at))
-            out.write(f"  {line}:{col}: {nearest(flat.text[max(0, at - 30):at + len(wanted) + 30], wanted)}\n")
-            shown += 1
-            at = flat.text.find(wanted, at + 1)
-        if at >= 0:
-            out.write(f"  (more occurrences not shown: at most {FIND_SHOWN} per revision)\n")
-    return EXIT_OK if found else EXIT_FINDINGS
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and code-point column of ``offset`` in ``text`` (lines end at \\n)."""
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+        for place in match.occurrences:
+            out.write(f"  {place.line}:{place.column}: {place.passage}\n")
+        if match.more:
+            out.write(f"  (more occurrences not shown: at most {MAX_OCCURRENCES} per revision)\n")
+    return EXIT_OK if any(m.found for m in matches) else EXIT_FINDINGS
