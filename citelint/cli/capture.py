@@ -384,14 +384,14 @@ def _approve_sources(found: list[Approval], config: Config, out: TextIO, err: Te
     for item in found:
         what = f"{item.status}: {item.url}" if item.url else item.status
         err.write(f"{terminal(item.document)}: {terminal(what)}{': ' + terminal(item.reason) if item.reason else ''}\n")
-    toml = config.path.name == "pyproject.toml"
+    toml = config.path is not None and config.path.name == "pyproject.toml"
     if new:
         out.write(_sources_lines(new, toml))
     refused = sum(a.status == REFUSED for a in found)
     where = "the `sources` array of [tool.citelint] in" if toml else "the `sources:` list of"
+    where += f" {terminal(str(config.path or 'the config'))}"
     err.write(f"citelint: {len(new)} source(s) to approve"
-              + (f" (printed: add them to {where} {terminal(str(config.path))}, review, and commit; nothing "
-                 "was written)" if new else "")
+              + (f" (printed: add them to {where}, review, and commit; nothing was written)" if new else "")
               + f", {sum(a.status == 'approved' for a in found)} document(s) approved already"
               + (f", {refused} with no approvable source" if refused else "") + "\n")
     return EXIT_FINDINGS if refused else EXIT_OK
