@@ -68,12 +68,18 @@ class Selection:
     notes: list[str]
 
 
-class _Usable:
-    """Which verified captures may be given: tracked by git (inside a work tree) and, with
-    signers configured, signed as ``check`` requires."""
+class CommittedCaptures:
+    """Which verified captures of a project are committed evidence, as ``check`` would
+    trust them: tracked or staged by git (inside a work tree; outside one, every verified
+    capture) and, with ``evidence.allowed_signers``, signed as the config requires.
+    ``config`` is the project's; ``cwd`` where paths in messages are relative to.
 
-    def __init__(self, config: Config, store: Store, cwd: Path):
-        self.store = store
+    Raises:
+        UsageError: the allowed-signers file cannot be read (SignersError).
+    """
+
+    def __init__(self, config: Config, cwd: Path):
+        self.store = Store(config.captures_dir)
         self.git = captures_git_has(config.captures_dir)
         self.evidence: EvidenceVerifier | None = None
         if config.evidence.allowed_signers is not None:  # the signature modules load only when configured
@@ -82,7 +88,7 @@ class _Usable:
             self.evidence = verifier_for(config, cwd)
 
     def problem(self, record: CaptureRecord) -> str | None:
-        """Why ``record`` may not be given, or None."""
+        """Why the verified ``record`` is not committed evidence, or None when it is."""
         if self.git is not None and f"{sha256_hex(record.source)}/{record.sha256}.json" not in self.git:
             return f"capture {record.sha256[:12]}… is neither committed nor staged (git add it)"
         if self.evidence is not None:
@@ -188,8 +194,8 @@ def select(config: Config, cwd: Path, *, sources: Sequence[str] = (), revisions:
     if unapproved:
         raise UsageError(f"not an approved source (citelint.yaml `sources`): {unapproved[0]}; a link to it "
                          "would fail citelint check (CL201)")
-    store = Store(config.captures_dir)
-    usable = _Usable(config, store, cwd)
+    usable = CommittedCaptures(config, cwd)
+    store = usable.store
     if batch is not None:
         return _batch(config, store, usable, _hex_prefix(batch, "--batch", 8))
     prefixes = [_hex_prefix(r, "--revision", 4) for r in revisions]
@@ -222,7 +228,7 @@ def select(config: Config, cwd: Path, *, sources: Sequence[str] = (), revisions:
     return Selection(chosen, notes)
 
 
-def _batch(config: Config, store: Store, usable: _Usable, prefix: str) -> Selection:
+def _batch(config: Config, store: Store, usable: CommittedCaptures, prefix: str) -> Selection:
     """:func:`select` for ``--batch``: the batch's usable captures of approved sources."""
     found: dict[str, list[CaptureRecord]] = {}
     for _, record in store.iter_records():

@@ -8,9 +8,10 @@ server's ``find_quote``. Read-only; plain values out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citelint.store.captures import Store
+from citelint.store.captures import CaptureRecord
 
 #: Occurrences reported per revision.
 MAX_OCCURRENCES = 10
@@ -57,10 +58,11 @@ def wanted_text(text: str) -> str | None:
     return wanted if wanted and not wanted.isspace() else None
 
 
-def find_text(store: Store, source: str, text: str, revision: str | None = None) -> list[RevisionMatch]:
-    """Each verified revision of ``source`` in ``store`` (only those whose digest starts with
-    ``revision`` when given), newest first, with where ``text`` occurs in it or the nearest
-    passage. An empty list: no such verified revision.
+def find_text(records: Iterable[CaptureRecord], text: str, revision: str | None = None) -> list[RevisionMatch]:
+    """Each of ``records`` (verified revisions of one source, oldest first, as
+    :meth:`citelint.store.captures.Store.verified_revisions` lists them; only those whose
+    digest starts with ``revision`` when given), newest first, with where ``text`` occurs in
+    it or the nearest passage. An empty list: no such revision.
 
     Raises:
         ValueError: ``text`` has no visible character (:func:`wanted_text`).
@@ -72,7 +74,7 @@ def find_text(store: Store, source: str, text: str, revision: str | None = None)
         raise ValueError("the text to find has no visible character")
     prefix = revision.lower() if revision else ""
     out = []
-    for rec in reversed(store.verified_revisions(source)):
+    for rec in reversed(list(records)):
         if not rec.sha256.startswith(prefix):
             continue
         flat = flatten(rec.text)

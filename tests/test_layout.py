@@ -33,6 +33,8 @@ PACKAGE = REPO_ROOT / "citelint"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli", "fetch"),
+    # The harnesses (pytest, LangChain, MCP): thin layers over the public API; cli runs `citelint mcp`.
+    ("integrations",),
     # The public Python API (docs/api.md): the CLI's check runs through it.
     ("api",),
     # capture --from-request reads a request's documents with the importer's

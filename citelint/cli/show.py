@@ -116,7 +116,7 @@ def _find(store: Store, source: str, text: str, revision: str | None, out: TextI
     if wanted_text(text) is None:
         err.write("citelint: --find needs a text with a visible character\n")
         return EXIT_USAGE
-    matches = find_text(store, source, text, revision)
+    matches = find_text(store.verified_revisions(source), text, revision)
     if not matches:
         err.write(f"citelint: no verified revision of {source!r}"
                   f"{f' starts with {revision!r}' if revision else ''}\n")
