@@ -19,7 +19,8 @@ def test_help_has_examples_and_exit_codes() -> None:
     assert "examples:" in run.out and "exit codes: 0 clean, 1 findings" in run.out
 
 
-@pytest.mark.parametrize("command", ["check", "ls", "show", "migrate", "capture", "init", "rule", "attest", "context"])
+@pytest.mark.parametrize("command", [
+    "check", "ls", "show", "migrate", "capture", "init", "rule", "attest", "context", "mcp"])
 def test_every_command_help_has_examples(command: str) -> None:
     run = run_cli(command, "--help")
     assert run.code == 0 and "examples:" in run.out
@@ -303,3 +304,20 @@ def test_a_fact_report_check_loads_neither_markdown_checking_nor_the_evidence_wr
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT / "examples" / "expertqa",
                          capture_output=True, text=True)
     assert out.stdout.split(maxsplit=1) == ["0", "[]\n"], out.stdout + out.stderr
+
+
+def test_a_check_loads_no_harness_library() -> None:
+    """``citelint check`` in a fresh interpreter imports neither the harnesses nor their
+    libraries (LangChain, the MCP SDK, pytest), whatever is installed."""
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    code = ("import io, sys\nfrom citelint.cli import main\n"
+            "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'langchain_core', 'mcp', 'pytest', "
+            "'anyio', 'pydantic'}), sorted(m for m in sys.modules if m.startswith('citelint.integrations')))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT / "examples" / "expertqa",
+                         capture_output=True, text=True)
+    assert out.stdout == "0 [] []\n", out.stdout + out.stderr
