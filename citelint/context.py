@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from citelint.config import Config
 from citelint.errors import UsageError
-from citelint.git.probe import captures_git_has
+from citelint.git.tracked import captures_git_has
 from citelint.imports.documents import capture_context
 from citelint.store.captures import CaptureRecord, Store, sha256_hex, time_key
 

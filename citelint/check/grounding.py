@@ -47,7 +47,7 @@ class GitTracking:
         return self._files
 
     def _ask(self) -> frozenset[str] | None:
-        from citelint.git.probe import captures_git_has
+        from citelint.git.tracked import captures_git_has
 
         return captures_git_has(self.captures_dir, self._adopted)
 

@@ -7,9 +7,8 @@
 - :func:`base_entries` and :func:`entries_from_tree`: the base revision's
   captures, from the index corrected by ``diff-index --cached``, or from
   ``ls-tree``;
-- :func:`captures_git_has`: the capture files git has (CL109, ``citelint
-  context``), from the index file, else from :func:`tracked_files`, what the
-  index holds asked of git.
+- :func:`tracked_files`: what the index holds, asked of git (the fallback of
+  :func:`citelint.git.tracked.captures_git_has`).
 
 Every git process is read-only plumbing started by :func:`spawn`.
 """
@@ -21,15 +20,7 @@ import re
 from pathlib import Path
 
 from citelint.errors import CitelintError
-from citelint.git.index import (
-    ASSUME_VALID,
-    INTENT_TO_ADD,
-    SKIP_WORKTREE,
-    IndexEntry,
-    IndexListing,
-    find_worktree,
-    indexed_captures,
-)
+from citelint.git.index import ASSUME_VALID, INTENT_TO_ADD, SKIP_WORKTREE, IndexEntry, IndexListing
 from citelint.git.proc import Completed, Git, GitMissing
 
 
@@ -266,30 +257,3 @@ def tracked_files(directory: Path) -> frozenset[str] | None:
         return None
     return frozenset(os.fsdecode(p) for p in listing.stdout.split(b"\0") if p)
 
-
-def captures_git_has(captures_dir: Path,
-                     adopted: tuple[str, str, frozenset[str]] | None = None) -> frozenset[str] | None:
-    """The files under ``captures_dir`` that git has, tracked or staged (everything in the
-    index), as POSIX paths relative to it (``<sha256(source)>/<sha256>.json``), for CL109 and
-    ``citelint context``: read from the index file itself, else asked of git (a process) when
-    the index is not one :func:`citelint.git.index.indexed_captures` can read.
-
-    ``adopted`` is an index already read this run (``--base`` reads it): (its real path, the
-    captures directory's prefix in it, what it holds), used only when it is this index and
-    prefix. Returns None outside a git work tree, or when git cannot say (no git installed):
-    then nothing is known to be missing from git, and CL109 stays silent.
-    """
-    found = find_worktree(captures_dir)
-    if found is None:
-        return None
-    top, index = found
-    try:
-        rel = Path(os.path.abspath(captures_dir)).relative_to(top).as_posix()
-    except ValueError:
-        return None
-    prefix = "" if rel == "." else rel + "/"
-    if adopted is not None and adopted[:2] == (os.path.realpath(index), prefix):
-        return adopted[2]
-    files = indexed_captures(index, prefix)
-    # An index the reader does not vouch for: ask git (slower: a process).
-    return files if files is not None else tracked_files(captures_dir)
