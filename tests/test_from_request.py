@@ -332,3 +332,13 @@ def test_approve_sources_goes_with_from_request_only(tmp_path: Path) -> None:
     run = run_cli("capture", "--from-request", "anthropic", "req.json", "--approve-sources",
                   "--retrieved-at", STAMP, cwd=root)
     assert run.code == 2 and "cannot be combined with --retrieved-at" in run.err
+
+
+def test_approve_sources_lists_a_url_document_to_be_fetched(tmp_path: Path) -> None:
+    root = yaml_project(tmp_path / "p", [])
+    write_json(root / "req.json", {"messages": [{"role": "user", "content": [
+        {"type": "document", "source": {"type": "url", "url": "https://example.org/paper.pdf"}}]}]})
+    run = run_cli("capture", "--from-request", "anthropic", "req.json", "--approve-sources", cwd=root)
+    assert (run.code, run.out) == (0, "sources:\n  - https://example.org/paper.pdf\n")
+    assert ("document 0: to approve: https://example.org/paper.pdf: the request names its URL only; Anthropic "
+            "fetched the content: once approved, capture it with citelint capture URL") in run.err

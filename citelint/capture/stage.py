@@ -576,5 +576,9 @@ def sources_to_approve(request_bytes: bytes, *, source_map: dict[str, str], sour
         except CaptureRefused as exc:
             out.append(Approval(doc.label, url, REFUSED, f"cannot be approved: {exc}", key))
             continue
-        out.append(Approval(doc.label, url, "approved" if url in sources else "to approve", mapped_by=key))
+        # A document whose content the request does not hold (a `url` source) cannot be
+        # recorded from it: once approved, it is fetched like any source.
+        later = "" if doc.text is not None or doc.data is not None else \
+            f"{doc.problem}: once approved, capture it with citelint capture URL"
+        out.append(Approval(doc.label, url, "approved" if url in sources else "to approve", later, key))
     return out
