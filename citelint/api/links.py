@@ -93,7 +93,7 @@ class Allowlist:
     def __repr__(self) -> str:
         return f"Allowlist({len(self._sources)} sources, {len(self._allow)} allowed)"
 
-    def evidence(self) -> LinkEvidence:
+    def _evidence(self) -> LinkEvidence:
         """What the link rules judge against: this allowlist and no capture store."""
         from citelint.links.grounds import LinkEvidence
 
@@ -148,7 +148,7 @@ def enforce_links(markdown: str, allowlist: Allowlist, *, relative: str = "pass"
     """
     from citelint.links.judge import show_url
 
-    enforced = enforce_with(markdown, allowlist.evidence(), relative=relative, images=images)
+    enforced = enforce_with(markdown, allowlist._evidence(), relative=relative, images=images)
     # The link rules' own words point at captures and the config, which an allowlist has neither of.
     return Enforced(enforced.text, tuple(
         RemovedLink(r.href, r.line, r.column, r.rule, f"ungrounded link {show_url(r.href)}: not among the allowlist's "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -158,7 +158,9 @@ class Result:
     warnings: tuple[str, ...]
     counts: Counts
     version: str
-    _document: dict[str, Any] = field(repr=False, compare=False)
+    # The JSON document the fields were built from: to_dict() returns a copy, so it is the
+    # CLI's output byte for byte. Set once by result_of, not an argument of the constructor.
+    _document: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -193,7 +195,7 @@ def result_of(check: CheckResult, version: str) -> Result:
     from citelint.output.json import to_dict
 
     document = to_dict(check, RenderOptions(version=version))
-    return Result(
+    result = Result(
         findings=tuple(_build(Finding, f) for f in document["findings"]),
         accepted=tuple(_build(_ACCEPTED[a["kind"]], a) for a in document["accepted"]),
         semantic_review=tuple(_build(Finding, f) for f in document["semanticReview"]),
@@ -201,16 +203,10 @@ def result_of(check: CheckResult, version: str) -> Result:
         warnings=tuple(document["warnings"]),
         counts=_build(Counts, document["counts"]),
         version=document["citelint"],
-        _document=document,
     )
-
-
-def json_fields(cls: type) -> list[str]:
-    """The JSON keys of a result dataclass's fields (camel case), in order."""
-    def camel(name: str) -> str:
-        head, *rest = name.split("_")
-        return head + "".join(part.title() for part in rest)
-    return [camel(f.name) for f in fields(cls)]
+    # Frozen: the one assignment after construction goes through object.__setattr__.
+    object.__setattr__(result, "_document", document)
+    return result
 
 
 @dataclass(frozen=True)
