@@ -25,7 +25,9 @@ from citelint.errors import UsageError
 from citelint.model import CheckResult
 
 if TYPE_CHECKING:
-    from citelint.api.result import CaptureRef, Enforced, Result
+    from citelint.api.capture import CaptureRef
+    from citelint.api.links import Enforced
+    from citelint.api.result import Result
     from citelint.check.targets import Target
     from citelint.git.base import Resolving
 
@@ -227,16 +229,9 @@ class Project:
             CaptureRefused: the source, the fetch or the body was refused
                 (the message says why); nothing was written.
         """
-        from citelint.api.result import CaptureRef
-        from citelint.capture import CaptureRefused, capture_one, check_settings
+        from citelint.api.capture import capture
 
-        settings = self._config.capture
-        check_settings(settings)
-        outcome = capture_one(self._config.captures_dir, url, self._config.sources, settings)
-        if outcome.failed:
-            raise CaptureRefused(f"{url}: {outcome.reason}")
-        return CaptureRef(outcome.source, outcome.sha256 or "", outcome.path or Path(), outcome.status == "captured",
-                          outcome.bytes or 0, outcome.warning)
+        return capture(self._config, url)
 
     def record(self, source: str, body: str | bytes, *, content_type: str | None = None,
                retrieved_at: str | None = None) -> CaptureRef:
@@ -255,19 +250,9 @@ class Project:
             CaptureRefused: the source is not approved, the body is over the
                 limit, empty, not text, or of a type not allowed; nothing was written.
         """
-        from citelint.api.result import CaptureRef
-        from citelint.capture import check_settings, record_text
+        from citelint.api.capture import record
 
-        settings = self._config.capture
-        check_settings(settings)
-        if not isinstance(body, (str, bytes)):
-            raise UsageError(f"record takes the body as str or bytes, got {type(body).__name__}")
-        outcome = record_text(self._config.captures_dir, source, body, sources=self._config.sources,
-                              max_bytes=settings.max_bytes, content_type=content_type,
-                              content_types=settings.content_types, retrieved_at=retrieved_at,
-                              extractors=settings.extractors, keep_raw=settings.keep_raw, timeout_s=settings.timeout_s)
-        return CaptureRef(outcome.source, outcome.sha256 or "", outcome.path or Path(), outcome.status == "captured",
-                          outcome.bytes or 0, outcome.warning)
+        return record(self._config, source, body, content_type, retrieved_at)
 
     # ------------------------------------------------------------------ helpers
 

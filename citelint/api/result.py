@@ -1,4 +1,4 @@
-"""What the Python API returns: frozen dataclasses over ``check --format json``.
+"""What a check returns in the Python API: frozen dataclasses over ``check --format json``.
 
 A :class:`Result` is built from the very dictionary ``citelint check
 --format json`` prints (:func:`citelint.output.json.to_dict`), so
@@ -10,11 +10,10 @@ field for, and the tests compare the fields with ``schemas/output.schema.json``.
 
 from __future__ import annotations
 
-import copy
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from citelint.errors import FindingsError
@@ -185,7 +184,8 @@ class Result:
         """The JSON document ``citelint check --format json`` prints from the
         project root with no other flags (``schemas/output.schema.json``), as
         a new dict each call."""
-        return copy.deepcopy(self._document)
+        # Through the C encoder and decoder: several times faster than copy.deepcopy here.
+        return json.loads(json.dumps(self._document, ensure_ascii=False))
 
 
 def result_of(check: CheckResult, version: str) -> Result:
@@ -207,54 +207,3 @@ def result_of(check: CheckResult, version: str) -> Result:
     # Frozen: the one assignment after construction goes through object.__setattr__.
     object.__setattr__(result, "_document", document)
     return result
-
-
-@dataclass(frozen=True)
-class RemovedLink:
-    """A link :func:`~citelint.enforce_links` degraded to its visible text:
-    ``href`` as written (resolved by cmark-gfm), where its destination stood
-    (``line``, ``column``: 1-based, code points, in the text given), the
-    ``rule`` it broke (``CL201`` ungrounded, ``CL202`` unvouchable) and the
-    ``message`` saying why."""
-
-    href: str
-    line: int
-    column: int
-    rule: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Enforced:
-    """What :func:`~citelint.enforce_links` made of a Markdown text: ``text``
-    with every ungrounded link degraded to its visible text (everything else
-    byte for byte as given), and ``removed``, the links taken out, in order."""
-
-    text: str
-    removed: tuple[RemovedLink, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        """True when a link was removed."""
-        return bool(self.removed)
-
-
-@dataclass(frozen=True)
-class CaptureRef:
-    """A capture the trusted stage wrote or found already written.
-
-    ``source`` is the source URL exactly as approved, ``capture_sha256`` the
-    revision (sha256 of the captured text: what a fact's ``captureSha256``
-    and a quotation link's ``capture:`` title name), ``path`` the record's
-    absolute path, ``created`` False when an identical capture already
-    existed (nothing was written), ``bytes`` the body's length as received,
-    ``warning`` what deserves a second look ('' when nothing does: a
-    declared media type the body's bytes contradict).
-    """
-
-    source: str
-    capture_sha256: str
-    path: Path
-    created: bool
-    bytes: int
-    warning: str = ""
