@@ -281,7 +281,8 @@ def bench_i(data: Data, runs: int, verbose: bool) -> None:
     for report in (SMALL_REPORT, SMALL_MARKDOWN):
         m = alternate({"api": api_cmd(report), "cli": Cmd([tool("citelint"), "check", report], SMALL_REPO)}, runs)
         parts.append(f"{report}: API {seconds(m['api'].wall)}, CLI {seconds(m['cli'].wall)}, "
-                     f"ratio API / CLI {m['api'].wall / m['cli'].wall:.2f}")
+                     f"ratio API / CLI {m['api'].wall / m['cli'].wall:.2f} (CPU {seconds(m['api'].cpu)} vs "
+                     f"{seconds(m['cli'].cpu)}: {m['api'].cpu / m['cli'].cpu:.2f})")
     print(f"(i) import citelint + Project.open + check of one file, in one process, vs `citelint check` on it "
           f"(examples/expertqa): {'; '.join(parts)}")
 
