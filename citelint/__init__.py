@@ -9,11 +9,11 @@ loaded on first use (PEP 562), so ``import citelint`` and ``citelint
 check`` do not pay for the API. Everything else in the package is internal.
 """
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     # For type checkers only: at run time these load on first attribute access (__getattr__).
     from citelint.api.capture import CaptureRef
     from citelint.api.links import Allowlist, Enforced, RemovedLink, enforce_links
@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -210,6 +210,19 @@ def test_bad_input_is_a_finding_or_a_usage_error(repo: Repo) -> None:
         project.check(["reports/none.json"])
     with pytest.raises(citelint.UsageError, match="not one string"):
         project.check("reports")
+    # A file named that is no report is never passed over in silence (the CLI skips it, for pre-commit).
+    repo.write("notes.txt", "not a report")
+    with pytest.raises(citelint.UsageError, match=r"^notes\.txt: matches none of .* check_report"):
+        project.check(["notes.txt"])
+
+
+def test_a_check_of_nothing_is_ok_but_fails_strict(repo: Repo) -> None:
+    empty = citelint.Project.open(repo.root).check()
+    assert empty.ok and empty.counts.files == 0
+    assert empty.to_dict() == cli_json(repo.root)
+    with pytest.raises(citelint.FindingsError, match="no file was checked") as caught:
+        empty.raise_for_errors(strict=True)
+    assert caught.value.findings == ()
 
 
 # ----------------------------------------------------------------- links held to what the model received

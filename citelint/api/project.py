@@ -142,13 +142,21 @@ class Project:
             :class:`~citelint.Result`, whose ``to_dict()`` is that JSON.
 
         Raises:
-            UsageError: a named path does not exist, or the config's
-                allowed-signers file cannot be read.
+            UsageError: a named path does not exist, a named file is not a
+                report the config matches (never passed over in silence: to
+                check content as a report whatever its name, use
+                :meth:`check_report` or :meth:`check_markdown`), or the
+                config's allowed-signers file cannot be read.
         """
         if isinstance(paths, (str, bytes)):
             raise UsageError("paths takes a list of paths, not one string")
         named = [os.fspath(p) for p in paths] if paths is not None else []
-        return self._result(check_paths(self, named, cwd=self.root))
+        check = check_paths(self, named, cwd=self.root)
+        if check.skipped:
+            path, why = check.skipped[0]
+            raise UsageError(f"{path}: {why}, so it would not be checked; name a report the config matches, or "
+                             "check its content with check_report or check_markdown")
+        return self._result(check)
 
     def check_report(self, report: Mapping[str, Any] | str | bytes, *, name: str = REPORT_NAME) -> Result:
         """Check one fact report given as content: a mapping (the parsed

@@ -163,7 +163,9 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        """True when no finding is at error severity (what exit 0 means)."""
+        """True when no finding is at error severity (what exit 0 means). A
+        check of no file at all is ok, as its exit is 0: see ``counts.files``,
+        or :meth:`raise_for_errors` with ``strict``."""
         return self.counts.errors == 0
 
     def errors(self) -> tuple[Finding, ...]:
@@ -172,11 +174,12 @@ class Result:
 
     def raise_for_errors(self, *, strict: bool = False) -> Result:
         """This result, or :class:`~citelint.FindingsError` (holding it) when a
-        finding is at error severity (with ``strict``, at warning severity too):
-        what a pipeline calls before it publishes."""
+        finding is at error severity; with ``strict``, also at warning
+        severity, and when no file was checked at all (as ``citelint check
+        --strict`` fails then): what a pipeline calls before it publishes."""
         failing = ("error", "warning") if strict else ("error",)
         bad = [f for f in self.findings if f.severity in failing]
-        if bad:
+        if bad or (strict and self.counts.files == 0):
             raise FindingsError(self, bad)
         return self
 
