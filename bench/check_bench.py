@@ -23,10 +23,6 @@ asserts anything about time (only (a) asserts which modules get imported).
     cited; 10,000 facts in 1,000 reports).
 (h) one small Markdown answer vs one small fact report (``examples/expertqa``:
     ``reports/q2-answer.md``, 4 links, vs ``reports/q2.json``, 4 cited facts).
-(i) the Python API's start-up: a process that runs ``import citelint``,
-    ``Project.open`` and ``check`` of the one report of (a) and reads the
-    result (``to_dict``) vs ``citelint check`` on it; and the same pair with
-    the Markdown answer of (h).
 
 The floor (``--floor DIR``, a process of its own) reads and ``json``-parses each
 report, reads, parses and SHA-256-hashes each cited capture once, and searches
@@ -68,7 +64,7 @@ SMALL_MARKDOWN = "reports/q2-answer.md"
 FORBIDDEN = ("urllib3", "cmarkgfm", "ada_url", "citelint.capture", "citelint.fetch")
 
 #: measure -> default number of alternating runs (after one warm-up each, except (d) and (e)).
-RUNS = {"a": 11, "b": 3, "c": 3, "d": 3, "e": 3, "f": 11, "g": 3, "h": 11, "i": 11}
+RUNS = {"a": 11, "b": 3, "c": 3, "d": 3, "e": 3, "f": 11, "g": 3, "h": 11}
 
 #: Generated repositories: name -> keyword arguments of gen.write_repo.
 SHAPES = {
@@ -266,29 +262,8 @@ def bench_h(data: Data, runs: int, verbose: bool) -> None:
           f"ratio Markdown / facts {m['markdown'].wall / m['facts'].wall:.2f}")
 
 
-def api_cmd(report: str) -> Cmd:
-    """A process checking ``report`` of the small repository through the public API (what a
-    pipeline step pays), exiting as ``citelint check`` would."""
-    code = ("import sys, citelint\n"
-            f"result = citelint.Project.open('.').check([{report!r}])\n"
-            "result.to_dict()\n"
-            "sys.exit(0 if result.ok else 1)\n")
-    return Cmd([sys.executable, "-c", code], SMALL_REPO)
-
-
-def bench_i(data: Data, runs: int, verbose: bool) -> None:
-    parts = []
-    for report in (SMALL_REPORT, SMALL_MARKDOWN):
-        m = alternate({"api": api_cmd(report), "cli": Cmd([tool("citelint"), "check", report], SMALL_REPO)}, runs)
-        parts.append(f"{report}: API {seconds(m['api'].wall)}, CLI {seconds(m['cli'].wall)}, "
-                     f"ratio API / CLI {m['api'].wall / m['cli'].wall:.2f} (CPU {seconds(m['api'].cpu)} vs "
-                     f"{seconds(m['cli'].cpu)}: {m['api'].cpu / m['cli'].cpu:.2f})")
-    print(f"(i) import citelint + Project.open + check of one file, in one process, vs `citelint check` on it "
-          f"(examples/expertqa): {'; '.join(parts)}")
-
-
 MEASURES = {"a": bench_a, "b": bench_b, "c": bench_c, "d": bench_d, "e": bench_e, "f": bench_f,
-            "g": bench_g, "h": bench_h, "i": bench_i}
+            "g": bench_g, "h": bench_h}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,7 +61,6 @@ class Cmd:
 class Sample:
     wall: float
     rss_mib: float
-    cpu: float = 0.0  #: user + system seconds of the child (steadier than wall time on a loaded machine)
 
 
 def run(cmd: Cmd) -> Sample:
@@ -77,7 +76,7 @@ def run(cmd: Cmd) -> Sample:
             err.seek(0)
             sys.exit(f"{' '.join(cmd.argv)} (in {cmd.cwd}) exited {code}: "
                      f"{err.read().decode(errors='replace')[-2000:]}")
-    return Sample(wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime)
+    return Sample(wall, usage.ru_maxrss / 1024)
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,6 @@ class Stats:
     wall: float      #: median seconds
     rss_mib: float   #: largest peak RSS over the runs
     walls: tuple[float, ...]
-    cpu: float = 0.0  #: median user + system seconds
 
 
 def alternate(commands: dict[str, Cmd], runs: int, warmup: bool = True) -> dict[str, Stats]:
@@ -99,8 +97,7 @@ def alternate(commands: dict[str, Cmd], runs: int, warmup: bool = True) -> dict[
         for name, cmd in commands.items():
             samples[name].append(run(cmd))
     return {name: Stats(statistics.median(s.wall for s in ss), max(s.rss_mib for s in ss),
-                        tuple(s.wall for s in ss), statistics.median(s.cpu for s in ss))
-            for name, ss in samples.items()}
+                        tuple(s.wall for s in ss)) for name, ss in samples.items()}
 
 
 def seconds(value: float) -> str:

@@ -154,6 +154,15 @@ def test_project_without_a_config_file(tmp_path: Path) -> None:
     assert [f.rule for f in unknown.findings] == ["CL003"]
 
 
+def test_project_arguments_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(citelint.UsageError, match="sources takes a list"):
+        citelint.Project(sources=SOURCE_A, root=tmp_path)
+    with pytest.raises(citelint.ConfigError, match="^config:"):
+        citelint.Project(sources=[SOURCE_A, SOURCE_A], root=tmp_path)
+    with pytest.raises(citelint.ConfigError, match="whitespace"):
+        citelint.Project(labels={" revenue": {"unit": "USD"}}, root=tmp_path)
+
+
 def test_project_links_allow_grounds_a_link_without_a_capture(tmp_path: Path) -> None:
     project = citelint.Project(links_allow=["https://docs.example/*"], root=tmp_path)
     assert project.check_markdown("See [the docs](https://docs.example/a).\n").ok
@@ -182,6 +191,16 @@ def test_open_discovers_upward_or_takes_the_config_file(repo: Repo, tmp_path: Pa
     (repo.root / "citelint.yaml").write_text("sources: [1\n", encoding="utf-8")
     with pytest.raises(citelint.ConfigError, match=r"citelint\.yaml:"):
         citelint.Project.open(repo.root)
+
+
+def test_open_of_a_relative_path_walks_up_from_it(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo.root / "reports" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(repo.root / "reports" / "deep")
+    assert citelint.Project.open().root == repo.root.resolve()
+    assert citelint.Project.open(".").root == repo.root.resolve()
+    monkeypatch.chdir(repo.root / "reports")
+    assert citelint.Project.open("deep").root == repo.root.resolve()
+    assert citelint.Project.open("../citelint.yaml").root == repo.root.resolve()
 
 
 def test_the_api_never_changes_the_working_directory(repo: Repo) -> None:

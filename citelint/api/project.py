@@ -59,6 +59,8 @@ class Project:
     Raises:
         ConfigError: the settings fail ``schemas/config.schema.json`` or a
             check the config file would fail.
+        UsageError: ``sources``, ``labels`` or ``links_allow`` is one string,
+            or ``root`` is not a directory.
     """
 
     __slots__ = ("_config",)
@@ -66,8 +68,13 @@ class Project:
     def __init__(self, *, captures: str | os.PathLike[str] = "captures", sources: Iterable[str] = (),
                  labels: Iterable[str] | Mapping[str, Mapping[str, str] | None] = (),
                  links_allow: Iterable[str] = (), root: str | os.PathLike[str] = ".") -> None:
+        for name, value in (("sources", sources), ("labels", labels), ("links_allow", links_allow)):
+            if isinstance(value, (str, bytes)):
+                # list("https://...") would approve each character.
+                raise UsageError(f"{name} takes a list, not one string")
         data: dict[str, Any] = {"captures": os.fspath(captures), "sources": list(sources),
-                                "labels": dict(labels) if isinstance(labels, Mapping) else list(labels)}
+                                "labels": json.loads(json.dumps(labels)) if isinstance(labels, Mapping)
+                                else list(labels)}
         allow = list(links_allow)
         if allow:
             data["links"] = {"allow": allow}
@@ -85,8 +92,9 @@ class Project:
             ConfigError: no config found, two in one directory, or one that
                 does not parse or validate (the message names file, key, line).
         """
-        given = Path(path)
-        return open_project(None if given.is_dir() else given, given if given.is_dir() else Path.cwd())
+        # Absolute first: discovery walks up the path's parents, which a relative "." has none of.
+        given = Path(os.path.abspath(path))
+        return open_project(None if given.is_dir() else given, given if given.is_dir() else given.parent)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], root: str | os.PathLike[str] = ".") -> Project:
