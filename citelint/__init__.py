@@ -9,24 +9,16 @@ loaded on first use (PEP 562), so ``import citelint`` and ``citelint
 check`` do not pay for the API. Everything else in the package is internal.
 """
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     # For type checkers only: at run time these load on first attribute access (__getattr__).
-    from citelint.api.links import Allowlist, enforce_links
+    from citelint.api.capture import CaptureRef
+    from citelint.api.links import Allowlist, Enforced, RemovedLink, enforce_links
     from citelint.api.project import Project
-    from citelint.api.result import (
-        AcceptedFact,
-        AcceptedQuotation,
-        CaptureRef,
-        Counts,
-        Enforced,
-        Finding,
-        RemovedLink,
-        Result,
-    )
+    from citelint.api.result import AcceptedFact, AcceptedQuotation, Counts, Finding, Result
     from citelint.capture.policy import CaptureRefused
     from citelint.errors import CitelintError, ConfigError, FindingsError, UsageError
 
@@ -38,9 +30,9 @@ _LAZY = {
     "AcceptedFact": "citelint.api.result",
     "AcceptedQuotation": "citelint.api.result",
     "Counts": "citelint.api.result",
-    "Enforced": "citelint.api.result",
-    "RemovedLink": "citelint.api.result",
-    "CaptureRef": "citelint.api.result",
+    "Enforced": "citelint.api.links",
+    "RemovedLink": "citelint.api.links",
+    "CaptureRef": "citelint.api.capture",
     "Allowlist": "citelint.api.links",
     "enforce_links": "citelint.api.links",
     "CitelintError": "citelint.errors",
@@ -72,7 +64,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

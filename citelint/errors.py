@@ -35,12 +35,16 @@ class ConfigError(CitelintError):
 class FindingsError(CitelintError):
     """Raised only when asked (``Result.raise_for_errors()``): the check ran
     and found errors (what exit 1 means on the command line). ``result`` is
-    the whole :class:`citelint.Result`; ``findings`` the failing findings;
-    ``str()`` lists them, one ``path:line:col: CLxxx message [name]`` a line
-    (untrusted text, unescaped)."""
+    the whole :class:`citelint.Result`; ``findings`` the failing findings
+    (empty when a strict check failed for want of any file); ``str()`` lists
+    them, one ``path:line:col: CLxxx message [name]`` a line (untrusted
+    text, unescaped)."""
 
     def __init__(self, result: object, findings: list) -> None:
         self.result, self.findings = result, tuple(findings)
+        if not self.findings:
+            super().__init__("no file was checked (nothing matched), which fails a strict check")
+            return
         shown = "\n".join(map(str, self.findings[:20]))
         more = f"\n… and {len(self.findings) - 20} more" if len(self.findings) > 20 else ""
         super().__init__(f"{len(self.findings)} finding{'s' * (len(self.findings) != 1)} fail the check:\n"

@@ -154,6 +154,15 @@ def test_project_without_a_config_file(tmp_path: Path) -> None:
     assert [f.rule for f in unknown.findings] == ["CL003"]
 
 
+def test_project_arguments_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(citelint.UsageError, match="sources takes a list"):
+        citelint.Project(sources=SOURCE_A, root=tmp_path)
+    with pytest.raises(citelint.ConfigError, match="^config:"):
+        citelint.Project(sources=[SOURCE_A, SOURCE_A], root=tmp_path)
+    with pytest.raises(citelint.ConfigError, match="whitespace"):
+        citelint.Project(labels={" revenue": {"unit": "USD"}}, root=tmp_path)
+
+
 def test_project_links_allow_grounds_a_link_without_a_capture(tmp_path: Path) -> None:
     project = citelint.Project(links_allow=["https://docs.example/*"], root=tmp_path)
     assert project.check_markdown("See [the docs](https://docs.example/a).\n").ok
@@ -184,6 +193,16 @@ def test_open_discovers_upward_or_takes_the_config_file(repo: Repo, tmp_path: Pa
         citelint.Project.open(repo.root)
 
 
+def test_open_of_a_relative_path_walks_up_from_it(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo.root / "reports" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(repo.root / "reports" / "deep")
+    assert citelint.Project.open().root == repo.root.resolve()
+    assert citelint.Project.open(".").root == repo.root.resolve()
+    monkeypatch.chdir(repo.root / "reports")
+    assert citelint.Project.open("deep").root == repo.root.resolve()
+    assert citelint.Project.open("../citelint.yaml").root == repo.root.resolve()
+
+
 def test_the_api_never_changes_the_working_directory(repo: Repo) -> None:
     before = os.getcwd()
     repo.report(repo.cited())
@@ -210,6 +229,19 @@ def test_bad_input_is_a_finding_or_a_usage_error(repo: Repo) -> None:
         project.check(["reports/none.json"])
     with pytest.raises(citelint.UsageError, match="not one string"):
         project.check("reports")
+    # A file named that is no report is never passed over in silence (the CLI skips it, for pre-commit).
+    repo.write("notes.txt", "not a report")
+    with pytest.raises(citelint.UsageError, match=r"^notes\.txt: matches none of .* check_report"):
+        project.check(["notes.txt"])
+
+
+def test_a_check_of_nothing_is_ok_but_fails_strict(repo: Repo) -> None:
+    empty = citelint.Project.open(repo.root).check()
+    assert empty.ok and empty.counts.files == 0
+    assert empty.to_dict() == cli_json(repo.root)
+    with pytest.raises(citelint.FindingsError, match="no file was checked") as caught:
+        empty.raise_for_errors(strict=True)
+    assert caught.value.findings == ()
 
 
 # ----------------------------------------------------------------- links held to what the model received

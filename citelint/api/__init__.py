@@ -8,10 +8,12 @@ Modules, one job each:
 
 - ``project``: :class:`Project` (open, check, enforce, the trusted stage),
   and the check ``citelint check`` runs through it (``check_paths``);
-- ``result``: the frozen dataclasses a call returns (``Result`` and what it
-  holds, ``Enforced``, ``CaptureRef``), built from the JSON formatter's dictionary;
+- ``result``: the frozen dataclasses a check returns (``Result`` and what it
+  holds), built from the JSON formatter's dictionary;
 - ``links``: :class:`Allowlist` and :func:`enforce_links`, links held to what a
-  model was given, with no capture store.
+  model was given, with no capture store, and ``Enforced``;
+- ``capture``: the trusted stage from Python (``Project.capture``, ``record``)
+  and the ``CaptureRef`` it returns.
 
 This package's ``__init__`` imports nothing, so ``citelint check`` loading
 ``project`` does not load the result dataclasses or the link stack.

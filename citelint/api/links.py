@@ -9,13 +9,43 @@ renders, WHATWG URL identity, DESIGN §2.4) and the same degrading as
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citelint.api.result import Enforced, RemovedLink
 from citelint.errors import UsageError
 
 if TYPE_CHECKING:
     from citelint.links.grounds import LinkEvidence
+
+@dataclass(frozen=True)
+class RemovedLink:
+    """A link :func:`~citelint.enforce_links` degraded to its visible text:
+    ``href`` as written (resolved by cmark-gfm), where its destination stood
+    (``line``, ``column``: 1-based, code points, in the text given), the
+    ``rule`` it broke (``CL201`` ungrounded, ``CL202`` unvouchable) and the
+    ``message`` saying why."""
+
+    href: str
+    line: int
+    column: int
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Enforced:
+    """What :func:`~citelint.enforce_links` made of a Markdown text: ``text``
+    with every ungrounded link degraded to its visible text (everything else
+    byte for byte as given), and ``removed``, the links taken out, in order."""
+
+    text: str
+    removed: tuple[RemovedLink, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """True when a link was removed."""
+        return bool(self.removed)
+
 
 #: ``relative`` settings: what a relative link (``docs/a.md``) is (``links.relative`` of the config).
 RELATIVE = ("pass", "error")
@@ -93,7 +123,7 @@ class Allowlist:
     def __repr__(self) -> str:
         return f"Allowlist({len(self._sources)} sources, {len(self._allow)} allowed)"
 
-    def evidence(self) -> LinkEvidence:
+    def _evidence(self) -> LinkEvidence:
         """What the link rules judge against: this allowlist and no capture store."""
         from citelint.links.grounds import LinkEvidence
 
@@ -148,7 +178,7 @@ def enforce_links(markdown: str, allowlist: Allowlist, *, relative: str = "pass"
     """
     from citelint.links.judge import show_url
 
-    enforced = enforce_with(markdown, allowlist.evidence(), relative=relative, images=images)
+    enforced = enforce_with(markdown, allowlist._evidence(), relative=relative, images=images)
     # The link rules' own words point at captures and the config, which an allowlist has neither of.
     return Enforced(enforced.text, tuple(
         RemovedLink(r.href, r.line, r.column, r.rule, f"ungrounded link {show_url(r.href)}: not among the allowlist's "

@@ -25,7 +25,9 @@ from citelint.errors import UsageError
 from citelint.model import CheckResult
 
 if TYPE_CHECKING:
-    from citelint.api.result import CaptureRef, Enforced, Result
+    from citelint.api.capture import CaptureRef
+    from citelint.api.links import Enforced
+    from citelint.api.result import Result
     from citelint.check.targets import Target
     from citelint.git.base import Resolving
 
@@ -57,6 +59,8 @@ class Project:
     Raises:
         ConfigError: the settings fail ``schemas/config.schema.json`` or a
             check the config file would fail.
+        UsageError: ``sources``, ``labels`` or ``links_allow`` is one string,
+            or ``root`` is not a directory.
     """
 
     __slots__ = ("_config",)
@@ -64,8 +68,13 @@ class Project:
     def __init__(self, *, captures: str | os.PathLike[str] = "captures", sources: Iterable[str] = (),
                  labels: Iterable[str] | Mapping[str, Mapping[str, str] | None] = (),
                  links_allow: Iterable[str] = (), root: str | os.PathLike[str] = ".") -> None:
+        for name, value in (("sources", sources), ("labels", labels), ("links_allow", links_allow)):
+            if isinstance(value, (str, bytes)):
+                # list("https://...") would approve each character.
+                raise UsageError(f"{name} takes a list, not one string")
         data: dict[str, Any] = {"captures": os.fspath(captures), "sources": list(sources),
-                                "labels": dict(labels) if isinstance(labels, Mapping) else list(labels)}
+                                "labels": json.loads(json.dumps(labels)) if isinstance(labels, Mapping)
+                                else list(labels)}
         allow = list(links_allow)
         if allow:
             data["links"] = {"allow": allow}
@@ -83,8 +92,9 @@ class Project:
             ConfigError: no config found, two in one directory, or one that
                 does not parse or validate (the message names file, key, line).
         """
-        given = Path(path)
-        return open_project(None if given.is_dir() else given, given if given.is_dir() else Path.cwd())
+        # Absolute first: discovery walks up the path's parents, which a relative "." has none of.
+        given = Path(os.path.abspath(path))
+        return open_project(None if given.is_dir() else given, given if given.is_dir() else given.parent)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], root: str | os.PathLike[str] = ".") -> Project:
@@ -140,13 +150,21 @@ class Project:
             :class:`~citelint.Result`, whose ``to_dict()`` is that JSON.
 
         Raises:
-            UsageError: a named path does not exist, or the config's
-                allowed-signers file cannot be read.
+            UsageError: a named path does not exist, a named file is not a
+                report the config matches (never passed over in silence: to
+                check content as a report whatever its name, use
+                :meth:`check_report` or :meth:`check_markdown`), or the
+                config's allowed-signers file cannot be read.
         """
         if isinstance(paths, (str, bytes)):
             raise UsageError("paths takes a list of paths, not one string")
         named = [os.fspath(p) for p in paths] if paths is not None else []
-        return self._result(check_paths(self, named, cwd=self.root))
+        check = check_paths(self, named, cwd=self.root)
+        if check.skipped:
+            path, why = check.skipped[0]
+            raise UsageError(f"{path}: {why}, so it would not be checked; name a report the config matches, or "
+                             "check its content with check_report or check_markdown")
+        return self._result(check)
 
     def check_report(self, report: Mapping[str, Any] | str | bytes, *, name: str = REPORT_NAME) -> Result:
         """Check one fact report given as content: a mapping (the parsed
@@ -227,16 +245,9 @@ class Project:
             CaptureRefused: the source, the fetch or the body was refused
                 (the message says why); nothing was written.
         """
-        from citelint.api.result import CaptureRef
-        from citelint.capture import CaptureRefused, capture_one, check_settings
+        from citelint.api.capture import capture
 
-        settings = self._config.capture
-        check_settings(settings)
-        outcome = capture_one(self._config.captures_dir, url, self._config.sources, settings)
-        if outcome.failed:
-            raise CaptureRefused(f"{url}: {outcome.reason}")
-        return CaptureRef(outcome.source, outcome.sha256 or "", outcome.path or Path(), outcome.status == "captured",
-                          outcome.bytes or 0, outcome.warning)
+        return capture(self._config, url)
 
     def record(self, source: str, body: str | bytes, *, content_type: str | None = None,
                retrieved_at: str | None = None) -> CaptureRef:
@@ -255,19 +266,9 @@ class Project:
             CaptureRefused: the source is not approved, the body is over the
                 limit, empty, not text, or of a type not allowed; nothing was written.
         """
-        from citelint.api.result import CaptureRef
-        from citelint.capture import check_settings, record_text
+        from citelint.api.capture import record
 
-        settings = self._config.capture
-        check_settings(settings)
-        if not isinstance(body, (str, bytes)):
-            raise UsageError(f"record takes the body as str or bytes, got {type(body).__name__}")
-        outcome = record_text(self._config.captures_dir, source, body, sources=self._config.sources,
-                              max_bytes=settings.max_bytes, content_type=content_type,
-                              content_types=settings.content_types, retrieved_at=retrieved_at,
-                              extractors=settings.extractors, keep_raw=settings.keep_raw, timeout_s=settings.timeout_s)
-        return CaptureRef(outcome.source, outcome.sha256 or "", outcome.path or Path(), outcome.status == "captured",
-                          outcome.bytes or 0, outcome.warning)
+        return record(self._config, source, body, content_type, retrieved_at)
 
     # ------------------------------------------------------------------ helpers
 
