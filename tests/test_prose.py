@@ -403,5 +403,6 @@ def test_hyphenated_ranges_powers_and_enumerators_are_out_of_scope() -> None:
             f"10^6 and a_1 cost 7 [x]({A}).\n\n"
             f"1[\\[1\\]]({A}). Update the zoning rules, which cost 40 [2]({B}).\n\n"
             f"2) Then 3 more [3]({B}).\n\n"
-            f"2020 was the year it rose to 5 [4]({A}).\n")
-    assert numbers(text) == ["7", "40", "3", "2020", "5"]
+            f"2020 was the year it rose to 5 [4]({A}).\n\n"
+            f"Inputs come first [5]({A}).\n5[\\[6\\]]({B}). The output has 8 pins [7]({B}).\n")
+    assert numbers(text) == ["7", "40", "3", "2020", "5", "8"]

@@ -554,7 +554,7 @@ def cited_numbers(markdown: str) -> list[Number]:
         for s0, _t_end, s_end in _sentences(b, pairs):
             numbers = [m for m in _NUMBER.finditer(b.text, s0, s_end)
                        if not _in(skip, m.start()) and _standalone(b.text, m.start(), m.end())
-                       and not _enumerator(b, m.start(), m.end())]
+                       and not _enumerator(det, b, m.start(), m.end())]
             if not numbers:
                 continue
             citations = det.cite(b, [(s0, s_end)], [(s0, s_end)])
@@ -578,18 +578,24 @@ def cited_numbers(markdown: str) -> list[Number]:
     return found
 
 
-def _enumerator(b: Block, a: int, e: int) -> bool:
-    """True when the number at ``b.text[a:e]`` numbers its paragraph: it opens the block and
-    is followed, after any citation-only links, by ``.`` or ``)`` and a space or the end
-    (``1[1]. Update the zoning rules``, a list item that the citation kept from being one)."""
+def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
+    """True when the number at ``b.text[a:e]`` numbers a paragraph or a line: it opens the
+    block or its source line and is followed, after any citation-only links, by ``.`` or
+    ``)`` and a space or the end (``1[1]. Update the zoning rules``, a list item that the
+    citation kept from being one, or a lazy continuation line of one)."""
     text = b.text
-    if text[:a].strip():
-        return False
     k = e
     markers = {lo: hi for lo, hi, _, _ in b.links if _is_marker(text[lo:hi])}
     while k in markers and markers[k] > k:
         k = markers[k]
-    return k < len(text) and text[k] in ".)" and (k + 1 == len(text) or text[k + 1].isspace())
+    if not (k < len(text) and text[k] in ".)" and (k + 1 == len(text) or text[k + 1].isspace())):
+        return False
+    if not text[:a].strip():
+        return True
+    line, col = det.d.position(b, a)
+    source = det.d.markdown
+    start = det.d.offset(line, 1)
+    return not source[start:start + col - 1].strip()
 
 
 def _standalone(text: str, a: int, e: int) -> bool:
