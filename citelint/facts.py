@@ -9,6 +9,7 @@ explained in the message, never accepted.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
@@ -89,6 +90,8 @@ _INVISIBLE = Issue("CL108", "snippet", invisible_message("snippet"))
 
 
 _NO_CONTEXT = ("", "")
+#: The elision marks CL205 accepts in prose quotations (``...``, ``…``, ``[...]``, ``[…]``).
+_ELISION = re.compile(r"\.\.\.|…")
 
 
 def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newer: Sequence[CaptureRecord],
@@ -121,6 +124,10 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
         shown = shown_digests([record.sha256] + ([other] if other else []))
         if other:
             hint += f"; it does occur in revision {shown[other]} of this source (cite that one)"
+        if _ELISION.search(snippet):
+            # A prose quotation may elide (CL205); a fact's snippet is the evidence itself.
+            hint += ("; a snippet is one contiguous passage of the capture and cannot elide with an "
+                     "ellipsis: cite one passage, or each part as a fact of its own")
         return (Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
                       at, citation.index),), None
     issues = []
