@@ -1,10 +1,13 @@
-"""Whole-process measurements: wall time and peak RSS of one child, medians of alternating runs.
+"""Whole-process measurements: wall time, CPU time and peak RSS of one child, medians of alternating runs.
 
-Peak RSS comes from ``os.wait4`` on that child alone (``ru_maxrss``, KiB on
-Linux), not from ``getrusage(RUSAGE_CHILDREN)``, which is the maximum over
-every child waited for so far and would mix citelint with its baseline.
-A child's figure covers the processes it waited for itself, as the largest
-of them (not their sum).
+Peak RSS and CPU time come from ``os.wait4`` on that child alone
+(``ru_maxrss``, KiB on Linux; ``ru_utime + ru_stime``), not from
+``getrusage(RUSAGE_CHILDREN)``, which accumulates every child waited for so
+far and would mix citelint with its baseline. A child's figures cover the
+processes it waited for itself (``--jobs`` workers): CPU time as their sum,
+peak RSS as the largest of them (not their sum; :func:`tree_peak` samples
+the sum). Each :func:`alternate` also records the load average (one minute)
+at its start and end, which every ratio line prints beside the ratio.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,15 +65,21 @@ class Cmd:
 @dataclass(frozen=True)
 class Sample:
     wall: float
+    cpu: float       #: user + system seconds of the child and of the children it waited for
     rss_mib: float
 
 
-def run(cmd: Cmd) -> Sample:
-    """One run of ``cmd`` (stdout discarded); its exit status must be in ``cmd.expect``."""
+def run(cmd: Cmd, *, on_start: Callable[[int], None] | None = None) -> Sample:
+    """One run of ``cmd`` (stdout discarded); its exit status must be in ``cmd.expect``.
+
+    ``on_start(pid)`` is called once the child is started (before it is waited for).
+    """
     env = child_env()
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd.argv, cwd=cmd.cwd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        if on_start is not None:
+            on_start(proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -76,19 +87,37 @@ def run(cmd: Cmd) -> Sample:
             err.seek(0)
             sys.exit(f"{' '.join(cmd.argv)} (in {cmd.cwd}) exited {code}: "
                      f"{err.read().decode(errors='replace')[-2000:]}")
-    return Sample(wall, usage.ru_maxrss / 1024)
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 @dataclass(frozen=True)
 class Stats:
     wall: float      #: median seconds
+    cpu: float       #: median CPU seconds (user + system, the child and the children it waited for)
     rss_mib: float   #: largest peak RSS over the runs
     walls: tuple[float, ...]
+    cpus: tuple[float, ...] = ()
 
 
-def alternate(commands: dict[str, Cmd], runs: int, warmup: bool = True) -> dict[str, Stats]:
+class Measured(dict[str, Stats]):
+    """:func:`alternate`'s result: Stats by command name, and the one-minute
+    load average at the start and at the end of the measure."""
+
+    load: tuple[float, float] = (0.0, 0.0)
+
+    def ratio(self, a: str, b: str) -> str:
+        """``ratio wall 1.42 (cpu 1.38)``: ``a`` over ``b``, medians."""
+        return f"ratio wall {self[a].wall / self[b].wall:.2f} (cpu {self[a].cpu / self[b].cpu:.2f})"
+
+    def load_text(self) -> str:
+        """``load 1.9→2.1``."""
+        return f"load {self.load[0]:.1f}\u2192{self.load[1]:.1f}"
+
+
+def alternate(commands: dict[str, Cmd], runs: int, warmup: bool = True) -> Measured:
     """Run each command ``runs`` times, alternating (after one warm-up each unless
     ``warmup`` is false: the page cache and .pyc files are already warm)."""
+    load_start = os.getloadavg()[0]
     if warmup:
         for cmd in commands.values():
             run(cmd)
@@ -96,8 +125,81 @@ def alternate(commands: dict[str, Cmd], runs: int, warmup: bool = True) -> dict[
     for _ in range(runs):
         for name, cmd in commands.items():
             samples[name].append(run(cmd))
-    return {name: Stats(statistics.median(s.wall for s in ss), max(s.rss_mib for s in ss),
-                        tuple(s.wall for s in ss)) for name, ss in samples.items()}
+    result = Measured({name: Stats(statistics.median(s.wall for s in ss), statistics.median(s.cpu for s in ss),
+                                   max(s.rss_mib for s in ss), tuple(s.wall for s in ss), tuple(s.cpu for s in ss))
+                       for name, ss in samples.items()})
+    result.load = (load_start, os.getloadavg()[0])
+    return result
+
+
+# --------------------------------------------------------------------------- summed peak RSS of a process tree
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def _hwm_kib(pid: int) -> int | None:
+    """``VmHWM`` of ``pid`` (its own peak resident set, kept by the kernel), KiB; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+@dataclass(frozen=True)
+class TreePeak:
+    sample: Sample       #: the run itself (wait4's figures: rss_mib is the largest process)
+    summed_mib: float    #: the sum over the tree of each process's last sampled VmHWM
+    processes: int       #: how many processes were seen
+
+
+def tree_peak(cmd: Cmd, interval: float = 0.01) -> TreePeak | None:
+    """One run of ``cmd`` while a thread reads ``/proc`` every ``interval``
+    seconds: each process of the child's tree (the child and its descendants)
+    and its ``VmHWM``, its own peak RSS. The sum of these peaks bounds what
+    the tree held at once from above (peaks need not coincide; pages shared
+    copy-on-write after a fork count in every process that maps them), and
+    from below what each process reached (growth in a process's last
+    ``interval`` before it exits is not seen). None where ``/proc`` does not
+    list children (not Linux). Not for timing: the sampling thread takes CPU.
+    """
+    if not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"):
+        return None
+    peaks: dict[int, int] = {}
+    done = threading.Event()
+    root: list[int] = []
+
+    def sample() -> None:
+        while not done.wait(interval):
+            stack = list(root)
+            while stack:
+                pid = stack.pop()
+                hwm = _hwm_kib(pid)
+                if hwm is not None and hwm > peaks.get(pid, 0):
+                    peaks[pid] = hwm
+                stack += _children(pid)
+
+    thread = threading.Thread(target=sample, daemon=True)
+
+    def started(pid: int) -> None:
+        root.append(pid)
+        thread.start()
+
+    try:
+        result = run(cmd, on_start=started)
+    finally:
+        done.set()
+        if thread.is_alive():
+            thread.join()
+    return TreePeak(result, sum(peaks.values()) / 1024, len(peaks))
 
 
 def seconds(value: float) -> str:
