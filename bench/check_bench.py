@@ -313,9 +313,12 @@ def bench_j(data: Data, runs: int, verbose: bool) -> None:
                 for jobs in ("2", "1")}
     m = alternate(commands, runs, warmup=False)
     tree = tree_peak(commands["2"])
-    summed = ("summed over the process tree: not measured (no /proc children list)" if tree is None else
-              f"summed over its {tree.processes} processes {tree.summed_mib:,.0f} MiB (each process's own "
-              f"peak, VmHWM, sampled every 10 ms in one more run)")
+    if tree is None:
+        summed = "summed over the process tree: not measured (no /proc children list)"
+    else:
+        summed = (f"--jobs 2 tree in one more run, sampled every 10 ms ({tree.processes} processes, at most "
+                  f"{tree.together} at once): summed RSS {tree.rss_mib:,.0f} MiB, PSS {tree.pss_mib:,.0f} MiB, "
+                  f"peaks (VmHWM) of the processes alive together {tree.hwm_mib:,.0f} MiB")
     print(f"(j) growth in reports, --jobs 2 vs --jobs 1 ({os.cpu_count()} cores): {describe(repo)}, generated in "
           f"{generated:.0f} s; peak RSS --jobs 1 {m['1'].rss_mib:,.0f} MiB, --jobs 2 largest process "
           f"{m['2'].rss_mib:,.0f} MiB, {summed}; --jobs 2 {timing(m['2'])}, --jobs 1 {timing(m['1'])}; "

@@ -132,7 +132,7 @@ def alternate(commands: dict[str, Cmd], runs: int, warmup: bool = True) -> Measu
     return result
 
 
-# --------------------------------------------------------------------------- summed peak RSS of a process tree
+# --------------------------------------------------------------------------- summed memory of a process tree
 
 def _children(pid: int) -> list[int]:
     try:
@@ -142,50 +142,72 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def _hwm_kib(pid: int) -> int | None:
-    """``VmHWM`` of ``pid`` (its own peak resident set, kept by the kernel), KiB; None once it is gone."""
+def _fields_kib(path: str, names: tuple[str, ...]) -> dict[str, int]:
+    """The ``Name:  123 kB`` lines ``names`` of a /proc file (empty once the process is gone)."""
+    found: dict[str, int] = {}
     try:
-        with open(f"/proc/{pid}/status") as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
+                name, _, rest = line.partition(":")
+                if name in names:
+                    found[name] = int(rest.split()[0])
+    except (OSError, ValueError, IndexError):
+        return {}
+    return found
 
 
 @dataclass(frozen=True)
 class TreePeak:
-    sample: Sample       #: the run itself (wait4's figures: rss_mib is the largest process)
-    summed_mib: float    #: the sum over the tree of each process's last sampled VmHWM
-    processes: int       #: how many processes were seen
+    """Memory of a process tree, sampled: each figure the largest sum seen at one sample."""
+
+    sample: Sample        #: the run itself (wait4's figures: rss_mib is its largest process)
+    rss_mib: float        #: sum of VmRSS over the live processes
+    pss_mib: float        #: sum of Pss (shared pages split between the processes that map them)
+    hwm_mib: float        #: sum of VmHWM (each process's own peak so far) over the live processes
+    processes: int        #: processes seen in the tree over the run (the child included)
+    together: int         #: most processes alive at one sample
 
 
 def tree_peak(cmd: Cmd, interval: float = 0.01) -> TreePeak | None:
     """One run of ``cmd`` while a thread reads ``/proc`` every ``interval``
-    seconds: each process of the child's tree (the child and its descendants)
-    and its ``VmHWM``, its own peak RSS. The sum of these peaks bounds what
-    the tree held at once from above (peaks need not coincide; pages shared
-    copy-on-write after a fork count in every process that maps them), and
-    from below what each process reached (growth in a process's last
-    ``interval`` before it exits is not seen). None where ``/proc`` does not
-    list children (not Linux). Not for timing: the sampling thread takes CPU.
+    seconds, walking the child's tree (the child and its descendants).
+
+    At each sample it sums over the live processes their ``VmRSS`` (pages
+    shared copy-on-write after a fork count in every process that maps
+    them), their ``Pss`` (shared pages split between them) and their
+    ``VmHWM`` (each process's own peak so far, kept by the kernel); each
+    figure is the largest sum seen. The RSS and PSS sums miss peaks shorter
+    than ``interval``; the VmHWM sum bounds the tree's RSS at any sampled
+    moment from above (the peaks of processes alive together need not
+    coincide). None where ``/proc`` does not list children (not Linux). Not
+    for timing: the sampling thread takes CPU.
     """
     if not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"):
         return None
-    peaks: dict[int, int] = {}
+    best = {"VmRSS": 0, "Pss": 0, "VmHWM": 0}
+    seen: set[int] = set()
+    most = [0]
     done = threading.Event()
     root: list[int] = []
 
     def sample() -> None:
         while not done.wait(interval):
-            stack = list(root)
+            total = dict.fromkeys(best, 0)
+            stack, alive = list(root), 0
             while stack:
                 pid = stack.pop()
-                hwm = _hwm_kib(pid)
-                if hwm is not None and hwm > peaks.get(pid, 0):
-                    peaks[pid] = hwm
+                status = _fields_kib(f"/proc/{pid}/status", ("VmRSS", "VmHWM"))
+                if not status:  # gone, or a zombie (no memory left)
+                    continue
+                alive += 1
+                seen.add(pid)
+                status.update(_fields_kib(f"/proc/{pid}/smaps_rollup", ("Pss",)))
+                for name, value in status.items():
+                    total[name] += value
                 stack += _children(pid)
+            most[0] = max(most[0], alive)
+            for name, value in total.items():
+                best[name] = max(best[name], value)
 
     thread = threading.Thread(target=sample, daemon=True)
 
@@ -199,7 +221,7 @@ def tree_peak(cmd: Cmd, interval: float = 0.01) -> TreePeak | None:
         done.set()
         if thread.is_alive():
             thread.join()
-    return TreePeak(result, sum(peaks.values()) / 1024, len(peaks))
+    return TreePeak(result, best["VmRSS"] / 1024, best["Pss"] / 1024, best["VmHWM"] / 1024, len(seen), most[0])
 
 
 def seconds(value: float) -> str:
