@@ -159,15 +159,14 @@ class Data:
         small, large = self.base / "k-10", self.base / "k-10k"
         shape = self.shape("k-10")
         t0 = time.perf_counter()
-        repos = [gen.cached_repo(root, shape) for root in (small, large)]
-        if repos[0] is None or repos[1] is None:
-            for root in (small, large):
-                shutil.rmtree(root, ignore_errors=True)
-            repos = list(gen.write_hook_pair(small, large, **scaled(self.shapes["k"], self.scale)))
-            for repo in repos:
-                assert repo is not None
-                gen.write_marker(repo.root, shape, repo)
-        assert repos[0] is not None and repos[1] is not None
+        cached = gen.cached_repo(small, shape), gen.cached_repo(large, shape)
+        if cached[0] is not None and cached[1] is not None:
+            return cached[0], cached[1], 0.0
+        for root in (small, large):
+            shutil.rmtree(root, ignore_errors=True)
+        repos = gen.write_hook_pair(small, large, **scaled(self.shapes["k"], self.scale))
+        for repo in repos:
+            gen.write_marker(repo.root, shape, repo)
         return repos[0], repos[1], time.perf_counter() - t0
 
     def path(self, name: str) -> Path:
