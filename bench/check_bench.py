@@ -32,7 +32,8 @@ anything about time (only (a) asserts which modules get imported).
 (j) opt-in: the repository of (i), ``--jobs 2`` vs ``--jobs 1``; peak RSS of
     the largest process, and summed over the process tree of ``--jobs 2``
     (one more run, sampled from ``/proc``: see ``measure.tree_peak``).
-(k) the hook call on one report (5 facts) in a git repository whose config
+(k) the hook call (``citelint check --jobs 1 FILE``, the ``citelint`` hook's
+    entry) on one report (5 facts) in a git repository whose config
     approves 10,000 sources vs the same repository approving its 10 cited
     sources only: the cost of the config on a hook call.
 
@@ -298,7 +299,7 @@ def bench_e(data: Data, runs: int, verbose: bool) -> None:
 
 
 def bench_i(data: Data, runs: int, verbose: bool) -> None:
-    # No warm-up, as (d): the data was just written (or read by (j)), and a run takes minutes.
+    # No warm-up, as (d): the data was just written (or read by an earlier run), and a run takes minutes.
     vs_floor("i", data, runs, "growth in reports, text format", warmup=False, rss=True,
              args=("--format", "text", "--jobs", "1"))
 
@@ -373,14 +374,15 @@ def bench_k(data: Data, runs: int, verbose: bool) -> None:
     small, large, generated = data.hook_pair()
     report = sorted((small.root / "reports").iterdir())[0].relative_to(small.root).as_posix()
     approved = {name: len(gen.config_sources(repo.root)) for name, repo in (("small", small), ("large", large))}
+    # The `citelint` pre-commit hook's entry, given the changed file.
     m = alternate({
-        "large": Cmd([tool("citelint"), "check", report], large.root),
-        "small": Cmd([tool("citelint"), "check", report], small.root),
+        "large": Cmd([tool("citelint"), "check", "--jobs", "1", report], large.root),
+        "small": Cmd([tool("citelint"), "check", "--jobs", "1", report], small.root),
     }, runs)
     per_report = small.facts // small.reports
-    print(f"(k) hook call, one report ({report}, {per_report} facts), git repository of {small.sources:,} cited "
-          f"sources (generated in {generated:.0f} s): config approving {approved['large']:,} sources "
-          f"{timing(m['large'])}, approving {approved['small']:,} {timing(m['small'])}; "
+    print(f"(k) hook call, citelint check --jobs 1 {report} ({per_report} facts), git repository of "
+          f"{small.sources:,} cited sources (generated in {generated:.0f} s): config approving "
+          f"{approved['large']:,} sources {timing(m['large'])}, approving {approved['small']:,} {timing(m['small'])}; "
           f"{approved['large']:,} / {approved['small']:,} sources {m.ratio('large', 'small')}, {m.load_text()}")
 
 
