@@ -240,11 +240,13 @@ def write_hook_pair(small: Path, large: Path, *, extra_sources: int, **shape: in
     return repo, copy
 
 
-# --------------------------------------------------------------------------- floor
+# --------------------------------------------------------------------------- the caching floor
 
 def floor(root: Path) -> tuple[int, int]:
-    """What any checker must do at least: read and ``json``-parse every report,
-    read, parse and SHA-256-hash each cited capture once, search each snippet.
+    """The caching floor: read and ``json``-parse every report, read, parse and
+    SHA-256-hash each cited capture once, search each snippet, in report order,
+    keeping every capture read (``check_bench.py --floor``; the grouped floor,
+    ``floor_grouped.py``, keeps one capture at a time).
 
     Returns (facts, snippets found), for a sanity check.
     """
