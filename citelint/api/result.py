@@ -90,8 +90,10 @@ class AcceptedFact:
 
 @dataclass(frozen=True)
 class AcceptedQuotation:
-    """A quotation in the prose of a Markdown report that occurs verbatim in
-    its cited capture (CL205 passed; ``kind`` is ``"quotation"``).
+    """A quotation of a Markdown report whose words occur verbatim in its
+    cited capture (``kind`` is ``"quotation"``): ``form`` ``"prose"`` for
+    a quotation in the prose (CL205 passed), ``"link"`` for a quotation link
+    (``#:~:text=``, CL204 passed).
 
     ``sentence`` is the rendered sentence it stands in, ``text`` the quoted
     words, ``source`` the cited source, ``capture`` the sha256 of the
@@ -104,6 +106,7 @@ class AcceptedQuotation:
     line: int
     column: int
     kind: str
+    form: str
     sentence: str
     text: str
     source: str
