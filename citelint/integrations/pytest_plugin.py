@@ -52,6 +52,10 @@ class _Projects:
 
     def __init__(self) -> None:
         self.by_config: dict[Path, Project | CitelintError] = {}
+        #: Per config file: the findings at error severity by report (its path relative to
+        #: the project root), from one check of every report of that project the run selected.
+        self.failing: dict[Path, dict[str, list[Any]]] = {}
+        self.results: dict[Path, Result] = {}
 
     def governing(self, path: Path) -> tuple[Path, Project | CitelintError] | None:
         """The config file governing ``path`` (found from its folder upward, as ``citelint
@@ -97,6 +101,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return ReportFile.from_parent(parent, path=file_path) if kind is not None else None
 
 
+def _report_name(project: Project, path: Path) -> str:
+    """How findings name the report at ``path``: relative to the project root, POSIX."""
+    import os
+
+    return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(project.root))).as_posix()
+
+
 class ReportFile(pytest.File):
     """A report: one :class:`ReportItem`."""
 
@@ -114,12 +125,30 @@ class ReportItem(pytest.Item):
         self.add_marker("citelint")
 
     def runtest(self) -> None:
-        """Check the report; raises :class:`citelint.FindingsError` when it fails."""
-        found = self.config.stash[_PROJECTS].governing(self.path)
+        """Fail with :class:`citelint.FindingsError` when the report has a finding at error
+        severity. The first item of a project checks every selected report of that project
+        in one run (one config, one store, one allowlist, as ``citelint check`` does), and
+        each item then reads its own findings."""
+        from citelint.errors import FindingsError
+
+        projects = self.config.stash[_PROJECTS]
+        found = projects.governing(self.path)
         assert found is not None, "the report's config went away during the run"
-        project = found[1]
-        if not isinstance(project, BaseException):
-            project.check(paths=[str(self.path.resolve())]).raise_for_errors()
+        config_file, project = found
+        if isinstance(project, BaseException):
+            raise project
+        if config_file not in projects.failing:
+            mine = [item.path for item in self.session.items
+                    if isinstance(item, ReportItem) and projects.governing(item.path) == found]
+            result = project.check(paths=[str(p.resolve()) for p in mine])
+            failing: dict[str, list[Any]] = {}
+            for finding in result.errors():
+                failing.setdefault(finding.path, []).append(finding)
+            projects.failing[config_file] = failing
+            projects.results[config_file] = result
+        mine_failing = projects.failing[config_file].get(_report_name(project, self.path))
+        if mine_failing:
+            raise FindingsError(projects.results[config_file], mine_failing)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         """The findings (or the error that stopped the check), not a traceback."""
