@@ -46,14 +46,17 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
-    """Start ``citelint mcp`` in ``root`` as the SDK's stdio client does, list its tools and
-    make ``calls``; returns (tools, results)."""
+def server(root: Path) -> StdioServerParameters:
+    """``citelint mcp`` in ``root``, as the SDK's stdio client starts a server."""
     env = {"PYTHONPATH": str(REPO_ROOT), "NO_COLOR": "1", "PATH": os.environ.get("PATH", "")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "citelint", "mcp"], cwd=root, env=env)
+    return StdioServerParameters(command=sys.executable, args=["-m", "citelint", "mcp"], cwd=root, env=env)
+
+
+def session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    """Start ``citelint mcp`` in ``root``, list its tools and make ``calls``; returns (tools, results)."""
 
     async def main() -> tuple[list[Any], list[Any]]:
-        async with Client(params) as client:
+        async with Client(server(root)) as client:
             tools = (await client.list_tools()).tools
             results = [await client.call_tool(name, arguments) for name, arguments in calls]
             return tools, results
@@ -103,6 +106,20 @@ def test_tools_answer_from_committed_captures_and_write_nothing(project: Path) -
     (project / "draft.md").unlink()
     assert misquoted["findings"] == cli["findings"]
     assert files(project) == before
+
+
+def test_a_capture_committed_while_the_server_runs_counts_from_then_on(project: Path) -> None:
+    from gitrepo import git
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(server(project)) as client:
+            before = await client.call_tool("find_quote", {"source": OTHER, "text": "Revenue fell"})
+            git(project, "add", "captures")
+            after = await client.call_tool("find_quote", {"source": OTHER, "text": "Revenue fell"})
+            return before.structured_content, after.structured_content
+
+    before, after = anyio.run(main)
+    assert before["found"] is False and after["found"] is True
 
 
 def test_a_broken_config_is_exit_2_before_any_protocol(tmp_path: Path) -> None:

@@ -54,7 +54,13 @@ def build_server(project: Project) -> MCPServer:
     from citelint.context import CommittedCaptures
 
     config = project_config(project)
-    committed = CommittedCaptures(config, project.root)
+    CommittedCaptures(config, project.root)  # an unreadable allowed-signers file fails now, not at each call
+
+    def committed() -> CommittedCaptures:
+        # Per call, as check_markdown's own check reads the store and git's index afresh:
+        # a capture committed while the server runs counts from then on.
+        return CommittedCaptures(config, project.root)
+
     server = MCPServer(name="citelint", title="citelint: cited excerpts verified against captures",
                        instructions=INSTRUCTIONS, version=__version__)
 
@@ -87,7 +93,7 @@ def build_server(project: Project) -> MCPServer:
             raise ToolError(f"{source!r} is not an approved source: list_sources gives the ones to cite")
         if wanted_text(text) is None:
             raise ToolError("text has no visible character")
-        records, left_out = committed.revisions(source)
+        records, left_out = committed().revisions(source)
         matches = find_text(records, text, revision)
         return {"source": source, "found": any(m.found for m in matches),
                 "revisions": [_match(m) for m in matches],
@@ -98,8 +104,9 @@ def build_server(project: Project) -> MCPServer:
         """The approved sources, each with its committed, verified revisions (digest,
         retrievedAt, contentType, size), newest last. Cite only these sources."""
         out = []
+        evidence = committed()
         for source in config.sources:
-            records, _ = committed.revisions(source)
+            records, _ = evidence.revisions(source)
             out.append({"source": source, "revisions": [
                 {"revision": r.sha256, "retrievedAt": r.retrieved_at, "contentType": r.content_type,
                  "bytes": r.bytes, "batch": r.batch} for r in records]})
