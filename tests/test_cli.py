@@ -289,35 +289,34 @@ def test_what_the_check_does_for_a_format_is_its_registry_entry(repo: Repo, fmt:
     assert ("check did not run" in broken.out) == form.not_run and bool(broken.out) == form.not_run
 
 
-def test_a_fact_report_check_loads_neither_markdown_checking_nor_the_evidence_writer() -> None:
-    """A read-only check of one fact report, in a fresh interpreter: the Markdown stage
-    (cmark-gfm, prose claims) and the writer of captures are never imported."""
+def fresh_check(argv: list[str], shown: str) -> str:
+    """Run ``citelint argv`` in-process in a fresh interpreter in ``examples/expertqa``, then
+    print its exit status and the expression ``shown`` (of ``sys.modules``); the output."""
     import subprocess
     import sys
 
     from conftest import REPO_ROOT
 
     code = ("import io, sys\nfrom citelint.cli import main\n"
-            "code = main(['check', 'reports/q2.json'], stdout=io.StringIO(), stderr=io.StringIO())\n"
-            "print(code, sorted(m for m in sys.modules if m in ('citelint.check.markdown', 'citelint.store.writer',"
-            " 'citelint.links', 'cmarkgfm')))\n")
+            f"code = main({argv!r}, stdout=io.StringIO(), stderr=io.StringIO())\n"
+            f"print(code, {shown})\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT / "examples" / "expertqa",
                          capture_output=True, text=True)
-    assert out.stdout.split(maxsplit=1) == ["0", "[]\n"], out.stdout + out.stderr
+    return out.stdout + out.stderr
+
+
+def test_a_fact_report_check_loads_neither_markdown_checking_nor_the_evidence_writer() -> None:
+    """A read-only check of one fact report, in a fresh interpreter: the Markdown stage
+    (cmark-gfm, prose claims) and the writer of captures are never imported."""
+    out = fresh_check(["check", "reports/q2.json"], "sorted(m for m in sys.modules if m in ("
+                      "'citelint.check.markdown', 'citelint.store.writer', 'citelint.links', 'cmarkgfm'))")
+    assert out == "0 []\n", out
 
 
 def test_a_check_loads_no_harness_library() -> None:
     """``citelint check`` in a fresh interpreter imports neither the harnesses nor their
     libraries (LangChain, the MCP SDK, pytest), whatever is installed."""
-    import subprocess
-    import sys
-
-    from conftest import REPO_ROOT
-
-    code = ("import io, sys\nfrom citelint.cli import main\n"
-            "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
-            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'langchain_core', 'mcp', 'pytest', "
-            "'anyio', 'pydantic'}), sorted(m for m in sys.modules if m.startswith('citelint.integrations')))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT / "examples" / "expertqa",
-                         capture_output=True, text=True)
-    assert out.stdout == "0 [] []\n", out.stdout + out.stderr
+    out = fresh_check(["check"], "sorted({m.split('.')[0] for m in sys.modules} & {'langchain_core', 'mcp', "
+                      "'pytest', 'anyio', 'pydantic'}), sorted(m for m in sys.modules "
+                      "if m.startswith('citelint.integrations'))")
+    assert out == "0 [] []\n", out
