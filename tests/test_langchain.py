@@ -91,3 +91,21 @@ def test_list_content_is_checked_on_its_text_and_bad_input_is_a_usage_error(proj
         CitationCheck(project).invoke(42)
     with pytest.raises(UsageError, match="'raise' or 'enforce'"):
         CitationCheck(project, mode="fix")  # type: ignore[arg-type]
+
+
+def test_a_chain_writes_nothing_and_opens_no_connection(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Watched by the audit hook (after a first run loads what it imports): no file opened
+    for writing, no socket connected, bound or resolved, whatever the model wrote."""
+    import sys
+
+    from audit import watching
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    enforcing = chain(project, INVENTED, mode="enforce")
+    enforcing.invoke({"question": "?"})
+    with watching() as events:
+        out = enforcing.invoke({"question": "?"})
+        with pytest.raises(FindingsError):
+            chain(project, MISQUOTED).invoke({"question": "?"})
+    assert out.content == GOOD + " See also a report."
+    assert events.writes == []

@@ -126,3 +126,29 @@ def test_a_broken_config_is_exit_2_before_any_protocol(tmp_path: Path) -> None:
     (tmp_path / "citelint.yaml").write_text("sources: 3\n", encoding="utf-8")
     run = run_cli("mcp", cwd=tmp_path)
     assert (run.code, run.out) == (2, "") and "config error" in run.err
+
+
+def test_every_tool_call_writes_nothing_and_opens_no_connection(project: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server in this process, through the SDK's in-memory client, watched by the audit
+    hook: no file opened for writing, no socket connected, bound or resolved."""
+    from audit import watching
+    from citelint import Project
+    from citelint.integrations.mcp import build_server
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # lazy imports must not write .pyc files
+    server_ = build_server(Project.open(project))
+    calls = [("list_sources", {}), ("find_quote", {"source": SOURCE, "text": "third quarter"}),
+             ("check_markdown", {"markdown": GOOD + " [x](https://example.org/invented)"}),
+             ("check_report", {"report": '{"facts": []}'})]
+
+    async def main() -> list[Any]:
+        async with Client(server_) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    anyio.run(main)  # the first session loads what the tools import
+    with watching() as events:
+        results = anyio.run(main)
+    assert [r.is_error for r in results] == [False] * 4
+    assert results[2].structured_content["counts"]["errors"] == 1  # the invented link, found and not removed
+    assert events.writes == []
