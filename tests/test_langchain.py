@@ -109,3 +109,13 @@ def test_a_chain_writes_nothing_and_opens_no_connection(project: Project, monkey
             chain(project, MISQUOTED).invoke({"question": "?"})
     assert out.content == GOOD + " See also a report."
     assert events.writes == []
+
+
+def test_without_the_langchain_extra_the_import_says_how_to_install_it() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.modules['langchain_core'] = None\n"
+            "try:\n    import citelint.integrations.langchain\nexcept ImportError as exc:\n    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "pip install 'citelint-provenance[langchain]'" in out

@@ -152,3 +152,14 @@ def test_every_tool_call_writes_nothing_and_opens_no_connection(project: Path,
     assert [r.is_error for r in results] == [False] * 4
     assert results[2].structured_content["counts"]["errors"] == 1  # the invented link, found and not removed
     assert events.writes == []
+
+
+def test_without_the_mcp_extra_the_command_says_how_to_install_it(project: Path) -> None:
+    import subprocess
+
+    # The SDK made unimportable, as in an install without the extra.
+    code = "import sys\nsys.modules['mcp'] = None\nfrom citelint.cli import main\nsys.exit(main(['mcp']))\n"
+    run = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)))
+    assert (run.returncode, run.stdout) == (2, "")
+    assert "pip install 'citelint-provenance[mcp]'" in run.stderr and "Traceback" not in run.stderr

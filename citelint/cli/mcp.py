@@ -63,8 +63,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     try:
         from citelint.integrations.mcp import build_server
-    except ImportError as exc:
-        err.write(f"citelint: citelint mcp needs the MCP SDK ({exc}): pip install 'citelint-provenance[mcp]'\n")
+    except ImportError as exc:  # the message names the extra to install
+        err.write(f"citelint: {exc}\n")
         return EXIT_USAGE
     try:
         server = build_server(project)

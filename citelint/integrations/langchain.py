@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.messages import BaseMessage
-from langchain_core.runnables import Runnable, RunnableConfig
+try:
+    from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import Runnable, RunnableConfig
+except ImportError as exc:  # the extra is not installed: say which one
+    raise ImportError(f"citelint.integrations.langchain needs langchain-core ({exc}): "
+                      "pip install 'citelint-provenance[langchain]'") from exc
 
 if TYPE_CHECKING:
     from citelint import Project, Result

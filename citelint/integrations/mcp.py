@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+try:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+except ImportError as exc:  # the extra is not installed: say which one
+    raise ImportError(f"citelint.integrations.mcp needs the MCP SDK ({exc}): "
+                      "pip install 'citelint-provenance[mcp]'") from exc
 
 from citelint import __version__
 
