@@ -182,6 +182,12 @@ def test_from_config_takes_any_config_the_schema_accepts_and_names_the_bad_key(t
         citelint.Project.from_config({"sorces": []}, tmp_path)
     with pytest.raises(citelint.UsageError, match="not a directory"):
         citelint.Project.from_config({}, tmp_path / "missing")
+    with pytest.raises(citelint.ConfigError, match="^config: not data a config can hold"):
+        citelint.Project.from_config({"captures": tmp_path}, tmp_path)
+    with pytest.raises(citelint.ConfigError, match="must be a mapping"):
+        citelint.Project.from_config(["sources"], tmp_path)  # type: ignore[arg-type]
+    with pytest.raises(citelint.ConfigError, match=r"not a number a setting can hold"):
+        citelint.Project.from_config({"capture": {"timeout_s": float("nan")}}, tmp_path)
 
 
 def test_open_discovers_upward_or_takes_the_config_file(repo: Repo, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from citelint import __version__
 from citelint.check.run import run_check
 from citelint.config import Config, config_from_data, load_config
-from citelint.errors import UsageError
+from citelint.errors import ConfigError, UsageError
 from citelint.model import CheckResult
 
 if TYPE_CHECKING:
@@ -73,8 +73,7 @@ class Project:
                 # list("https://...") would approve each character.
                 raise UsageError(f"{name} takes a list, not one string")
         data: dict[str, Any] = {"captures": os.fspath(captures), "sources": list(sources),
-                                "labels": json.loads(json.dumps(labels)) if isinstance(labels, Mapping)
-                                else list(labels)}
+                                "labels": _plain(labels, "labels") if isinstance(labels, Mapping) else list(labels)}
         allow = list(links_allow)
         if allow:
             data["links"] = {"allow": allow}
@@ -105,9 +104,11 @@ class Project:
 
         Raises:
             ConfigError: ``config`` fails the schema or a check the config file
-                would fail (an unknown rule, a locked rule lowered, a bad glob).
+                would fail (an unknown rule, a locked rule lowered, a bad glob),
+                or holds a value no config file can (a path, a set).
+            UsageError: ``root`` is not a directory.
         """
-        return cls._of(_from_data(json.loads(json.dumps(config)) if isinstance(config, Mapping) else config, root))
+        return cls._of(_from_data(_plain(config, "config") if isinstance(config, Mapping) else config, root))
 
     @classmethod
     def _of(cls, config: Config) -> Project:
@@ -285,6 +286,20 @@ class Project:
         from citelint.api.result import result_of
 
         return result_of(check, __version__)
+
+
+def _plain(value: Mapping[str, Any], what: str) -> Any:
+    """A deep copy of ``value`` as plain JSON data (what a config file can hold).
+
+    Raises:
+        ConfigError: ``value`` holds what JSON cannot (a path, a set). A NaN
+            passes here; the config check refuses it, naming its key.
+    """
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{what}: not data a config can hold ({exc}); use strings, numbers, booleans, "
+                          "lists and mappings") from None
 
 
 def _content(value: object, call: str) -> bytes:
