@@ -348,3 +348,32 @@ def test_the_cli_check_runs_through_the_api_without_loading_its_result_types() -
             " 'citelint.api.links', 'dataclasses', 'inspect')))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=EXAMPLES / "expertqa", capture_output=True, text=True)
     assert out.stdout.split(maxsplit=1) == ["0", "['citelint.api.project']\n"], out.stdout + out.stderr
+
+
+def test_threads_whose_first_call_renders_markdown_set_cmark_up_once() -> None:
+    """In a fresh interpreter, threads released together each make their first Markdown check: cmark-gfm's
+    process-wide setup (its extension list, the freeing renderer's one arena, loaded past 256 K characters)
+    happens once, and every thread gets the serial result."""
+    import subprocess
+
+    code = (
+        "import sys, threading, citelint\n"
+        "project = citelint.Project.open('.')\n"
+        "small = open('reports/q2-answer.md', encoding='utf-8').read()\n"
+        "large = small * (300_000 // len(small) + 1)\n"
+        "barrier = threading.Barrier(4)\n"
+        "out = {}\n"
+        "def run(i):\n"
+        "    barrier.wait()\n"
+        "    texts = (small, large) if i % 2 else (large, small)\n"
+        "    out[i] = [project.check_markdown(t, name='reports/x.md').to_dict() for t in texts]\n"
+        "threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "serial = [project.check_markdown(t, name='reports/x.md').to_dict() for t in (small, large)]\n"
+        "ok = all(out[i] == (serial if i % 2 else serial[::-1]) for i in range(4))\n"
+        "print(len(out), ok, serial[1]['counts']['links'])\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=EXAMPLES / "expertqa", capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    count, ok, links = out.stdout.split()
+    assert (count, ok) == ("4", "True") and int(links) > 1000
