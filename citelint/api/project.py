@@ -144,8 +144,8 @@ class Project:
     def check(self, paths: Iterable[str | os.PathLike[str]] | None = None) -> Result:
         """Check the project's reports, as ``citelint check --format json``
         does from the project root: every report the config's globs match
-        (``paths`` None), or the given files and folders (relative to the
-        root; those the globs do not match are skipped).
+        (``paths`` None), or those among the given files and folders
+        (relative to the root).
 
         Returns:
             :class:`~citelint.Result`, whose ``to_dict()`` is that JSON.
@@ -266,6 +266,7 @@ class Project:
         Raises:
             CaptureRefused: the source is not approved, the body is over the
                 limit, empty, not text, or of a type not allowed; nothing was written.
+            UsageError: ``body`` is neither str nor bytes.
         """
         from citelint.api.capture import record
 
