@@ -32,7 +32,7 @@ PACKAGE = REPO_ROOT / "citelint"
 #: (test_readme_states_the_layer_order).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
-    ("cli", "fetch"),
+    ("cli",),
     # The public Python API (docs/api.md): the CLI's check runs through it.
     ("api",),
     # capture --from-request reads a request's documents with the importer's
