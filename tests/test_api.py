@@ -377,3 +377,27 @@ def test_threads_whose_first_call_renders_markdown_set_cmark_up_once() -> None:
     assert out.returncode == 0, out.stderr
     count, ok, links = out.stdout.split()
     assert (count, ok) == ("4", "True") and int(links) > 1000
+
+
+def test_the_api_reads_write_nothing_and_open_no_socket(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DESIGN §1 for the library calls: an audit hook (tests/audit.py) sees no open for writing and no
+    socket while a project is opened, checked in every way and its links enforced."""
+    from audit import watching
+
+    repo.report(repo.cited(), {"state": "unavailable", "label": "sales", "reason": "n/a"})
+    repo.report(repo.cited(snippet="not in the capture at all"), name="reports/bad.json")
+    markdown = f"See [the source]({SOURCE_A}) and <https://example.org/invented>.\n"
+    repo.write("reports/note.md", markdown)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # lazy imports write no .pyc while watched
+    before = sorted((p, p.stat().st_mtime_ns) for p in repo.root.rglob("*"))
+    with watching() as events:
+        project = citelint.Project.open(repo.root)
+        results = [project.check(), project.check_report({"facts": [repo.cited()]}),
+                   project.check_markdown(markdown, name="reports/note.md")]
+        enforced = project.enforce_links(markdown)
+        allowed = citelint.enforce_links(markdown, citelint.Allowlist.from_inputs([f"use {SOURCE_B} only"]))
+    assert events.writes == []
+    assert sorted((p, p.stat().st_mtime_ns) for p in repo.root.rglob("*")) == before
+    assert [r.ok for r in results] == [False, True, False]
+    assert [r.href for r in enforced.removed] == ["https://example.org/invented"]
+    assert [r.href for r in allowed.removed] == [SOURCE_A, "https://example.org/invented"]
