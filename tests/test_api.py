@@ -227,8 +227,10 @@ def test_bad_input_is_a_finding_or_a_usage_error(repo: Repo) -> None:
                                 name="reports/x.yaml")
     assert yaml.ok and yaml.counts.facts_unavailable == 1
     assert not project.check_report(b"\xff\xfe").ok
-    with pytest.raises(citelint.UsageError, match="str or bytes"):
+    with pytest.raises(citelint.UsageError, match="Markdown as str or bytes, got int"):
         project.check_markdown(42)  # type: ignore[arg-type]
+    with pytest.raises(citelint.UsageError, match="a mapping, str or bytes, got list"):
+        project.check_report([repo.cited()])  # type: ignore[arg-type]
     with pytest.raises(citelint.UsageError, match="not JSON data"):
         project.check_report({"facts": [object()]})
     with pytest.raises(citelint.UsageError, match="no such file"):

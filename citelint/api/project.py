@@ -190,7 +190,7 @@ class Project:
                 raise UsageError(f"check_report: the report mapping is not JSON data: {exc}") from None
             syntax = "json"
         else:
-            content = _content(report, "check_report")
+            content = _content(report, "check_report takes the report as a mapping, str or bytes")
         return self._given(name, content, "report", syntax)
 
     def check_markdown(self, markdown: str | bytes, *, name: str = MARKDOWN_NAME) -> Result:
@@ -205,7 +205,8 @@ class Project:
         Raises:
             UsageError: ``markdown`` is neither ``str`` nor ``bytes``.
         """
-        return self._given(name, _content(markdown, "check_markdown"), "markdown", None)
+        return self._given(name, _content(markdown, "check_markdown takes the Markdown as str or bytes"), "markdown",
+                           None)
 
     def enforce_links(self, markdown: str) -> Enforced:
         """``markdown`` with every link the project's captures (and
@@ -303,7 +304,12 @@ def _plain(value: Mapping[str, Any], what: str) -> Any:
                           "lists and mappings") from None
 
 
-def _content(value: object, call: str) -> bytes:
+def _content(value: object, wanted: str) -> bytes:
+    """``value`` as the bytes to check (a str as UTF-8).
+
+    Raises:
+        UsageError: ``value`` is neither; the message is ``wanted`` and the type given.
+    """
     if isinstance(value, str):
         try:
             return value.encode("utf-8")
@@ -312,7 +318,7 @@ def _content(value: object, call: str) -> bytes:
             return value.encode("utf-8", "surrogatepass")
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
-    raise UsageError(f"{call} takes str or bytes, got {type(value).__name__}")
+    raise UsageError(f"{wanted}, got {type(value).__name__}")
 
 
 def _from_data(data: Any, root: str | os.PathLike[str]) -> Config:
