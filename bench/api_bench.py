@@ -3,8 +3,11 @@
 
 A pipeline step that runs ``import citelint``, ``citelint.Project.open(".")``,
 ``.check([FILE])`` and ``.to_dict()`` (exit 0 when the result is ok) is
-compared with ``citelint check FILE``, in ``examples/expertqa``, for the
-fact report of ``check_bench.py``'s (a) and the Markdown answer of its (h).
+compared with ``citelint check FILE`` and with ``citelint check --format
+json FILE`` (what the API's result equals: it locates every accepted
+citation, which the text format only counts), in ``examples/expertqa``,
+for the fact report of ``check_bench.py``'s (a) and the Markdown answer of
+its (h).
 Each pair runs alternating after one warm-up each (``measure.alternate``),
 and both the wall time and the CPU time (user + system) of each child are
 compared by their medians: CPU time is what other jobs on a shared machine
@@ -45,10 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=21, help="alternating runs of each side (default 21)")
     args = parser.parse_args(argv)
     for report in FILES:
-        m = alternate({"API": api_cmd(report), "CLI": Cmd([tool("citelint"), "check", report], SMALL_REPO)},
+        m = alternate({"API": api_cmd(report), "CLI": Cmd([tool("citelint"), "check", report], SMALL_REPO),
+                       "CLI json": Cmd([tool("citelint"), "check", "--format", "json", report], SMALL_REPO)},
                       args.repeats)
-        print(f"{report}: API {seconds(m['API'].wall)} (cpu {seconds(m['API'].cpu)}), CLI {seconds(m['CLI'].wall)} "
-              f"(cpu {seconds(m['CLI'].cpu)}); API / CLI {m.ratio('API', 'CLI')}; {m.load_text()}")
+        print(f"{report}: " + ", ".join(f"{name} {seconds(m[name].wall)} (cpu {seconds(m[name].cpu)})" for name in m)
+              + f"; API / CLI {m.ratio('API', 'CLI')}; API / CLI json {m.ratio('API', 'CLI json')}; {m.load_text()}")
     return 0
 
 

@@ -182,6 +182,12 @@ def test_from_config_takes_any_config_the_schema_accepts_and_names_the_bad_key(t
         citelint.Project.from_config({"sorces": []}, tmp_path)
     with pytest.raises(citelint.UsageError, match="not a directory"):
         citelint.Project.from_config({}, tmp_path / "missing")
+    with pytest.raises(citelint.ConfigError, match="^config: not data a config can hold"):
+        citelint.Project.from_config({"captures": tmp_path}, tmp_path)
+    with pytest.raises(citelint.ConfigError, match="must be a mapping"):
+        citelint.Project.from_config(["sources"], tmp_path)  # type: ignore[arg-type]
+    with pytest.raises(citelint.ConfigError, match=r"not a number a setting can hold"):
+        citelint.Project.from_config({"capture": {"timeout_s": float("nan")}}, tmp_path)
 
 
 def test_open_discovers_upward_or_takes_the_config_file(repo: Repo, tmp_path: Path) -> None:
@@ -221,8 +227,10 @@ def test_bad_input_is_a_finding_or_a_usage_error(repo: Repo) -> None:
                                 name="reports/x.yaml")
     assert yaml.ok and yaml.counts.facts_unavailable == 1
     assert not project.check_report(b"\xff\xfe").ok
-    with pytest.raises(citelint.UsageError, match="str or bytes"):
+    with pytest.raises(citelint.UsageError, match="Markdown as str or bytes, got int"):
         project.check_markdown(42)  # type: ignore[arg-type]
+    with pytest.raises(citelint.UsageError, match="a mapping, str or bytes, got list"):
+        project.check_report([repo.cited()])  # type: ignore[arg-type]
     with pytest.raises(citelint.UsageError, match="not JSON data"):
         project.check_report({"facts": [object()]})
     with pytest.raises(citelint.UsageError, match="no such file"):
@@ -342,3 +350,56 @@ def test_the_cli_check_runs_through_the_api_without_loading_its_result_types() -
             " 'citelint.api.links', 'dataclasses', 'inspect')))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=EXAMPLES / "expertqa", capture_output=True, text=True)
     assert out.stdout.split(maxsplit=1) == ["0", "['citelint.api.project']\n"], out.stdout + out.stderr
+
+
+def test_threads_whose_first_call_renders_markdown_set_cmark_up_once() -> None:
+    """In a fresh interpreter, threads released together each make their first Markdown check: cmark-gfm's
+    process-wide setup (its extension list, the freeing renderer's one arena, loaded past 256 K characters)
+    happens once, and every thread gets the serial result."""
+    import subprocess
+
+    code = (
+        "import sys, threading, citelint\n"
+        "project = citelint.Project.open('.')\n"
+        "small = open('reports/q2-answer.md', encoding='utf-8').read()\n"
+        "large = small * (300_000 // len(small) + 1)\n"
+        "barrier = threading.Barrier(4)\n"
+        "out = {}\n"
+        "def run(i):\n"
+        "    barrier.wait()\n"
+        "    texts = (small, large) if i % 2 else (large, small)\n"
+        "    out[i] = [project.check_markdown(t, name='reports/x.md').to_dict() for t in texts]\n"
+        "threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "serial = [project.check_markdown(t, name='reports/x.md').to_dict() for t in (small, large)]\n"
+        "ok = all(out[i] == (serial if i % 2 else serial[::-1]) for i in range(4))\n"
+        "print(len(out), ok, serial[1]['counts']['links'])\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=EXAMPLES / "expertqa", capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    count, ok, links = out.stdout.split()
+    assert (count, ok) == ("4", "True") and int(links) > 1000
+
+
+def test_the_api_reads_write_nothing_and_open_no_socket(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DESIGN §1 for the library calls: an audit hook (tests/audit.py) sees no open for writing and no
+    socket while a project is opened, checked in every way and its links enforced."""
+    from audit import watching
+
+    repo.report(repo.cited(), {"state": "unavailable", "label": "sales", "reason": "n/a"})
+    repo.report(repo.cited(snippet="not in the capture at all"), name="reports/bad.json")
+    markdown = f"See [the source]({SOURCE_A}) and <https://example.org/invented>.\n"
+    repo.write("reports/note.md", markdown)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # lazy imports write no .pyc while watched
+    before = sorted((p, p.stat().st_mtime_ns) for p in repo.root.rglob("*"))
+    with watching() as events:
+        project = citelint.Project.open(repo.root)
+        results = [project.check(), project.check_report({"facts": [repo.cited()]}),
+                   project.check_markdown(markdown, name="reports/note.md")]
+        enforced = project.enforce_links(markdown)
+        allowed = citelint.enforce_links(markdown, citelint.Allowlist.from_inputs([f"use {SOURCE_B} only"]))
+    assert events.writes == []
+    assert sorted((p, p.stat().st_mtime_ns) for p in repo.root.rglob("*")) == before
+    assert [r.ok for r in results] == [False, True, False]
+    assert [r.href for r in enforced.removed] == ["https://example.org/invented"]
+    assert [r.href for r in allowed.removed] == [SOURCE_A, "https://example.org/invented"]

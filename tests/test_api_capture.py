@@ -9,41 +9,20 @@ state (working directory, standard streams) is left alone.
 from __future__ import annotations
 
 import os
-import ssl
+import shutil
 from pathlib import Path
 
 import pytest
-import trustme
 
 import citelint
-from servers import HTTPServer, response
+from servers import response
+from test_fetch import ca, ca_file, serve  # noqa: F401  (fixtures: a trustme CA and its file, real HTTPS servers)
 
 TEXT = "Revenue rose 12% to $4.1 million in the third quarter of 2026."
 
 
-@pytest.fixture(scope="module")
-def ca() -> trustme.CA:
-    return trustme.CA()
-
-
-@pytest.fixture
-def server(ca: trustme.CA):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ca.issue_cert("localhost").configure_cert(ctx)
-    started: list[HTTPServer] = []
-
-    def start(respond) -> HTTPServer:  # type: ignore[no-untyped-def]
-        s = HTTPServer(respond, ctx)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.close()
-
-
-def project_for(root: Path, ca: trustme.CA, *sources: str) -> citelint.Project:
-    ca.cert_pem.write_to_path(str(root / "ca.pem"))
+def project_for(root: Path, ca_file: str, *sources: str) -> citelint.Project:
+    shutil.copyfile(ca_file, root / "ca.pem")
     # The only server a test can run is on loopback, which the stage refuses by default.
     return citelint.Project.from_config({"sources": list(sources), "labels": ["revenue"],
                                          "capture": {"ca_file": "ca.pem", "allow_private_addresses": True,
@@ -51,10 +30,10 @@ def project_for(root: Path, ca: trustme.CA, *sources: str) -> citelint.Project:
 
 
 def test_capture_fetches_an_approved_source_and_a_report_citing_it_passes(
-        tmp_path: Path, ca: trustme.CA, server, capsys: pytest.CaptureFixture[str]) -> None:
-    s = server(response(body=TEXT.encode()))
+        tmp_path: Path, ca_file: str, serve, capsys: pytest.CaptureFixture[str]) -> None:
+    s = serve(response(body=TEXT.encode()))
     url = s.url("/q3.txt")
-    project = project_for(tmp_path, ca, url)
+    project = project_for(tmp_path, ca_file, url)
     before = os.getcwd()
     ref = project.capture(url)
     assert (ref.source, ref.created, ref.bytes, ref.warning) == (url, True, len(TEXT.encode()), "")
@@ -68,10 +47,10 @@ def test_capture_fetches_an_approved_source_and_a_report_citing_it_passes(
     assert os.getcwd() == before
 
 
-def test_a_refused_capture_raises_and_writes_nothing(tmp_path: Path, ca: trustme.CA, server) -> None:
-    s = server(response("404 Not Found", body=b"gone"))
+def test_a_refused_capture_raises_and_writes_nothing(tmp_path: Path, ca_file: str, serve) -> None:
+    s = serve(response("404 Not Found", body=b"gone"))
     approved = s.url("/q3.txt")
-    project = project_for(tmp_path, ca, approved)
+    project = project_for(tmp_path, ca_file, approved)
     with pytest.raises(citelint.CaptureRefused, match="not in the approved sources") as caught:
         project.capture(s.url("/other.txt"))
     assert isinstance(caught.value, citelint.CitelintError)
@@ -80,9 +59,9 @@ def test_a_refused_capture_raises_and_writes_nothing(tmp_path: Path, ca: trustme
     assert not project.captures_dir.exists() or not any(project.captures_dir.rglob("*.json"))
 
 
-def test_record_keeps_what_the_pipeline_held(tmp_path: Path, ca: trustme.CA) -> None:
+def test_record_keeps_what_the_pipeline_held(tmp_path: Path, ca_file: str) -> None:
     source = "https://example.org/q3.txt"
-    project = project_for(tmp_path, ca, source)
+    project = project_for(tmp_path, ca_file, source)
     ref = project.record(source, TEXT, retrieved_at="2026-12-01T00:00:00Z")
     assert ref.created and project.record(source, TEXT.encode(), retrieved_at="2026-12-01T00:00:00Z") == \
         citelint.CaptureRef(source, ref.capture_sha256, ref.path, False, ref.bytes)

@@ -53,8 +53,29 @@ def _signature(obj: Any, drop_self: bool = False) -> str:
     return f"({', '.join(parts)}){ret}"
 
 
+_ROLE = re.compile(r":(?:meth|class|func|data|mod|attr|exc):`(~?)([^`]+)`")
+
+
 def _doc(obj: Any) -> str:
-    return inspect.cleandoc(obj.__doc__ or "")
+    """A docstring as Markdown: reST roles and double backquotes as code, and the
+    ``Raises:``/``Returns:`` sections as lists (their indented lines as items)."""
+    text = _ROLE.sub(lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`",
+                     inspect.cleandoc(obj.__doc__ or "")).replace("``", "`")
+    out: list[str] = []
+    for line in text.splitlines():
+        if line in ("Raises:", "Returns:"):
+            out += [f"*{line[:-1]}:*", ""]
+        elif line.startswith("    ") and out and (out[-1].startswith("- ") and not _ITEM.match(line)):
+            out[-1] += " " + line.strip()  # the item's next line
+        elif line.startswith("    "):
+            out.append("- " + line.strip())
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+#: A line that starts an item of a docstring section: ``    ErrorName: why``.
+_ITEM = re.compile(r"    \w+: ")
 
 
 def members(cls: type) -> list[tuple[str, Any]]:

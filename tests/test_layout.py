@@ -32,7 +32,7 @@ PACKAGE = REPO_ROOT / "citelint"
 #: (test_readme_states_the_layer_order).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
-    ("cli", "fetch"),
+    ("cli",),
     # The harnesses (pytest, LangChain, MCP): thin layers over the public API; cli runs `citelint mcp`.
     ("integrations",),
     # The public Python API (docs/api.md): the CLI's check runs through it.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from citelint import __version__
 from citelint.check.run import run_check
 from citelint.config import Config, config_from_data, load_config
-from citelint.errors import UsageError
+from citelint.errors import ConfigError, UsageError
 from citelint.model import CheckResult
 
 if TYPE_CHECKING:
@@ -73,8 +73,7 @@ class Project:
                 # list("https://...") would approve each character.
                 raise UsageError(f"{name} takes a list, not one string")
         data: dict[str, Any] = {"captures": os.fspath(captures), "sources": list(sources),
-                                "labels": json.loads(json.dumps(labels)) if isinstance(labels, Mapping)
-                                else list(labels)}
+                                "labels": _plain(labels, "labels") if isinstance(labels, Mapping) else list(labels)}
         allow = list(links_allow)
         if allow:
             data["links"] = {"allow": allow}
@@ -105,9 +104,11 @@ class Project:
 
         Raises:
             ConfigError: ``config`` fails the schema or a check the config file
-                would fail (an unknown rule, a locked rule lowered, a bad glob).
+                would fail (an unknown rule, a locked rule lowered, a bad glob),
+                or holds a value no config file can (a path, a set).
+            UsageError: ``root`` is not a directory.
         """
-        return cls._of(_from_data(json.loads(json.dumps(config)) if isinstance(config, Mapping) else config, root))
+        return cls._of(_from_data(_plain(config, "config") if isinstance(config, Mapping) else config, root))
 
     @classmethod
     def _of(cls, config: Config) -> Project:
@@ -143,8 +144,8 @@ class Project:
     def check(self, paths: Iterable[str | os.PathLike[str]] | None = None) -> Result:
         """Check the project's reports, as ``citelint check --format json``
         does from the project root: every report the config's globs match
-        (``paths`` None), or the given files and folders (relative to the
-        root; those the globs do not match are skipped).
+        (``paths`` None), or those among the given files and folders
+        (relative to the root).
 
         Returns:
             :class:`~citelint.Result`, whose ``to_dict()`` is that JSON.
@@ -189,7 +190,7 @@ class Project:
                 raise UsageError(f"check_report: the report mapping is not JSON data: {exc}") from None
             syntax = "json"
         else:
-            content = _content(report, "check_report")
+            content = _content(report, "check_report takes the report as a mapping, str or bytes")
         return self._given(name, content, "report", syntax)
 
     def check_markdown(self, markdown: str | bytes, *, name: str = MARKDOWN_NAME) -> Result:
@@ -204,7 +205,8 @@ class Project:
         Raises:
             UsageError: ``markdown`` is neither ``str`` nor ``bytes``.
         """
-        return self._given(name, _content(markdown, "check_markdown"), "markdown", None)
+        return self._given(name, _content(markdown, "check_markdown takes the Markdown as str or bytes"), "markdown",
+                           None)
 
     def enforce_links(self, markdown: str) -> Enforced:
         """``markdown`` with every link the project's captures (and
@@ -265,6 +267,7 @@ class Project:
         Raises:
             CaptureRefused: the source is not approved, the body is over the
                 limit, empty, not text, or of a type not allowed; nothing was written.
+            UsageError: ``body`` is neither str nor bytes.
         """
         from citelint.api.capture import record
 
@@ -287,7 +290,26 @@ class Project:
         return result_of(check, __version__)
 
 
-def _content(value: object, call: str) -> bytes:
+def _plain(value: Mapping[str, Any], what: str) -> Any:
+    """A deep copy of ``value`` as plain JSON data (what a config file can hold).
+
+    Raises:
+        ConfigError: ``value`` holds what JSON cannot (a path, a set). A NaN
+            passes here; the config check refuses it, naming its key.
+    """
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{what}: not data a config can hold ({exc}); use strings, numbers, booleans, "
+                          "lists and mappings") from None
+
+
+def _content(value: object, wanted: str) -> bytes:
+    """``value`` as the bytes to check (a str as UTF-8).
+
+    Raises:
+        UsageError: ``value`` is neither; the message is ``wanted`` and the type given.
+    """
     if isinstance(value, str):
         try:
             return value.encode("utf-8")
@@ -296,7 +318,7 @@ def _content(value: object, call: str) -> bytes:
             return value.encode("utf-8", "surrogatepass")
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
-    raise UsageError(f"{call} takes str or bytes, got {type(value).__name__}")
+    raise UsageError(f"{wanted}, got {type(value).__name__}")
 
 
 def _from_data(data: Any, root: str | os.PathLike[str]) -> Config:

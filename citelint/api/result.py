@@ -29,8 +29,19 @@ def _snake(key: str) -> str:
 
 def _build(cls: type[_T], obj: Mapping[str, Any]) -> _T:
     """``cls`` from one JSON object of the output: each key its field in snake
-    case, arrays as tuples. Raises TypeError for a key ``cls`` has no field for."""
-    return cls(**{_snake(key): tuple(value) if isinstance(value, list) else value for key, value in obj.items()})
+    case, arrays as tuples.
+
+    Raises:
+        TypeError: the JSON has a key ``cls`` has no field for (or lacks one
+            it needs): the formatter and this module disagree, which
+            tests/test_api.py catches before a release.
+    """
+    values = {_snake(key): tuple(value) if isinstance(value, list) else value for key, value in obj.items()}
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise TypeError(f"the JSON output and {cls.__name__} disagree ({exc}): a key of "
+                        "schemas/output.schema.json is a field of citelint/api/result.py (CONTRIBUTING.md)") from None
 
 
 @dataclass(frozen=True)

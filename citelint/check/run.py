@@ -443,10 +443,8 @@ class _CollectorPause:
     finish enables it again; a collector the caller had disabled stays so."""
 
     def __init__(self) -> None:
-        # _thread, not threading: a lock without loading threading at start-up.
-        self._lock = _thread.allocate_lock()
-        self._running = 0
-        self._resume = False
+        self._lock = _thread.allocate_lock()  # threading's Lock, without importing threading
+        self._running, self._resume = 0, False
 
     def pause(self) -> None:
         with self._lock:
