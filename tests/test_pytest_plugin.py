@@ -109,6 +109,15 @@ def test_reports_in_a_project_and_a_broken_config(pytester: pytest.Pytester) -> 
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*FAILED citelint.yaml::citelint-config*"])
     assert "sources" in result.stdout.str() and "Traceback" not in result.stdout.str()
+    # Two configs in one folder: the check refuses to choose, and so does the plugin.
+    (pytester.path / "two").mkdir()
+    write_project(pytester.path / "two")
+    (pytester.path / "two" / "pyproject.toml").write_text("[tool.citelint]\nsources = []\n", encoding="utf-8")
+    (pytester.path / "two" / "reports" / "r.md").write_text("Nothing cited.\n", encoding="utf-8")
+    result = pytester.runpytest("--citelint", "-p", "no:cacheprovider", "two")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*FAILED two/citelint.yaml::citelint-config*"])
+    assert "both citelint.yaml and [tool.citelint]" in result.stdout.str()
 
 
 def test_the_plugin_imports_only_pytest_when_it_loads() -> None:

@@ -52,6 +52,7 @@ class _Projects:
 
     def __init__(self) -> None:
         self.by_config: dict[Path, Project | CitelintError] = {}
+        self.by_folder: dict[Path, Path | None] = {}
         #: Per config file: the findings at error severity by report (its path relative to
         #: the project root), from one check of every report of that project the run selected.
         self.failing: dict[Path, dict[str, list[Any]]] = {}
@@ -63,10 +64,23 @@ class _Projects:
         from citelint import CitelintError, Project
         from citelint.config import discover
 
-        try:
-            config_file = discover(path.parent)
-        except CitelintError:
-            return None  # no config (or two in one folder: the config item says so)
+        folder = path.parent
+        if folder not in self.by_folder:
+            # Once per folder: a captures directory holds thousands of .json files.
+            try:
+                self.by_folder[folder] = discover(folder)
+            except CitelintError as exc:
+                # None anywhere up the tree, or two in one folder: then the nearest
+                # citelint.yaml carries the error, as a failing item, and nothing under it
+                # passes unchecked.
+                nearest = next((d / "citelint.yaml" for d in (folder, *folder.parents)
+                                if (d / "citelint.yaml").is_file()), None)
+                self.by_folder[folder] = nearest
+                if nearest is not None:
+                    self.by_config.setdefault(nearest, exc)
+        config_file = self.by_folder[folder]
+        if config_file is None:
+            return None
         if config_file not in self.by_config:
             try:
                 self.by_config[config_file] = Project.open(config_file)
