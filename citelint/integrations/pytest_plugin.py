@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from citelint import Project, Result
+    from citelint import Finding, Project, Result
     from citelint.errors import CitelintError
 
 #: The suffixes a report can have (``citelint check`` reads no other file as one).
@@ -55,7 +55,7 @@ class _Projects:
         self.by_folder: dict[Path, Path | None] = {}
         #: Per config file: the findings at error severity by report (its path relative to
         #: the project root), from one check of every report of that project the run selected.
-        self.failing: dict[Path, dict[str, list[Any]]] = {}
+        self.failing: dict[Path, dict[str, list[Finding]]] = {}
         self.results: dict[Path, Result] = {}
 
     def governing(self, path: Path) -> tuple[Path, Project | CitelintError] | None:
@@ -155,7 +155,7 @@ class ReportItem(pytest.Item):
             mine = [item.path for item in self.session.items
                     if isinstance(item, ReportItem) and projects.governing(item.path) == found]
             result = project.check(paths=[str(p.resolve()) for p in mine])
-            failing: dict[str, list[Any]] = {}
+            failing: dict[str, list[Finding]] = {}
             for finding in result.errors():
                 failing.setdefault(finding.path, []).append(finding)
             projects.failing[config_file] = failing
