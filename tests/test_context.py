@@ -259,3 +259,12 @@ def test_batch_gives_a_from_request_batch_in_request_order(tmp_path: Path) -> No
     blocks = json.loads(run.out)
     assert [(b["title"], b["source"]["data"]) for b in blocks] == [(slug(b["title"]), b["source"]["data"])
                                                                   for b in sent]
+
+
+def test_sources_and_revisions_are_given_in_the_order_named(proj: Path) -> None:
+    run = run_cli("context", "--source", B, A, "--revision", sha256_hex(TEXT_A)[:6], cwd=proj)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[2:4] == [f"[1] {B} (capture {sha256_hex(TEXT_B)})",
+                                         f"[2] {A} (capture {sha256_hex(TEXT_A)})"]
+    assert run_cli("context", "--source", B, "--source", A, cwd=proj).out == \
+        run_cli("context", "--source", B, A, cwd=proj).out

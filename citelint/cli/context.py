@@ -22,7 +22,7 @@ examples:
   citelint context --format anthropic > documents.json
                                           a JSON array of document blocks (citations enabled) for the
                                           user content of a Messages request
-  citelint context --source https://example.org/q3.txt --source https://example.org/q2.txt --format markdown
+  citelint context --format markdown --source https://example.org/q3.txt https://example.org/q2.txt
   citelint context --source https://example.org/q3.txt --revision 5891b5b5
                                           that revision instead of the newest
   citelint context --batch 0c1f9e2a --format anthropic
@@ -69,11 +69,12 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="anthropic: a JSON array of document blocks; openai: a JSON array of input_text "
                         "parts; text: numbered list, instruction, texts (default); markdown: the same as "
                         "Markdown")
-    p.add_argument("--source", action="append", default=[], metavar="URL",
-                   help="an approved source to give (repeatable; default: every approved source)")
-    p.add_argument("--revision", action="append", default=[], metavar="SHA",
-                   help="with --source: the capture digest (a unique prefix of 4 or more hex digits) to give "
-                        "for one of the sources instead of its newest (repeatable)")
+    p.add_argument("--source", nargs="+", action="extend", default=[], metavar="URL",
+                   help="approved sources to give, in this order (default: every approved source, in the "
+                        "config's order)")
+    p.add_argument("--revision", nargs="+", action="extend", default=[], metavar="SHA",
+                   help="with --source: capture digests (each a unique prefix of 4 or more hex digits), each "
+                        "naming the revision to give of one of the sources instead of its newest")
     p.add_argument("--batch", metavar="DIGEST",
                    help="every capture of one capture --from-request batch (its digest, or a unique prefix "
                         "of 8 or more hex digits), in the request's order")
