@@ -213,7 +213,7 @@ def _pdf(text: str) -> bytes:
 
 
 def test_pdf_documents_go_through_the_pdf_extractor(tmp_path: Path) -> None:
-    pytest.importorskip("pypdf", reason="the pdf extra (pypdf) is part of the test install")
+    pytest.importorskip("pdfminer", reason="the pdf extra (pdfminer.six) is part of the test install")
     root = project(tmp_path / "p", [GUIDE], content_types=["text/plain", "application/pdf"])
     sentence = "The annual report lists twelve offices."
     data = base64.b64encode(_pdf(sentence)).decode("ascii")
@@ -228,7 +228,7 @@ def test_pdf_documents_go_through_the_pdf_extractor(tmp_path: Path) -> None:
     assert sentence in record["text"] and record["contentType"] == "application/pdf"
     options = record["extractor"]["options"]
     assert record["extractor"]["name"] == "anthropic-request" and options["blockType"] == "base64"
-    assert options["extractor"]["name"] == "pypdf"
+    assert options["extractor"]["name"] == "pdf-text"
     assert run_cli("capture", "--verify-extraction", cwd=root).lines[-1] == "1 capture(s): 1 reproduced"
     # Without application/pdf in capture.content_types the PDF is refused, as --from-file refuses it.
     root2 = project(tmp_path / "q", [GUIDE], content_types=["text/plain"])

@@ -27,6 +27,7 @@ from citelint.store.captures import (
     make_record,
     sha256_hex,
 )
+from citelint.store.record import page_map
 from citelint.store.writer import write_capture
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class CaptureOutcome:
     ``bytes`` (body length on the wire) and ``path`` describe the revision
     for ``captured`` and ``already captured``. ``warning``, when not empty,
     says what about the recorded body deserves a second look (a declared
-    media type its bytes contradict).
+    media type its bytes contradict, PDF pages with no usable text layer).
     """
 
     source: str
@@ -89,7 +90,22 @@ def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None
                                  "it by hand") from None
     return CaptureOutcome(source=record.source,
                           status=CAPTURED if result.created else ALREADY_CAPTURED,
-                          sha256=record.sha256, bytes=record.bytes, path=result.path)
+                          sha256=record.sha256, bytes=record.bytes, path=result.path,
+                          warning=_unusable_pages(record))
+
+
+def _unusable_pages(record: CaptureRecord) -> str:
+    """What to say of the pages of ``record`` whose recorded verdict is not
+    ``usable`` (:func:`citelint.capture.pdftext.unusable_pages`), or ""."""
+    try:
+        pages = page_map(record.text, record.extractor)
+    except CaptureError:
+        return ""
+    if pages is None or all(v in (None, "usable") for v in pages.verdicts):
+        return ""
+    from citelint.capture.pdftext import unusable_pages
+
+    return unusable_pages([{"label": label, "verdict": v} for label, v in zip(pages.labels, pages.verdicts)])
 
 
 def _check_size(body: bytes, max_bytes: int, what: str) -> None:
@@ -263,7 +279,7 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
         raise CaptureRefused(str(exc)) from None
     outcome = _record_outcome(captures_dir, record, raw)
     warning = _declared_mismatch(content_type, sniffed)
-    return replace(outcome, warning=warning) if warning else outcome
+    return replace(outcome, warning="; ".join(filter(None, [warning, outcome.warning]))) if warning else outcome
 
 
 def read_input(path: str, max_bytes: int, *, stdin: BinaryIO | None = None) -> bytes:
