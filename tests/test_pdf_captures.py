@@ -258,7 +258,8 @@ def test_quotes_from_the_extracted_text_are_accepted(captured):
 def test_quotes_missing_an_extraction_artefact_are_refused_with_a_hint(captured, snippet, words):
     root, sha, name = captured
     if name == "pdf-text" and "ligature" in words:
-        pytest.skip("pdf-text writes a ligature as its letters: the plain quote is accepted (test above)")
+        # pdf-text writes the letters (the plain quote is accepted above): the glyph is the near miss.
+        snippet = snippet.replace("fi", "\ufb01")
     code, doc = check_json(root, sha, snippet)
     assert code == 1
     assert [f["rule"] for f in doc["findings"]] == ["CL104"], doc["findings"]
@@ -429,3 +430,38 @@ def test_pdfs_with_nothing_to_cite_are_refused(tmp_path, pages, words):
     assert run.code == 1 and run.lines[0].startswith(f"refused: {SOURCE}: ") and words in run.out, run.out + run.err
     assert "Traceback" not in run.out + run.err
     assert files_under(root / "captures") == []
+
+
+# --------------------------------------------------------------------------- page-located quotations
+
+def test_page_located_quotations_are_verified_on_their_pages(pdf_bytes, tmp_path):
+    from citelint.links.directive import format_text_directive
+
+    root = make_project(tmp_path)
+    config = json.loads((root / "citelint.yaml").read_text(encoding="utf-8"))
+    (root / "citelint.yaml").write_text(json.dumps({**config, "markdown": ["reports/*.md"]}), encoding="utf-8")
+    sha = captured_sha(capture_pdf(root, pdf_bytes))
+    quotes = [
+        ("Revenue rose 12% in the year. Staff grew to 40 people.", f"capture:{sha} pages:2"),
+        (PAGE_TWO_START, f"capture:{sha} pages:1-2"),
+        (PAGE_THREE, f"capture:{sha} pages:1"),  # on page 3
+        (PAGE_THREE, f"capture:{sha} pages:3-4"),  # the capture has 3 pages
+        ("Costs fell 3% overall in every office.", f"capture:{sha} pages:2"),  # nowhere
+        (PAGE_THREE, "pages:3"),  # no revision named: the newest, on page 3
+        (PAGE_THREE, f"capture:{sha} pages:0"),  # no such page number
+    ]
+    (root / "reports").mkdir()
+    (root / "reports" / "r.md").write_text("".join(
+        f"Quote [{i}]({SOURCE}#{format_text_directive(text)} \"{title}\").\n\n"
+        for i, (text, title) in enumerate(quotes, start=1)), encoding="utf-8")
+    run = run_cli("check", "--format", "json", cwd=root)
+    findings = {f["line"]: f for f in json.loads(run.out)["findings"]}
+    assert sorted(findings) == [5, 7, 9, 13], run.out
+    assert [findings[line]["rule"] for line in (5, 7, 9, 13)] == ["CL204", "CL204", "CL204", "CL202"]
+    assert "quotation not found on page 1 of capture " in findings[5]["message"]
+    assert "it is on page 3;" in findings[5]["message"], findings[5]["message"]
+    assert "the link title names pages 3-4, but capture " in findings[7]["message"]
+    assert "has 3 pages" in findings[7]["message"]
+    assert "quotation not found on page 2 of capture " in findings[9]["message"], findings[9]["message"]
+    assert "names no pages: write pages:3 or pages:3-4" in findings[13]["message"]
+    assert run.code == 1
