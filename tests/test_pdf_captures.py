@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -32,7 +33,7 @@ import pytest
 
 from citelint.capture.extract import EXTRACT_MEMORY_BYTES, extract_here, missing_install
 from citelint.store.captures import Store, raw_path, sha256_hex, source_dir
-from conftest import Run, run_cli
+from conftest import Run, corpus_path, run_cli
 
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 SOURCE = "https://example.org/annual-report.pdf"
@@ -83,8 +84,11 @@ def report_pdf() -> bytes:
     return bytes(pdf.output())
 
 
-def raw_pdf(content: bytes, *, filters: bytes = b"") -> bytes:
-    """A one-page PDF in raw syntax, Helvetica as font /F1, ``content`` its
+HELVETICA = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+def raw_pdf(content: bytes, *, filters: bytes = b"", font: bytes = HELVETICA) -> bytes:
+    """A one-page PDF in raw syntax, ``font`` (Helvetica) as font /F1, ``content`` its
     content stream (already encoded by ``filters``), with a correct xref."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -92,7 +96,7 @@ def raw_pdf(content: bytes, *, filters: bytes = b"") -> bytes:
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
         b"/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
         b"<< /Length %d %s>>\nstream\n%s\nendstream" % (len(content), filters, content),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        font,
     ]
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
@@ -465,3 +469,94 @@ def test_page_located_quotations_are_verified_on_their_pages(pdf_bytes, tmp_path
     assert "quotation not found on page 2 of capture " in findings[9]["message"], findings[9]["message"]
     assert "names no pages: write pages:3 or pages:3-4" in findings[13]["message"]
     assert run.code == 1
+
+
+# --------------------------------------------------------------------------- real text layers (the corpus)
+
+def corpus_pdf(name: str) -> tuple[bytes, list[dict]]:
+    folder = corpus_path("pdf-real", name)
+    return ((folder / "document.pdf").read_bytes(),
+            json.loads((folder / "sentences.json").read_text(encoding="utf-8"))["sentences"])
+
+
+def one_line(sentence: str) -> str:
+    """A reference sentence as a reader writes it: the corpus README's rule."""
+    return re.sub(r"\s+", " ", re.sub(r"-[^\S\n]*\n\s*", "-", sentence))
+
+
+@pytest.mark.parametrize("name", ["pdfminer--kampo", "pdfminer--nlp2004slides"])
+def test_cjk_text_layers_pypdf_garbles_are_read_by_pdf_text(tmp_path, name):
+    """A vertical Japanese gazette and Japanese slides: pypdf maps their glyphs to
+    characters of a dozen unrelated scripts, which capture calls garbled (the
+    gazette's one page: refused); pdf-text reads them, and a reader's quote is accepted."""
+    raw, sentences = corpus_pdf(name)
+    old = make_project(tmp_path / "pypdf", **PYPDF)
+    run = capture_pdf(old, raw)
+    if name == "pdfminer--kampo":
+        assert run.code == 1 and run.lines == [
+            f"refused: {SOURCE}: the pypdf extractor found no text to cite: the page's text layer is garbled; a "
+            "garbled text layer maps glyphs to the wrong characters; the pdf-text extractor may read it"], run.out
+        assert files_under(old / "captures") == []
+    else:
+        assert run.code == 0, run.out + run.err
+        warning = run.err.strip()
+        assert warning.startswith(f"citelint: warning: {SOURCE}: pages 1 (garbled), 2 (garbled), "), warning
+        assert warning.endswith("have no usable text layer: they need OCR, which citelint does not do; nothing "
+                                "on them can be cited"), warning
+
+    root = make_project(tmp_path / "pdf-text")
+    run = capture_pdf(root, raw)
+    sha = captured_sha(run)
+    assert run.err == ""  # every page usable: no warning
+    text = Store(root / "captures").lookup(SOURCE, sha).text
+    quotes = [one_line(s["text"]) for s in sentences]
+    found = [q for q in quotes if q in text]
+    assert len(found) >= 0.9 * len(quotes), (len(found), len(quotes))
+    quotes = found[:len(LABELS)]
+    code, doc = check_json(root, sha, *quotes)
+    assert code == 0 and doc["counts"]["factsCited"] == len(quotes), [f["message"] for f in doc["findings"]]
+
+
+def test_a_page_without_text_is_reported_and_a_document_without_any_refused(tmp_path):
+    fpdf = pytest.importorskip("fpdf")
+    doc = fpdf.FPDF()
+    doc.set_font("Helvetica", size=12)
+    doc.add_page()
+    doc.cell(text="The first page holds the only sentence with a text layer.")
+    doc.add_page()
+    doc.rect(10, 10, 50, 50)  # drawn, no text: a scanned page
+    root = make_project(tmp_path / "mixed")
+    run = capture_pdf(root, bytes(doc.output()))
+    sha = captured_sha(run)
+    assert run.err == (f"citelint: warning: {SOURCE}: page 2 (no text) has no usable text layer: it needs OCR, "
+                       "which citelint does not do; nothing on them can be cited\n")
+    record = Store(root / "captures").lookup(SOURCE, sha)
+    assert record.extractor is not None
+    assert [p["verdict"] for p in record.extractor.options["pages"]] == ["usable", "no text"]
+
+    blank = fpdf.FPDF()
+    for _ in range(2):
+        blank.add_page()
+        blank.rect(10, 10, 50, 50)
+    root = make_project(tmp_path / "blank")
+    run = capture_pdf(root, bytes(blank.output()))
+    assert run.code == 1 and run.lines == [
+        f"refused: {SOURCE}: the pdf-text extractor found no text to cite: none of its 2 pages has a usable "
+        "text layer (2 without text, 0 garbled); a scanned PDF needs OCR, which citelint does not do"], run.out
+    assert files_under(root / "captures") == []
+
+
+def test_a_font_with_no_unicode_map_is_garbled_not_captured(tmp_path):
+    """A composite font (Identity-H) with no ToUnicode map: no glyph maps to a
+    character (pdfminer's ``(cid:N)``), which pdf-text writes as U+FFFD."""
+    font = (b"<< /Type /Font /Subtype /Type0 /BaseFont /Hidden /Encoding /Identity-H /DescendantFonts "
+            b"[<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Hidden /CIDSystemInfo << /Registry (Adobe) "
+            b"/Ordering (Identity) /Supplement 0 >> /DW 500 >> ] >>")
+    content = b"BT /F1 12 Tf 72 720 Td <0012003400560078009a00bc00de> Tj ET"
+    pdf = raw_pdf(content, font=font)
+    root = make_project(tmp_path)
+    run = capture_pdf(root, pdf)
+    assert run.code == 1 and run.lines == [
+        f"refused: {SOURCE}: the pdf-text extractor found no text to cite: the page's text layer is garbled; a "
+        "garbled text layer maps glyphs to the wrong characters, and OCR is not citelint's business"], run.out
+    assert files_under(root / "captures") == []

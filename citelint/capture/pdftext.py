@@ -37,6 +37,7 @@ from __future__ import annotations
 import io
 import re
 import unicodedata
+from collections import Counter
 from typing import Any
 
 #: pdfminer.six layout parameters (LAParams), by their recorded names.
@@ -54,6 +55,10 @@ _HYPHENS = ("-", "\u2010", "\u00ad")
 _RUN = re.compile(r"[ \t\n\r\f\v]+")
 _CID = re.compile(r"\(cid:\d+\)")
 _UNREADABLE = frozenset({"Co", "Cc", "Cn", "Cs"})
+#: Letters a page needs before its writing systems are judged, and the share of them a system needs to count.
+MIXED_LETTERS, MIXED_SHARE = 20, 0.05
+_SYSTEMS = {"CJK": "CJK", "HIRAGANA": "CJK", "KATAKANA": "CJK", "HANGUL": "CJK", "IDEOGRAPHIC": "CJK",
+            "HALFWIDTH": "CJK", "FULLWIDTH": "CJK", "BOPOMOFO": "CJK", "MATHEMATICAL": "LATIN"}
 #: Most bytes one stream pdfminer.six decodes may inflate to (it inflates a
 #: stream whole, with no bound of its own); pypdf's own cap is of this order.
 MAX_STREAM_BYTES = 64 * 1024 * 1024
@@ -126,16 +131,38 @@ def paragraph(lines: list[str]) -> str:
     return out
 
 
+def _writing_system(letter: str) -> str:
+    """The writing system of ``letter`` as the first word of its Unicode name
+    (``LATIN``, ``GREEK``, ``ARABIC``...), Chinese, Japanese and Korean as one
+    (``CJK``: ideographs, kana, hangul and their full-width forms), and
+    mathematical letters as Latin."""
+    try:
+        word = unicodedata.name(letter).split(" ", 1)[0]
+    except ValueError:
+        return "?"
+    return _SYSTEMS.get(word, word)
+
+
 def verdict(text: str) -> str:
     """The verdict on one page's ``text``: ``no text`` when it has no visible
-    character, ``garbled`` when more than half of them are U+FFFD or of
-    category Co (private use), Cc (control), Cn (unassigned) or Cs, else
-    ``usable``."""
+    character; ``garbled`` when more than half of them are U+FFFD or of
+    category Co (private use), Cc (control), Cn (unassigned) or Cs, or when
+    at least :data:`MIXED_LETTERS` letters come from three or more writing
+    systems with :data:`MIXED_SHARE` of them each (a font mapping its glyphs
+    to the wrong characters scatters them over unrelated scripts: Greek,
+    Arabic, Sinhala and Thai on one Japanese page); else ``usable``."""
     visible = [c for c in text if not c.isspace()]
     if not visible:
         return NO_TEXT
     bad = sum(1 for c in visible if c == "\ufffd" or unicodedata.category(c) in _UNREADABLE)
-    return GARBLED if 2 * bad > len(visible) else USABLE
+    if 2 * bad > len(visible):
+        return GARBLED
+    letters = [c for c in visible if c.isalpha()]
+    if len(letters) >= MIXED_LETTERS:
+        counts = Counter(_writing_system(c) for c in letters)
+        if sum(1 for n in counts.values() if n >= MIXED_SHARE * len(letters)) >= 3:
+            return GARBLED
+    return USABLE
 
 
 def _page_text(layout: Any) -> str:
@@ -216,16 +243,20 @@ def extract(raw: bytes) -> tuple[str, str, dict]:
     return "\f".join(texts), version("pdfminer.six"), options
 
 
-def no_usable_page(pages: list[dict]) -> str:
-    """Why a document whose ``pages`` (the recorded page map) hold no usable page is refused."""
+def no_usable_page(pages: list[dict], extractor: str = "pdf-text") -> str:
+    """Why a document whose ``pages`` (page map entries with a ``verdict``)
+    hold no usable page is refused by ``extractor``."""
     if not pages:
         return "the PDF has no pages; there is nothing to cite"
     empty = sum(p["verdict"] == NO_TEXT for p in pages)
     garbled = len(pages) - empty
     which = (("the page has no text layer" if empty else "the page's text layer is garbled") if len(pages) == 1
              else f"none of its {len(pages)} pages has a usable text layer ({empty} without text, {garbled} garbled)")
-    return (f"the pdf-text extractor found no text to cite: {which}; a scanned PDF needs OCR, which citelint "
-            "does not do")
+    why = ("a scanned PDF needs OCR, which citelint does not do" if not garbled else
+           "a garbled text layer maps glyphs to the wrong characters" + ("; the pdf-text extractor may read it"
+                                                                           if extractor != "pdf-text" else
+                                                                           ", and OCR is not citelint's business"))
+    return f"the {extractor} extractor found no text to cite: {which}; {why}"
 
 
 def unusable_pages(pages: list[dict]) -> str:

@@ -94,18 +94,33 @@ def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None
                           warning=_unusable_pages(record))
 
 
-def _unusable_pages(record: CaptureRecord) -> str:
-    """What to say of the pages of ``record`` whose recorded verdict is not
-    ``usable`` (:func:`citelint.capture.pdftext.unusable_pages`), or ""."""
+def _verdicts(record: CaptureRecord) -> list[dict] | None:
+    """Each page of a paged (PDF) ``record`` with its label and verdict: as
+    recorded (``pdf-text``), else judged now from the page's text
+    (:func:`citelint.capture.pdftext.verdict`; a ``pypdf`` capture records
+    none); None for a text with no pages."""
     try:
         pages = page_map(record.text, record.extractor)
     except CaptureError:
-        return ""
-    if pages is None or all(v in (None, "usable") for v in pages.verdicts):
+        return None
+    if pages is None:
+        return None
+    from citelint.capture.pdftext import verdict
+
+    texts = record.text.split("\f")
+    return [{"label": label, "verdict": v or verdict(texts[i])}
+            for i, (label, v) in enumerate(zip(pages.labels, pages.verdicts))]
+
+
+def _unusable_pages(record: CaptureRecord) -> str:
+    """What to say of the pages of ``record`` whose verdict is not ``usable``
+    (:func:`citelint.capture.pdftext.unusable_pages`), or ""."""
+    pages = _verdicts(record)
+    if not pages:
         return ""
     from citelint.capture.pdftext import unusable_pages
 
-    return unusable_pages([{"label": label, "verdict": v} for label, v in zip(pages.labels, pages.verdicts)])
+    return unusable_pages(pages)
 
 
 def _check_size(body: bytes, max_bytes: int, what: str) -> None:
@@ -159,6 +174,11 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
                              wire_bytes=len(body), extractor=done.extractor, raw_sha256=sha256_hex(body))
     except TextRejected as exc:
         raise CaptureRefused(f"the {name} extractor's text is unusable: {exc}") from None
+    pages = _verdicts(record)
+    if pages and not any(p["verdict"] == "usable" for p in pages):
+        from citelint.capture.pdftext import no_usable_page
+
+        raise CaptureRefused(no_usable_page(pages, name))
     return record, (body if settings.keep_raw else None)
 
 
