@@ -39,6 +39,9 @@ examples:
   citelint capture --from-request anthropic request.json --source-map sources.yaml
                                          record each document an Anthropic request sent (text,
                                          custom content, search results, PDFs) as one batch
+  citelint capture --source https://example.org/r.pdf --from-file r.pdf --content-type application/pdf
+                                         record a PDF: its text as a reader quotes it (pdf-text),
+                                         with a warning naming any page that needs OCR
   citelint capture --sign-key key        fetch, then sign each capture with an SSH key (docs/evidence.md)
   citelint capture --verify-extraction   re-run every extracted capture's recorded extractor on
                                          its raw body; exit 1 if any text differs
@@ -48,6 +51,8 @@ names (text/html: html-text, application/pdf: pdf-text), in a child process
 within capture.timeout_s; the raw body is kept beside the capture as
 <rawSha256>.raw. They need an extra: pip install 'citelint-provenance[html]' or
 'citelint-provenance[pdf]' ('citelint-provenance[html-main]' for trafilatura).
+A PDF page with no usable text layer (no text, or garbled) is named in a
+warning on stderr; a PDF with no usable page is refused (docs/capture.md).
 
 With --sign-key FILE (or $CITELINT_SIGN_KEY holding the key or its path, or
 capture.sign_key), each capture this run writes is verified and signed with
