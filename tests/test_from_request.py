@@ -230,6 +230,13 @@ def test_pdf_documents_go_through_the_pdf_extractor(tmp_path: Path) -> None:
     assert record["extractor"]["name"] == "anthropic-request" and options["blockType"] == "base64"
     assert options["extractor"]["name"] == "pdf-text"
     assert run_cli("capture", "--verify-extraction", cwd=root).lines[-1] == "1 capture(s): 1 reproduced"
+    assert [p["verdict"] for p in options["extractor"]["options"]["pages"]] == ["usable"]
+    # The inner pdf-text page map is an output too: edited, the capture no longer reproduces.
+    options["extractor"]["options"]["pages"][0]["label"] = "i"
+    record_path.chmod(0o644)
+    record_path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="ascii")
+    run = run_cli("capture", "--verify-extraction", cwd=root)
+    assert run.code == 1 and "same text, but the page map differs at page 1" in run.lines[0], run.out
     # Without application/pdf in capture.content_types the PDF is refused, as --from-file refuses it.
     root2 = project(tmp_path / "q", [GUIDE], content_types=["text/plain"])
     (root2 / "req.json").write_bytes((root / "req.json").read_bytes())

@@ -77,13 +77,18 @@ def _reproduce_request(path: Path, rec: CaptureRecord, raw: bytes, deadline_s: f
 
     assert rec.extractor is not None
     try:
-        again = request_document_text(raw, rec.extractor.options, deadline_s=deadline_s)
+        again, inner = request_document_text(raw, rec.extractor.options, deadline_s=deadline_s)
     except CaptureRefused as exc:
         return Reproduction(path, rec.source, rec.sha256, DIFFERS, f"re-deriving it from the request failed: {exc}")
     if again != rec.text:
         return Reproduction(path, rec.source, rec.sha256, DIFFERS,
                             f"the text differs from character {_first_difference(again, rec.text)} on "
                             f"(recorded {rec.extractor.describe()})")
+    recorded = rec.extractor.options.get("extractor")
+    if inner is not None and isinstance(recorded, dict) and isinstance(recorded.get("options"), dict):
+        diff = _outputs_differ(inner.options, recorded["options"])
+        if diff:
+            return Reproduction(path, rec.source, rec.sha256, DIFFERS, f"same text, but {diff}")
     return Reproduction(path, rec.source, rec.sha256, REPRODUCED,
                         f"from document {rec.extractor.options.get('index')} of the request")
 

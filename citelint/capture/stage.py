@@ -439,12 +439,14 @@ def _request_options(doc: RequestDocument, inner: dict | None = None) -> dict:
     return options
 
 
-def request_document_text(request_bytes: bytes, options: dict, *, deadline_s: float = DEFAULT_TIMEOUT_S) -> str:
+def request_document_text(request_bytes: bytes, options: dict, *,
+                          deadline_s: float = DEFAULT_TIMEOUT_S) -> tuple[str, Extractor | None]:
     """The text of the document ``options`` (an ``anthropic-request``
     extractor's options) locates in the request body ``request_bytes``,
     derived as :func:`record_request` derived it: directly for text,
     content and search-result documents, by the recorded PDF extractor for
-    a base64 PDF.
+    a base64 PDF; with the PDF extractor that ran (None for the others),
+    whose options hold its outputs (a ``pdf-text`` page map).
 
     Raises:
         CaptureRefused: the request does not parse or hold that document, or
@@ -460,7 +462,7 @@ def request_document_text(request_bytes: bytes, options: dict, *, deadline_s: fl
     doc = find_document(documents, str(options.get("documentKind")), options.get("index", -1))
     if doc is None:
         raise CaptureRefused("the request holds no such document")
-    return _document_text(doc, options.get("extractor", {}).get("name"), deadline_s)[0]
+    return _document_text(doc, options.get("extractor", {}).get("name"), deadline_s)
 
 
 def _document_text(doc: RequestDocument, pdf_extractor: str | None,
