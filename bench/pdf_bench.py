@@ -225,7 +225,10 @@ def main() -> int:
         print(f"  note: {note}")
     speed(docs, args.repeats)
     raw = hundred_pages()
+    import resource
+
     for extractor in (CAPTURE, "pypdf"):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         try:
             done = run_extractor(extractor, raw, PDF, deadline_s=DEFAULT_TIMEOUT_S)
@@ -233,8 +236,10 @@ def main() -> int:
         except Exception as exc:  # noqa: BLE001 - the deadline passing is the measurement
             what = f"refused: {exc}"
         took = time.perf_counter() - start
-        print(f"100-page two-column PDF ({len(raw)} bytes): {extractor} in {took:.1f} s, {what} "
-              f"(default deadline {DEFAULT_TIMEOUT_S:g} s)")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        print(f"100-page two-column PDF ({len(raw)} bytes): {extractor} in {took:.1f} s ({cpu:.1f} s of CPU), "
+              f"{what} (default deadline {DEFAULT_TIMEOUT_S:g} s)")
     return 0
 
 
