@@ -12,7 +12,8 @@ sees the page (chosen by measurement on real PDFs: ``bench/README.md``,
   :data:`LAYOUT` ``wordMargin`` times the glyph's size, so the kerning
   inside a word never splits it; spaces the PDF itself draws are kept;
 - **lines reflowed**: the lines of one text box are one paragraph, joined by
-  one space; a line ending in a hyphen (``-``, U+2010, a soft hyphen) is
+  one space, and so are those of the next box when it goes on under it (the
+  lines after a list item's bullet, which pdfminer.six boxes apart); a line ending in a hyphen (``-``, U+2010, a soft hyphen) is
   joined to the next with no space and the hyphen kept as printed
   (``extrac-`` + ``tion`` reads ``extrac-tion``); every run of ASCII
   whitespace inside a paragraph is one space; paragraphs are separated by
@@ -165,16 +166,40 @@ def verdict(text: str) -> str:
     return USABLE
 
 
+def _continues(above: Any, below: Any) -> bool:
+    """True when text box ``below`` (next in reading order) goes on the
+    paragraph of box ``above``: it starts within a line's spacing under it
+    (:data:`LAYOUT` ``lineMargin`` line heights), in the left half of its
+    width and not left of it by more than half a line height, in lines of
+    about the same height. pdfminer.six starts a new box where a line's left
+    edge moves, as the lines after a list item's bullet do."""
+    lines_a = [line for line in above if hasattr(line, "height")]
+    lines_b = [line for line in below if hasattr(line, "height")]
+    if not lines_a or not lines_b:
+        return False
+    high_a, high_b = lines_a[-1].height, lines_b[0].height
+    high = min(high_a, high_b)
+    if high <= 0 or abs(high_a - high_b) > 0.25 * max(high_a, high_b):
+        return False
+    gap = above.y0 - below.y1
+    return (-0.5 * high <= gap <= LAYOUT["lineMargin"] * high
+            and above.x0 - 0.5 * high <= below.x0 <= (above.x0 + above.x1) / 2)
+
+
 def _page_text(layout: Any) -> str:
     from pdfminer.layout import LTTextBox, LTTextLine
 
-    paragraphs = []
+    paragraphs: list[list[str]] = []
+    last = None
     for box in layout:
         if isinstance(box, LTTextBox):
-            para = paragraph([_glyphs(line) for line in box if isinstance(line, LTTextLine)])
-            if para:
-                paragraphs.append(para)
-    return "\n".join(paragraphs)
+            lines = [_glyphs(line) for line in box if isinstance(line, LTTextLine)]
+            if last is not None and paragraphs and _continues(last, box):
+                paragraphs[-1].extend(lines)
+            else:
+                paragraphs.append(lines)
+            last = box
+    return "\n".join(p for p in map(paragraph, paragraphs) if p)
 
 
 #: What pdfminer.six raises on malformed input besides its own PSException family.
