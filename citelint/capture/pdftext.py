@@ -13,8 +13,9 @@ sees the page (chosen by measurement on real PDFs: ``bench/README.md``,
   inside a word never splits it; spaces the PDF itself draws are kept;
 - **lines reflowed**: the lines of one text box are one paragraph, joined by
   one space, and so are those of the next box when it goes on under it (the
-  lines after a list item's bullet, which pdfminer.six boxes apart); a line ending in a hyphen (``-``, U+2010, a soft hyphen) is
-  joined to the next with no space and the hyphen kept as printed
+  lines after a list item's bullet, which pdfminer.six boxes apart); a line
+  ending in a hyphen (``-``, U+2010, a soft hyphen) is joined to the next
+  with no space and the hyphen kept as printed
   (``extrac-`` + ``tion`` reads ``extrac-tion``); every run of ASCII
   whitespace inside a paragraph is one space; paragraphs are separated by
   ``\\n`` and pages by ``\\f`` (a ``\\f`` the text layer holds becomes a
