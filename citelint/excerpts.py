@@ -144,6 +144,7 @@ _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "
               "\ufb05": "st", "\ufb06": "st"}
 _HYPHENS = "-\u2010"
 _HYPHEN_AT_BREAK = re.compile("[-\u2010][ \t]*[\r\n]")
+_HYPHEN_JOINED = re.compile("[^\\W\\d_][-\u2010][^\\W\\d_]")
 #: Kinds of difference that text extraction typically makes, not a quoter.
 EXTRACTION_ARTEFACTS = frozenset({"ligature", "hyphenation at a line break", "form feed (a page break)",
                                   "soft hyphen", "non-breaking space"})
@@ -179,6 +180,9 @@ def _kind(a: str, b: str, passage: str = "", at: int = 0) -> str:
     if (b in _HYPHENS and _line_break_follows(passage, at + 1)) or \
             (b in "\n\r \t" and at and passage[at - 1] in _HYPHENS and _line_break_follows(passage, at)):
         return "hyphenation at a line break"
+    if b in _HYPHENS and a.isalpha() and at and passage[at - 1].isalpha() and passage[at + 1:at + 2].isalpha():
+        # A text that joins a paragraph's lines keeps a line-end hyphen as printed (pdf-text).
+        return "hyphenation at a line break"
     if a == "\f" or b == "\f":
         return "form feed (a page break)"
     for c in (a, b):
@@ -211,7 +215,9 @@ def _fold(text: str, join_hyphenated: bool = False) -> tuple[str, list[int]]:
     hyphen) and variation selectors removed, and the line break after a
     hyphen that ends a line removed (``well-\nknown``: ``well-known``); with
     ``join_hyphenated`` the hyphen goes too (``extrac-\ntion``:
-    ``extraction``). Used only to explain a miss; never to accept a snippet.
+    ``extraction``), and so does a hyphen between two letters, as a text
+    that joins a paragraph's lines keeps a line-end hyphen (``extrac-tion``).
+    Used only to explain a miss; never to accept a snippet.
     """
     out: list[str] = []
     where: list[int] = []
@@ -224,6 +230,8 @@ def _fold(text: str, join_hyphenated: bool = False) -> tuple[str, list[int]]:
             if not join_hyphenated:
                 out.append("-")
                 where.append(i)
+            continue
+        if join_hyphenated and c in _HYPHENS and i and text[i - 1].isalpha() and text[i + 1:i + 2].isalpha():
             continue
         if skip_break:
             if c.isspace():
@@ -283,7 +291,7 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
     fs, _ = _fold(snippet)
     ft, where = _fold(text)
     hit = ft.find(fs) if fs.strip() else -1
-    if hit < 0 and fs.strip() and _HYPHEN_AT_BREAK.search(text):
+    if hit < 0 and fs.strip() and (_HYPHEN_AT_BREAK.search(text) or _HYPHEN_JOINED.search(text)):
         ft, where = _fold(text, True)
         hit = ft.find(fs)
     if hit >= 0:

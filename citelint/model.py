@@ -453,12 +453,13 @@ DEFAULT_CONTENT_TYPES = ("text/plain", "text/html", "application/pdf")
 #: Which extractor turns a body of each media type into text, unless
 #: ``capture.extractors`` says otherwise (:mod:`citelint.capture.extract`).
 DEFAULT_EXTRACTORS = (("text/plain", "identity"), ("text/html", "html-text"), ("application/xhtml+xml", "html-text"),
-                      ("application/pdf", "pypdf"))
+                      ("application/pdf", "pdf-text"))
 #: The media types each extractor reads (the config refuses any other pairing).
 EXTRACTOR_TYPES = {
     "identity": ("text/plain",),
     "html-text": ("text/html", "application/xhtml+xml"),
     "trafilatura": ("text/html", "application/xhtml+xml"),
+    "pdf-text": ("application/pdf",),
     "pypdf": ("application/pdf",),
 }
 

@@ -213,7 +213,7 @@ def _pdf(text: str) -> bytes:
 
 
 def test_pdf_documents_go_through_the_pdf_extractor(tmp_path: Path) -> None:
-    pytest.importorskip("pypdf", reason="the pdf extra (pypdf) is part of the test install")
+    pytest.importorskip("pdfminer", reason="the pdf extra (pdfminer.six) is part of the test install")
     root = project(tmp_path / "p", [GUIDE], content_types=["text/plain", "application/pdf"])
     sentence = "The annual report lists twelve offices."
     data = base64.b64encode(_pdf(sentence)).decode("ascii")
@@ -228,8 +228,15 @@ def test_pdf_documents_go_through_the_pdf_extractor(tmp_path: Path) -> None:
     assert sentence in record["text"] and record["contentType"] == "application/pdf"
     options = record["extractor"]["options"]
     assert record["extractor"]["name"] == "anthropic-request" and options["blockType"] == "base64"
-    assert options["extractor"]["name"] == "pypdf"
+    assert options["extractor"]["name"] == "pdf-text"
     assert run_cli("capture", "--verify-extraction", cwd=root).lines[-1] == "1 capture(s): 1 reproduced"
+    assert [p["verdict"] for p in options["extractor"]["options"]["pages"]] == ["usable"]
+    # The inner pdf-text page map is an output too: edited, the capture no longer reproduces.
+    options["extractor"]["options"]["pages"][0]["label"] = "i"
+    record_path.chmod(0o644)
+    record_path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="ascii")
+    run = run_cli("capture", "--verify-extraction", cwd=root)
+    assert run.code == 1 and "same text, but the page map differs at page 1" in run.lines[0], run.out
     # Without application/pdf in capture.content_types the PDF is refused, as --from-file refuses it.
     root2 = project(tmp_path / "q", [GUIDE], content_types=["text/plain"])
     (root2 / "req.json").write_bytes((root / "req.json").read_bytes())

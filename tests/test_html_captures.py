@@ -486,7 +486,7 @@ def test_fetched_pdf_over_https_end_to_end(repo: Repo, serve, ca_file: str) -> N
     run = run_cli("capture", url, cwd=repo.root)
     assert run.code == 0, run.out + run.err
     rec = Store(repo.root / "captures").lookup(url, run.out.split(" revision ")[1].split()[0])
-    assert rec.extractor.name == "pypdf" and rec.text.count("\f") == 1
+    assert rec.extractor.name == "pdf-text" and rec.text.count("\f") == 1
     assert raw_path(repo.root / "captures", url, rec.raw_sha256).read_bytes() == body
     repo.records[url] = rec
     repo.report(repo.cited(source=url, snippet="Page two: costs fell by 3% over the year."))

@@ -26,7 +26,7 @@ from citelint.store.captures import capture_path, sha256_hex
 from conftest import REPO_ROOT, corpus_path
 
 CORPUS = ("api-citations",)
-LINK = re.compile(r' \[\[(\d+)\]\]\(<?(https?://[^\s)>]+)>?(?: "capture:([0-9a-f]{64})")?\)')
+LINK = re.compile(r' \[\[(\d+)\]\]\(<?(https?://[^\s)>]+)>?(?: "(?:capture:([0-9a-f]{64}))? ?(?:pages:[0-9-]+)?")?\)')
 
 
 def cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -130,7 +130,7 @@ def test_entities_decoded_only_with_semicolon() -> None:
     assert quotation(verbatim) == "it&#x27;s... "  # a document quote is compared as it is, trailing space too
 
 
-def test_page_location_links_have_no_capture_and_say_so(tmp_path: Path) -> None:
+def test_page_location_links_name_their_pages_and_quote_the_transformed_text(tmp_path: Path) -> None:
     response = corpus("anthropic-messages-page-location-cai-paper.cookbook.response.json")
     request = corpus("anthropic-messages-page-location-cai-paper.cookbook.request.json")
     (tmp_path / "map.yaml").write_text("Constitutional AI Paper: https://example.org/cai.pdf\n")
@@ -141,7 +141,19 @@ def test_page_location_links_have_no_capture_and_say_so(tmp_path: Path) -> None:
     assert len(found) == 5 and all(url == "https://example.org/cai.pdf" and sha is None and text
                                    for _, url, text, sha in found)
     assert "the operator must capture" in run.stderr and "base64 data does not decode" not in run.stdout
-    assert "\r\n" in found[0][2] and "\u0002" in found[0][2]  # Anthropic's text layer, quoted as it is
+    # Anthropic's text layer with U+0002 removed and each whitespace run one space, nothing else.
+    response_cites = [c for b in json.loads(response.read_text(encoding="utf-8"))["content"]
+                      for c in b.get("citations") or []]
+    raw = response_cites[0]["cited_text"]
+    assert "\r\n" in raw and "\u0002" in raw
+    assert found[0][2] == re.sub(r"\s+", " ", raw.replace("\u0002", ""))
+    assert found[0][2].startswith("We experiment with methods for training a harmless AI assistant through "
+                                  "selfimprovement, without any human labels identifying harmful outputs. The only "
+                                  "human oversight is provided")
+    # Each link's title names the pages its citation gives (end_page_number is exclusive).
+    titles = re.findall(r' "(pages:[0-9-]+)"\)', (tmp_path / "a.md").read_text(encoding="utf-8"))
+    assert titles == [f"pages:{c['start_page_number']}" if c["end_page_number"] - c["start_page_number"] <= 1
+                      else f"pages:{c['start_page_number']}-{c['end_page_number'] - 1}" for c in response_cites]
 
 
 def test_unresolved_sources_are_marked_reported_with_the_keys_to_map_and_fail(tmp_path: Path) -> None:

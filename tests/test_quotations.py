@@ -20,14 +20,17 @@ import pytest
 
 from citelint.links.directive import (
     DirectiveError,
+    QuotationTitle,
     TextDirective,
     directive_part,
+    format_quotation_title,
     format_text_directive,
     parse_directives,
+    parse_quotation_title,
     parse_text_directive,
     strip_directive,
 )
-from citelint.links.quote import match_spans, title_revision
+from citelint.links.quote import match_spans
 from citelint.store.captures import CaptureRecord, make_record
 from citelint.store.record import Extractor
 from citelint.store.writer import write_capture
@@ -140,13 +143,20 @@ def test_ambiguity_counts_overlapping_and_respects_prefix() -> None:
     assert spans(text, "the-,cat") == [(4, 7)]
 
 
-def test_title_revision() -> None:
-    assert title_revision(None) is None
-    assert title_revision("some title") is None
-    assert title_revision("capture:" + "a" * 64) == "a" * 64
-    for bad in ("capture:", "capture:xyz", "capture:" + "A" * 64, "capture:" + "a" * 63, "capture:" + "a" * 65):
+def test_quotation_title_grammar() -> None:
+    sha = "a" * 64
+    assert parse_quotation_title(None) == parse_quotation_title("some title") == QuotationTitle()
+    assert parse_quotation_title("capture:" + sha) == QuotationTitle(sha)
+    assert parse_quotation_title(f"capture:{sha} pages:3-4") == QuotationTitle(sha, (3, 4))
+    assert parse_quotation_title("pages:7") == QuotationTitle(None, (7, 7))
+    for revision, pages in ((sha, None), (sha, (3, 4)), (None, (7, 7)), (sha, (2, 2))):
+        assert parse_quotation_title(format_quotation_title(revision, pages)) == QuotationTitle(revision, pages)
+    assert format_quotation_title(None) is None
+    for bad in ("capture:", "capture:xyz", "capture:" + "A" * 64, "capture:" + "a" * 63, "capture:" + "a" * 65,
+                f"capture:{sha}  pages:3", f"capture:{sha} pages:0", f"capture:{sha} pages:4-3",
+                f"capture:{sha} pages:3-", f"pages:3 capture:{sha}", f"capture:{sha} pages:3 more"):
         with pytest.raises(DirectiveError):
-            title_revision(bad)
+            parse_quotation_title(bad)
 
 
 # ----------------------------------------------------------------- the CLI, end to end

@@ -17,8 +17,14 @@ Extractors:
   them. Chosen by measurement on real article pages (``bench/README.md``).
 - ``trafilatura`` (``text/html``): the main content only, for pages where
   boilerplate matters; ``deduplicate`` is off (it keeps state across calls).
-- ``pypdf`` (``application/pdf``): each page's text, pages separated by a
-  form feed ``\\f`` so page-located citations can be checked.
+- ``pdf-text`` (``application/pdf``, the default): the text a reader
+  quotes, from pdfminer.six's layout analysis: reading order by column,
+  words whole, each paragraph's lines joined by one space, ligatures as
+  letters, pages separated by ``\\f``; its options record the page map and
+  each page's verdict (:mod:`citelint.capture.pdftext`). Chosen by
+  measurement on real PDFs (``bench/README.md``).
+- ``pypdf`` (``application/pdf``): pypdf's plain ``extract_text`` of each
+  page, every layout line break kept, pages separated by ``\\f``.
 
 HTML bytes are decoded as browsers decode them (WHATWG Encoding, "determine
 the encoding": BOM, then the HTTP ``charset``, then ``<meta charset>``; then
@@ -76,6 +82,7 @@ EXTRACTORS = {spec.name: spec for spec in (
     ExtractorSpec("identity", None, ()),
     ExtractorSpec("html-text", "html", ("html_text", "lxml", "w3lib")),
     ExtractorSpec("trafilatura", "html-main", ("trafilatura", "lxml", "w3lib")),
+    ExtractorSpec("pdf-text", "pdf", ("pdfminer",)),
     ExtractorSpec("pypdf", "pdf", ("pypdf",)),
 )}
 assert set(EXTRACTORS) == set(EXTRACTOR_TYPES)
@@ -408,6 +415,12 @@ def _pypdf(raw: bytes, content_type: str) -> tuple[str, str, dict]:
     return "\f".join(pages), _version("pypdf"), {"extractionMode": "plain", "pageSeparator": "\f"}
 
 
+def _pdf_text(raw: bytes, content_type: str) -> tuple[str, str, dict]:
+    from citelint.capture.pdftext import extract
+
+    return extract(raw)
+
+
 def _version(dist: str) -> str:
     from importlib.metadata import version
 
@@ -428,7 +441,7 @@ def _versions(*dists: str) -> dict:
 
 
 _RUN: dict[str, Callable[[bytes, str], tuple[str, str, dict]]] = {
-    "html-text": _html_text, "trafilatura": _trafilatura, "pypdf": _pypdf}
+    "html-text": _html_text, "trafilatura": _trafilatura, "pdf-text": _pdf_text, "pypdf": _pypdf}
 
 
 def extract_here(name: str, raw: bytes, content_type: str) -> Extracted:

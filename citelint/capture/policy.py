@@ -115,7 +115,7 @@ def check_content_type(value: str, allowed: Sequence[str],
     extractor = extractor_for(media) if extractor_for is not None else "identity"
     if extractor is None:
         raise CaptureRefused(f"Content-Type {media!r} is allowed but has no extractor; set "
-                             f"capture.extractors.{media} (for example html-text or pypdf)")
+                             f"capture.extractors.{media} (for example html-text or pdf-text)")
     if extractor == "identity" and charsets and charsets[0] != "utf-8":
         raise CaptureRefused(f"charset {quoted(charsets[0])} is not utf-8; only UTF-8 text "
                              "is captured")

@@ -46,6 +46,24 @@ class Reproduction:
         return self.status == DIFFERS
 
 
+#: Extractor options that are outputs, not settings: the ``pdf-text`` page map
+#: and verdicts (:mod:`citelint.capture.pdftext`), which check relies on.
+OUTPUT_OPTIONS = ("pages",)
+
+
+def _outputs_differ(again: dict, recorded: dict) -> str:
+    """What differs between the recorded outputs (:data:`OUTPUT_OPTIONS`) and a re-run's, or ""."""
+    for key in OUTPUT_OPTIONS:
+        if again.get(key) != recorded.get(key):
+            if key == "pages" and isinstance(again.get(key), list) and isinstance(recorded.get(key), list):
+                got, had = again[key], recorded[key]
+                at = next((i for i, (a, b) in enumerate(zip(got, had)) if a != b), min(len(got), len(had)))
+                return (f"the page map differs at page {at + 1} (recorded {len(had)} pages, "
+                        f"re-run {len(got)})")
+            return f"the recorded {key} differ"
+    return ""
+
+
 def _first_difference(a: str, b: str) -> int:
     n = min(len(a), len(b))
     return next((i for i in range(n) if a[i] != b[i]), n)
@@ -59,13 +77,18 @@ def _reproduce_request(path: Path, rec: CaptureRecord, raw: bytes, deadline_s: f
 
     assert rec.extractor is not None
     try:
-        again = request_document_text(raw, rec.extractor.options, deadline_s=deadline_s)
+        again, inner = request_document_text(raw, rec.extractor.options, deadline_s=deadline_s)
     except CaptureRefused as exc:
         return Reproduction(path, rec.source, rec.sha256, DIFFERS, f"re-deriving it from the request failed: {exc}")
     if again != rec.text:
         return Reproduction(path, rec.source, rec.sha256, DIFFERS,
                             f"the text differs from character {_first_difference(again, rec.text)} on "
                             f"(recorded {rec.extractor.describe()})")
+    recorded = rec.extractor.options.get("extractor")
+    if inner is not None and isinstance(recorded, dict) and isinstance(recorded.get("options"), dict):
+        diff = _outputs_differ(inner.options, recorded["options"])
+        if diff:
+            return Reproduction(path, rec.source, rec.sha256, DIFFERS, f"same text, but {diff}")
     return Reproduction(path, rec.source, rec.sha256, REPRODUCED,
                         f"from document {rec.extractor.options.get('index')} of the request")
 
@@ -125,6 +148,8 @@ def verify_extraction(captures_dir: Path, sources: Sequence[str] = (), *,
             at = _first_difference(again.text, rec.text)
             yield Reproduction(path, rec.source, rec.sha256, DIFFERS,
                                f"the text differs from character {at} on ({versions})")
+        elif (diff := _outputs_differ(again.extractor.options, rec.extractor.options)):
+            yield Reproduction(path, rec.source, rec.sha256, DIFFERS, f"same text, but {diff} ({versions})")
         elif again.extractor.options != rec.extractor.options:
             yield Reproduction(path, rec.source, rec.sha256, REPRODUCED,
                                f"same text; options differ ({versions})")

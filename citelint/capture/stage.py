@@ -27,6 +27,7 @@ from citelint.store.captures import (
     make_record,
     sha256_hex,
 )
+from citelint.store.record import page_map
 from citelint.store.writer import write_capture
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class CaptureOutcome:
     ``bytes`` (body length on the wire) and ``path`` describe the revision
     for ``captured`` and ``already captured``. ``warning``, when not empty,
     says what about the recorded body deserves a second look (a declared
-    media type its bytes contradict).
+    media type its bytes contradict, PDF pages with no usable text layer).
     """
 
     source: str
@@ -89,7 +90,37 @@ def _record_outcome(captures_dir: Path, record: CaptureRecord, raw: bytes | None
                                  "it by hand") from None
     return CaptureOutcome(source=record.source,
                           status=CAPTURED if result.created else ALREADY_CAPTURED,
-                          sha256=record.sha256, bytes=record.bytes, path=result.path)
+                          sha256=record.sha256, bytes=record.bytes, path=result.path,
+                          warning=_unusable_pages(record))
+
+
+def _verdicts(record: CaptureRecord) -> list[dict] | None:
+    """Each page of a paged (PDF) ``record`` with its label and verdict: as
+    recorded (``pdf-text``), else judged now from the page's text
+    (:func:`citelint.capture.pdftext.verdict`; a ``pypdf`` capture records
+    none); None for a text with no pages."""
+    try:
+        pages = page_map(record.text, record.extractor)
+    except CaptureError:
+        return None
+    if pages is None:
+        return None
+    from citelint.capture.pdftext import verdict
+
+    texts = record.text.split("\f")
+    return [{"label": label, "verdict": v or verdict(texts[i])}
+            for i, (label, v) in enumerate(zip(pages.labels, pages.verdicts))]
+
+
+def _unusable_pages(record: CaptureRecord) -> str:
+    """What to say of the pages of ``record`` whose verdict is not ``usable``
+    (:func:`citelint.capture.pdftext.unusable_pages`), or ""."""
+    pages = _verdicts(record)
+    if not pages:
+        return ""
+    from citelint.capture.pdftext import unusable_pages
+
+    return unusable_pages(pages)
 
 
 def _check_size(body: bytes, max_bytes: int, what: str) -> None:
@@ -143,6 +174,11 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
                              wire_bytes=len(body), extractor=done.extractor, raw_sha256=sha256_hex(body))
     except TextRejected as exc:
         raise CaptureRefused(f"the {name} extractor's text is unusable: {exc}") from None
+    pages = _verdicts(record)
+    if pages and not any(p["verdict"] == "usable" for p in pages):
+        from citelint.capture.pdftext import no_usable_page
+
+        raise CaptureRefused(no_usable_page(pages, name))
     return record, (body if settings.keep_raw else None)
 
 
@@ -263,7 +299,7 @@ def record_text(captures_dir: Path, source: str, data: bytes | str, *, sources: 
         raise CaptureRefused(str(exc)) from None
     outcome = _record_outcome(captures_dir, record, raw)
     warning = _declared_mismatch(content_type, sniffed)
-    return replace(outcome, warning=warning) if warning else outcome
+    return replace(outcome, warning="; ".join(filter(None, [warning, outcome.warning]))) if warning else outcome
 
 
 def read_input(path: str, max_bytes: int, *, stdin: BinaryIO | None = None) -> bytes:
@@ -403,12 +439,14 @@ def _request_options(doc: RequestDocument, inner: dict | None = None) -> dict:
     return options
 
 
-def request_document_text(request_bytes: bytes, options: dict, *, deadline_s: float = DEFAULT_TIMEOUT_S) -> str:
+def request_document_text(request_bytes: bytes, options: dict, *,
+                          deadline_s: float = DEFAULT_TIMEOUT_S) -> tuple[str, Extractor | None]:
     """The text of the document ``options`` (an ``anthropic-request``
     extractor's options) locates in the request body ``request_bytes``,
     derived as :func:`record_request` derived it: directly for text,
     content and search-result documents, by the recorded PDF extractor for
-    a base64 PDF.
+    a base64 PDF; with the PDF extractor that ran (None for the others),
+    whose options hold its outputs (a ``pdf-text`` page map).
 
     Raises:
         CaptureRefused: the request does not parse or hold that document, or
@@ -424,7 +462,7 @@ def request_document_text(request_bytes: bytes, options: dict, *, deadline_s: fl
     doc = find_document(documents, str(options.get("documentKind")), options.get("index", -1))
     if doc is None:
         raise CaptureRefused("the request holds no such document")
-    return _document_text(doc, options.get("extractor", {}).get("name"), deadline_s)[0]
+    return _document_text(doc, options.get("extractor", {}).get("name"), deadline_s)
 
 
 def _document_text(doc: RequestDocument, pdf_extractor: str | None,

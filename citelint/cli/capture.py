@@ -42,6 +42,9 @@ examples:
   citelint capture --from-request anthropic request.json --source-map sources.yaml
                                          record each document an Anthropic request sent (text,
                                          custom content, search results, PDFs) as one batch
+  citelint capture --source https://example.org/r.pdf --from-file r.pdf --content-type application/pdf
+                                         record a PDF: its text as a reader quotes it (pdf-text),
+                                         with a warning naming any page that needs OCR
   citelint capture --from-request anthropic request.json --source-map sources.yaml --approve-sources
                                          print the sources: lines the request's documents need in
                                          citelint.yaml (to review, add and commit); writes nothing
@@ -50,10 +53,12 @@ examples:
                                          its raw body; exit 1 if any text differs
 
 HTML and PDF bodies are turned into text by the extractor capture.extractors
-names (text/html: html-text, application/pdf: pypdf), in a child process
+names (text/html: html-text, application/pdf: pdf-text), in a child process
 within capture.timeout_s; the raw body is kept beside the capture as
 <rawSha256>.raw. They need an extra: pip install 'citelint-provenance[html]' or
 'citelint-provenance[pdf]' ('citelint-provenance[html-main]' for trafilatura).
+A PDF page with no usable text layer (no text, or garbled) is named in a
+warning on stderr; a PDF with no usable page is refused (docs/capture.md).
 
 With --sign-key FILE (or $CITELINT_SIGN_KEY holding the key or its path, or
 capture.sign_key), each capture this run writes is verified and signed with
@@ -241,6 +246,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.flush()
         out.write(_capture_line(outcome) + "\n")
         out.flush()
+        if outcome.warning:
+            err.write(f"citelint: warning: {terminal(outcome.source)}: {terminal(outcome.warning)}\n")
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
         if signer and _sign(signer, config.captures_dir, outcome, out, err):
             unsigned = True  # a refused signature fails the run
@@ -365,6 +372,8 @@ def _from_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"{terminal(item.document)}: refused: {terminal(item.outcome.reason)}\n")
         else:
             out.write(f"{terminal(item.document)}: {_capture_line(item.outcome)}\n")
+            if item.outcome.warning:
+                err.write(f"citelint: warning: {terminal(item.document)}: {terminal(item.outcome.warning)}\n")
             if signer and _sign(signer, config.captures_dir, item.outcome, out, err):
                 unsigned = True
         counts[item.outcome.status] = counts.get(item.outcome.status, 0) + 1

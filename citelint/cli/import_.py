@@ -60,6 +60,10 @@ examples:
                          each [n] marker becomes a link to the n-th cited URL
   citelint import cohere response.json --source-map sources.yaml --out reports/answer.md
                          Cohere's document sources, by id ("doc:0") or title, or their url field
+  citelint import anthropic pdf-answer.json --source-map sources.yaml --out reports/answer.md
+                         a PDF's page_location citations: each quote with U+0002 removed and
+                         whitespace runs as one space, its pages in the link title
+                         ("pages:3-4"), checked on those pages of the PDF's capture
   citelint import anthropic response.json --allow-unlinked --out reports/draft.md
                          write it even though citations have no source URL (marked, exit 0)
 

@@ -10,7 +10,10 @@ block's ``citations`` support that whole block. Citation types (Messages API,
   ``start_char_index``/``end_char_index`` (end exclusive);
 - ``page_location``: a PDF's pages ``start_page_number`` (1-based) to
   ``end_page_number`` (exclusive); ``cited_text`` is Anthropic's own text
-  layer of the PDF, which no extractor here is known to reproduce;
+  layer of the PDF, with ``\r\n`` line breaks and U+0002 where the page
+  hyphenates a word; the report quotes it transformed
+  (:func:`citelint.imports.write.quotation`) and names the pages in the
+  link title (``pages:3-4``), so that ``check`` verifies it on those pages;
 - ``content_block_location``: blocks ``start_block_index`` to
   ``end_block_index`` (exclusive) of a custom-content document; ``cited_text``
   is those blocks joined with no separator;
@@ -168,9 +171,13 @@ def _citation(cite: Any, start: int, end: int, where: str, documents: list[Reque
         start_at, end_at = _int(cite, first, where), _int(cite, last, where)
         doc = _lookup(documents, DOCUMENT, index, title, notes)
         capture = None
+        pages = None
         if kind == "page_location":
-            notes.append("a PDF page quotation: the cited text is Anthropic's text layer of the PDF")
+            notes.append("a PDF page quotation: the cited text is Anthropic's text layer of the PDF, quoted with "
+                         "U+0002 removed and each whitespace run as one space, and checked on its pages")
             notes.append(_capture_note(doc.url if doc else None))
+            if start_at is not None and start_at >= 1:
+                pages = (start_at, max(start_at, (end_at or start_at + 1) - 1))
         elif doc is not None and doc.text is not None and cited is not None:
             capture = sha256_hex(doc.text)
             if doc.capture is not None and doc.capture != capture:
@@ -184,7 +191,8 @@ def _citation(cite: Any, start: int, end: int, where: str, documents: list[Reque
             notes.append(f"{doc.label}: {doc.problem}")
         return Citation(**base, title=title if title is not None else (doc.title if doc else None),
                         document=index if index is not None else (doc.index if doc else None),
-                        url=doc.url if doc else None, capture=capture, notes=tuple(notes))
+                        url=doc.url if doc else None, capture=capture, notes=tuple(notes), pages=pages,
+                        page_text=kind == "page_location")
 
     if kind == "search_result_location":
         index = _int(cite, "search_result_index", where)

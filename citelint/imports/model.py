@@ -70,6 +70,13 @@ class Citation:
     used as its link text for the same reason.
     ``key`` is the provider's own identifier of the source (Cohere's
     source ``id``, ``"doc:0"``): a source map key, tried after the title.
+    ``pages`` is the range of PDF pages the quote is on (first, last;
+    1-based, inclusive), for a page-located citation (Anthropic
+    ``page_location``): the writer puts it in the link title
+    (``pages:3-4``), and ``check`` verifies the quote within those pages.
+    ``page_text`` is True when the quote is the provider's own extraction
+    of a PDF (Anthropic ``page_location``), which the writer transforms
+    (:func:`citelint.imports.write.quotation`).
     """
 
     start: int
@@ -87,6 +94,8 @@ class Citation:
     whole: bool = False
     marker: str | None = None
     key: str | None = None
+    pages: tuple[int, int] | None = None
+    page_text: bool = False
 
 
 @dataclass

@@ -3,9 +3,11 @@
 Markdown (the default): the answer text as the model wrote it, each cited
 span followed by one link per citation, numbered in order:
 
-- `` [[1]](URL#:~:text=QUOTE "capture:SHA")``: a quotation
+- `` [[1]](URL#:~:text=QUOTE "capture:SHA pages:3-4")``: a quotation
   (DESIGN §9), when the provider returned the cited text; the title names
-  the capture it must be checked against, when the request told us which;
+  the capture it must be checked against, when the request told us which,
+  and the PDF pages it is on, for a page-located citation (the grammar:
+  :func:`citelint.links.directive.parse_quotation_title`);
 - `` [[1]](URL)``: a plain link, when the provider returned no text.
 
 The whole cited text is the directive's single ``start`` term, so all of it
@@ -53,7 +55,7 @@ from dataclasses import dataclass
 
 from citelint.imports.model import Answer, Citation
 from citelint.imports.sourcemap import how_to_map, map_keys, matched_key, show_key, unused_entries, web_url_problem
-from citelint.links.directive import format_text_directive, strip_directive
+from citelint.links.directive import format_quotation_title, format_text_directive, strip_directive
 
 #: URL prefixes of provider redirects: links that lead to the source only through the provider.
 REDIRECT_PREFIXES = (
@@ -64,6 +66,8 @@ REDIRECT_PREFIXES = (
 _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _LEADING_BLANKS = re.compile(r"^[ \t]+", re.M)
+#: A whitespace run of a provider's PDF text (``\r\n`` included), quoted as one space.
+_PAGE_RUN = re.compile(r"\s+")
 _LABEL = "claim-{}"
 #: What the report writes where an unlinked citation's link would be.
 UNLINKED = "[{}: not linked]"
@@ -118,11 +122,16 @@ def quotation(c: Citation) -> str | None:
     """The text a quotation link quotes for ``c``, or None when there is none:
     the provider's quote as it is, except for a provider excerpt
     (``entities``: references such as ``&#x27;`` decoded, only the
-    semicolon-terminated ones) and a cut one (``truncated``: the trailing
-    ``...`` removed)."""
+    semicolon-terminated ones), a cut one (``truncated``: the trailing
+    ``...`` removed) and the provider's own text of a PDF (``page_text``:
+    U+0002, which Anthropic writes where a page hyphenates a word, removed,
+    then each whitespace run, ``\r\n`` included, written as one space; a
+    PDF capture joins a paragraph's lines with one space)."""
     text = c.quote
     if text is None:
         return None
+    if c.page_text:
+        text = _PAGE_RUN.sub(" ", text.replace("\u0002", ""))
     if c.entities:
         text = _REFERENCE.sub(lambda m: html.unescape(m.group(0)), text)
     if c.truncated and text.endswith("..."):
@@ -190,7 +199,8 @@ def _link(n: int, c: Citation, r: Resolved, quote: str | None) -> str:
     the model's marker where the span is one, else ``[n]``."""
     assert r.url is not None
     dest = _destination(r.url, quote)
-    title = f' "capture:{c.capture}"' if c.capture and quote is not None else ""
+    claims = format_quotation_title(c.capture, c.pages) if quote is not None else None
+    title = f' "{claims}"' if claims else ""
     return f"[[{c.marker or n}]]({dest}{title})"
 
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
 from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, nearest, occurs
+from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
@@ -60,7 +61,6 @@ EXPLAINED_CITATIONS = 3
 _TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
 _DEFINITION = re.compile(r"""^ {0,3}\[((?:[^\]\\]|\\.)+)\]:[ \t]*(?:\n[ \t]*)?(?:<[^>\n]*>|\S+)[ \t]*(?:\n[ \t]*)?"""
                          r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))[ \t]*$""", re.M)
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
 
 
@@ -132,9 +132,13 @@ class ClaimChecker:
         if named is None:
             revisions = self.store.newest_revisions(source)
             return revisions if revisions.groups else "no capture of this source verifies"
-        if _HEX64.fullmatch(named) is None:
-            return (f"the link title capture:{quoted(named, 70)} names no revision: write capture:<sha256> "
-                    "with the capture's 64 lowercase hex digits")
+        try:
+            # The title's grammar is parse_quotation_title's; a prose claim uses its revision only.
+            revision = parse_quotation_title(CAPTURE_WORD + named).revision
+        except DirectiveError as exc:
+            return str(exc)
+        assert revision is not None
+        named = revision
         try:
             return NewestRevisions(((self.store.lookup(source, named),),))
         except CaptureMissing:

@@ -12,8 +12,11 @@ percent-encoded. Matching is citelint's, stricter than a browser's: see
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
+
+from citelint.escape import quoted
 
 #: Separates a fragment from its directives (spec: "fragment directive delimiter").
 DELIMITER = ":~:"
@@ -138,3 +141,68 @@ def format_text_directive(start: str, end: str | None = None, *, prefix: str | N
     out += [_encode(end)] if end is not None else []
     out += [f"-{_encode(suffix)}"] if suffix is not None else []
     return DELIMITER + "text=" + ",".join(out)
+
+
+# --------------------------------------------------------------------------- the quotation's title
+
+#: The link title word naming the revision a quotation quotes: ``capture:<64 lowercase hex>``.
+CAPTURE_WORD = "capture:"
+#: The link title word naming the pages of a PDF capture a quotation is on: ``pages:3`` or ``pages:3-4``.
+PAGES_WORD = "pages:"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_PAGES = re.compile(r"([1-9][0-9]{0,5})(?:-([1-9][0-9]{0,5}))?")
+
+
+@dataclass(frozen=True)
+class QuotationTitle:
+    """What a quotation link's title claims: the ``revision`` it quotes (a
+    sha256, or None) and the ``pages`` of that capture it is on (first, last;
+    1-based, inclusive; or None)."""
+
+    revision: str | None = None
+    pages: tuple[int, int] | None = None
+
+
+def parse_quotation_title(title: str | None) -> QuotationTitle:
+    """The claims of a quotation link's ``title`` (None: the link has none).
+
+    The grammar, the one place it is written: a title that starts with
+    ``capture:`` or ``pages:`` is words separated by one space,
+    ``capture:<64 lowercase hex>`` and ``pages:<first>[-<last>]`` (page
+    numbers from 1, ``last`` not below ``first``), each at most once, in
+    that order, e.g. ``capture:<sha256> pages:3-4``. Any other title claims
+    nothing (a title for readers).
+
+    Raises:
+        DirectiveError: a title starting with one of the words that does not
+            follow the grammar (the message says how to write it; CL202).
+    """
+    if title is None or not title.startswith((CAPTURE_WORD, PAGES_WORD)):
+        return QuotationTitle()
+    words = title.split(" ")
+    revision = pages = None
+    if words[0].startswith(CAPTURE_WORD):
+        revision = words.pop(0)[len(CAPTURE_WORD):]
+        if _HEX64.fullmatch(revision) is None:
+            raise DirectiveError(f"the link title {quoted(title, 90)} names no revision: write "
+                                 "capture:<sha256> with the capture's 64 lowercase hex digits")
+    if words and words[0].startswith(PAGES_WORD):
+        m = _PAGES.fullmatch(words.pop(0)[len(PAGES_WORD):])
+        if m is None or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
+            raise DirectiveError(f"the link title {quoted(title, 90)} names no pages: write pages:3 or "
+                                 "pages:3-4 (page numbers from 1, as the PDF counts its pages)")
+        first = int(m.group(1))
+        pages = (first, int(m.group(2) or first))
+    if words:
+        raise DirectiveError(f"the link title {quoted(title, 90)} holds more than capture:<sha256> and "
+                             "pages:<first>-<last>, separated by one space")
+    return QuotationTitle(revision, pages)
+
+
+def format_quotation_title(revision: str | None, pages: tuple[int, int] | None = None) -> str | None:
+    """The title :func:`parse_quotation_title` reads back as ``revision`` and
+    ``pages`` (``capture:<sha256> pages:3-4``), or None when both are None."""
+    words = [f"{CAPTURE_WORD}{revision}"] if revision is not None else []
+    if pages is not None:
+        words.append(f"{PAGES_WORD}{pages[0]}" + (f"-{pages[1]}" if pages[1] != pages[0] else ""))
+    return " ".join(words) or None

@@ -5,13 +5,18 @@ the passage ``start`` of that source. The source is grounded by identity as
 any link is (the fragment is not part of identity); this module verifies the
 quoted text against the capture:
 
-- the revision is the one the link title names as ``capture:<64 hex>``, else
+- the revision is the one the link title names as ``capture:<64 hex>``
+  (the title's grammar: :func:`citelint.links.directive.parse_quotation_title`), else
   the newest revision and its batch siblings
   (:meth:`citelint.store.captures.Store.newest_revisions`), any of which may hold
   the passage; when several revisions (not one batch) share the newest
   ``retrievedAt``, the passage must occur in each of them, since nothing says
   which one the author quoted; a named revision that is missing or corrupt is
   a CL204, never replaced by another;
+- with ``pages:3-4`` in the title (a page-located citation of a PDF), the
+  quotation must occur within those pages of the capture, as its page map
+  (:func:`citelint.store.record.page_map`) places them; found only on
+  another page, it is a CL204 that names the page it is on;
 - each ``text=`` directive must match **verbatim** (percent-decoded, no case
   folding, no normalisation, no word boundaries): ``start`` occurs; ``end``
   occurs after the end of ``start``; ``prefix`` is immediately before
@@ -46,11 +51,18 @@ from citelint.excerpts import (
     short_message,
     shown_digests,
 )
-from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
+from citelint.links.directive import (
+    DirectiveError,
+    TextDirective,
+    directive_part,
+    parse_directives,
+    parse_quotation_title,
+)
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import raw_attr, raw_tag
 from citelint.model import RULES
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions, revision_key
+from citelint.store.record import page_map
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,9 +70,6 @@ if TYPE_CHECKING:
     from citelint.links.allowlist import Allowlist
     from citelint.store.captures import CaptureRecord, Store
 
-#: The link title naming the revision a quotation quotes: ``capture:<64 lowercase hex>``.
-CAPTURE_TITLE = "capture:"
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _CMARK_TITLE = re.compile(r'<a href="[^"]*" title="([^"]*)">')
 #: Passages counted for CL105's "matches N passages"; past it the count says "at least".
 COUNT_LIMIT = 1000
@@ -91,20 +100,26 @@ def link_title(out: str, tag: re.Match[str]) -> str | None:
     return None if raw is None else raw_attr(raw[0], "title")
 
 
-def title_revision(title: str | None) -> str | None:
-    """The sha256 a link title names (``capture:<64 lowercase hex>``), or None when it names none.
+def pages_shown(pages: tuple[int, int]) -> str:
+    """``page 3`` or ``pages 3-4``, as messages name a title's pages."""
+    return f"page {pages[0]}" if pages[0] == pages[1] else f"pages {pages[0]}-{pages[1]}"
 
-    Raises:
-        DirectiveError: the title starts with ``capture:`` but what follows
-            is not 64 lowercase hex digits (CL202).
-    """
-    if title is None or not title.startswith(CAPTURE_TITLE):
+
+def page_text(record: CaptureRecord, pages: tuple[int, int] | None) -> str | None:
+    """The text of ``record`` on ``pages`` (first, last; 1-based, inclusive),
+    the whole text when ``pages`` is None, or None when the capture has no
+    such pages (not a paged text, fewer pages, or a page map that disagrees
+    with its text)."""
+    if pages is None:
+        return record.text
+    try:
+        found = page_map(record.text, record.extractor)
+    except CaptureCorrupt:
         return None
-    value = title[len(CAPTURE_TITLE):]
-    if _HEX64.fullmatch(value) is None:
-        raise DirectiveError(f"the link title {quoted(title, 90)} names no revision: write "
-                             "capture:<sha256> with the capture's 64 lowercase hex digits")
-    return value
+    if found is None or pages[1] > len(found.starts):
+        return None
+    start, end = found.span(pages[0], pages[1], len(record.text))
+    return record.text[start:end]
 
 
 def _adjacent(before: str | None, term: str, after: str | None) -> re.Pattern[str]:
@@ -247,7 +262,7 @@ class QuotationChecker:
             return []
         try:
             directives = parse_directives(part)
-            named = title_revision(title)
+            claim = parse_quotation_title(title)
         except DirectiveError as exc:
             return [LinkIssue("CL202", link, f"malformed quotation {_show_url(link.href)}: {exc}", *at,
                               fixable=False)]
@@ -268,6 +283,7 @@ class QuotationChecker:
                 f"quotation of {_show_url(link.href)}: the URL is allowed by `links.allow` but has no capture, "
                 "so there is nothing to verify the quoted text against; capture the source, or link it without "
                 "a text directive"), *at)]
+        named, pages = claim.revision, claim.pages
         revisions = self._revisions(source, named, link)
         if isinstance(revisions, LinkIssue):
             return issues + [revisions]
@@ -278,13 +294,21 @@ class QuotationChecker:
                 "source again"), *at)]
         ranged = any(d.end is not None for d in visible)
         note = _RANGE_NOTE if ranged else ""
-        hits, failed = revisions.split(lambda r: all(match_spans(r.text, d, limit=1) for d in visible))
+        def holds(record: CaptureRecord) -> bool:
+            text = page_text(record, pages)
+            return text is not None and all(match_spans(text, d, limit=1) for d in visible)
+
+        hits, failed = revisions.split(holds)
         if failed or not hits:
+            if pages is not None:
+                return issues + [self._off_pages(link, visible, failed[0][0] if failed else hits[0], pages, named)]
             return issues + [self._miss(link, visible, revisions, failed, hits, named is not None, source, note)]
         # Found in every group (with a tie, in each tied revision): each is relied upon.
         seen: set[tuple[str, str]] = set()
         for record in hits:
-            found = [match_spans(record.text, d) for d in visible]
+            scope = page_text(record, pages)
+            assert scope is not None  # holds() found it there
+            found = [match_spans(scope, d) for d in visible]
             for weak in self._weak(link, visible, found, record, note):
                 key = (weak.rule, weak.message.replace(record.sha256[:12], ""))
                 if key not in seen:  # a short start term is short in every revision: said once
@@ -386,6 +410,45 @@ class QuotationChecker:
         return LinkIssue("CL204", link, (
             f"quotation not found in {which}: {miss.what}; {hint}{elsewhere}"
             f"{note}; --fix leaves this link alone"), *at, capture=record.sha256)
+
+    def _off_pages(self, link: Link, visible: list[TextDirective], record: CaptureRecord, pages: tuple[int, int],
+                   named: str | None) -> LinkIssue:
+        """CL204 for a page-located quotation not found on ``pages`` of ``record``: the capture
+        has no such pages, or the quotation is on another page (named), or nowhere."""
+        at = (link.line, link.col, link.end_line, link.end_col)
+        which = f"capture {record.sha256[:12]}…" + (" (named by the link title)" if named else
+                                                    " (the newest revision of this source)")
+        wanted = pages_shown(pages)
+        try:
+            found = page_map(record.text, record.extractor)
+        except CaptureCorrupt as exc:
+            found, broken = None, f" ({exc})"
+        else:
+            broken = ""
+        if found is None:
+            return LinkIssue("CL204", link, (
+                f"the link title names {wanted}, but {which} is not a text with pages{broken}: page-located "
+                "quotations are checked against a PDF capture; --fix leaves this link alone"), *at,
+                capture=record.sha256)
+        if pages[1] > len(found.starts):
+            return LinkIssue("CL204", link, (
+                f"the link title names {wanted}, but {which} has {len(found.starts)} page"
+                f"{'s' * (len(found.starts) != 1)}; --fix leaves this link alone"), *at, capture=record.sha256)
+        spans = [match_spans(record.text, d, limit=1) for d in visible]
+        if all(spans):
+            on = found.shown(found.page_of(spans[0][0][0]))
+            return LinkIssue("CL204", link, (
+                f"quotation not found on {wanted} of {which}, which the link title names: it is on {on}; "
+                f"correct the title's pages:, or quote what {wanted} say; --fix leaves this link alone"), *at,
+                capture=record.sha256)
+        scope = page_text(record, pages) or ""
+        failing = next(d for d in visible if not match_spans(scope, d, limit=1))
+        miss = _diagnose(scope, failing)
+        made_by = record.extractor.describe() if record.extractor is not None else None
+        hint = explain_miss(miss.term, scope, made_by, what=miss.name)
+        return LinkIssue("CL204", link, (
+            f"quotation not found on {wanted} of {which}: {miss.what}; {hint}; --fix leaves this link alone"),
+            *at, capture=record.sha256)
 
     def _elsewhere(self, source: str, visible: list[TextDirective], revisions: NewestRevisions
                    ) -> CaptureRecord | None:

@@ -8,7 +8,7 @@ import re as _re
 
 from citelint.reports.quickcheck import MISSING, unique_strings as _unique
 
-DIGESTS = {'config.schema.json': 'b75b7db169d4aa48b657f1178e813fc29023deb117ff6e9b6b3c3a206536202c', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
+DIGESTS = {'config.schema.json': '0e5196a5318490c980579f18f7e78d20b003d78064ffa22bf0ccf6e61500f044', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
 
 _k_0_4 = frozenset(('cited', 'unavailable', ))
 _k_0_7 = _re.compile('^\\S(?:[\\s\\S]*\\S)?(?![\\s\\S])', 32).search
@@ -62,7 +62,7 @@ _k_1_18 = _re.compile('^CL[0-9]{3}$', 32).match
 _k_1_34 = frozenset(('check_at', 'description', 'period', 'unit', ))
 _k_1_39 = frozenset(())
 _k_1_41 = frozenset(('allow_private_addresses', 'ca_file', 'content_types', 'extractors', 'keep_raw', 'max_bytes', 'proxy', 'sign_key', 'timeout_s', 'user_agent', ))
-_k_1_53 = frozenset(('html-text', 'identity', 'pypdf', 'trafilatura', ))
+_k_1_53 = frozenset(('html-text', 'identity', 'pdf-text', 'pypdf', 'trafilatura', ))
 _k_1_54 = frozenset(())
 _k_1_56 = _re.compile('^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$', 32).match
 _k_1_60 = frozenset(('allow', 'ignore_query_params', 'images', 'relative', ))

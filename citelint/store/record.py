@@ -97,7 +97,7 @@ class Extractor(NamedTuple):
     """What turned a raw body into a capture's text (record v2's ``extractor``).
 
     ``name`` is a registered extractor (``html-text``, ``trafilatura``,
-    ``pypdf``), ``version`` the version of the library that ran, and
+    ``pdf-text``, ``pypdf``), ``version`` the version of the library that ran, and
     ``options`` everything else that can change the text (the decoding
     used, the library's own options, the versions of what it parses with),
     as a JSON object. Re-running ``name`` at ``version`` with ``options`` on
@@ -115,6 +115,64 @@ class Extractor(NamedTuple):
     def to_obj(self) -> dict:
         """The JSON object form."""
         return {"name": self.name, "version": self.version, "options": self.options}
+
+
+class PageMap(NamedTuple):
+    """The pages of an extracted PDF text: ``starts[i]`` is the code-point
+    offset where page ``i + 1`` starts (the text's pages are separated by
+    ``\\f``), ``labels[i]`` its printed label or None, ``verdicts[i]`` the
+    recorded verdict on its text layer (``usable``, ``no text``,
+    ``garbled``) or None where none was recorded."""
+
+    starts: list[int]
+    labels: list[str | None]
+    verdicts: list[str | None]
+
+    def page_of(self, offset: int) -> int:
+        """The 1-based page number holding code-point ``offset``."""
+        from bisect import bisect_right
+
+        return bisect_right(self.starts, offset)
+
+    def span(self, first: int, last: int, length: int) -> tuple[int, int]:
+        """The (start, end) code-point offsets of pages ``first`` to ``last``
+        (1-based, inclusive, within the map) in a text of ``length`` code points,
+        without the ``\\f`` after the last."""
+        end = self.starts[last] - 1 if last < len(self.starts) else length
+        return self.starts[first - 1], end
+
+    def shown(self, page: int) -> str:
+        """Page ``page`` as messages name it: ``page 4``, or ``page 4 (printed iv)``."""
+        label = self.labels[page - 1]
+        return f"page {page}" + (f" (printed {label})" if label and label != str(page) else "")
+
+
+def page_map(text: str, extractor: Extractor | None) -> PageMap | None:
+    """The :class:`PageMap` of a capture's ``text`` made by ``extractor``, or
+    None when it is no paged text (no extractor, or one that separates no
+    pages with ``\\f``). Page starts are where the text's ``\\f`` put them;
+    labels and verdicts come from the recorded ``pages`` (``pdf-text``), also
+    inside a request capture's inner extractor.
+
+    Raises:
+        CaptureCorrupt: a recorded ``pages`` map that disagrees with the text
+            (another count of pages, or other starts).
+    """
+    options = extractor.options if extractor is not None else None
+    inner = options.get("extractor") if isinstance(options, dict) else None
+    if isinstance(inner, dict) and isinstance(inner.get("options"), dict):
+        options = inner["options"]
+    if not isinstance(options, dict) or options.get("pageSeparator") != "\f":
+        return None
+    starts = [0] + [m.end() for m in re.finditer("\f", text)]
+    recorded = options.get("pages")
+    if recorded is None:
+        return PageMap(starts, [None] * len(starts), [None] * len(starts))
+    if not isinstance(recorded, list) or len(recorded) != len(starts) or any(
+            not isinstance(p, dict) or p.get("start") != at for p, at in zip(recorded, starts)):
+        raise CaptureCorrupt("the recorded page map disagrees with the text's page breaks")
+    return PageMap(starts, [p.get("label") if isinstance(p.get("label"), str) else None for p in recorded],
+                   [p.get("verdict") if isinstance(p.get("verdict"), str) else None for p in recorded])
 
 
 class CaptureRecord(NamedTuple):
