@@ -372,7 +372,8 @@ def test_accepted_quotations_join_accepted_and_the_review_list(project: Project,
     sentence = "The Act says “The employer shall pay [the worker] the refund within 30 days” 1."
     text = "The employer shall pay [the worker] the refund within 30 days"
     assert doc["accepted"] == [{
-        "path": "reports/a.md", "line": 1, "column": 14, "kind": "quotation", "sentence": sentence,
+        "path": "reports/a.md", "line": 1, "column": 14, "kind": "quotation", "form": "prose",
+        "sentence": sentence,
         "text": text, "source": ACT, "capture": project.act.sha256, "label": None,  # type: ignore[attr-defined]
         "insertions": ["[the worker]"],
         "fingerprint": quotation_fingerprint(sentence, ACT, project.act.sha256, text),  # type: ignore[attr-defined]

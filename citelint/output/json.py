@@ -86,9 +86,10 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
         })
     for q in result.quotations:
         accepted.append({
-            "path": q.path, "line": q.line, "column": q.col, "kind": "quotation", "sentence": q.sentence,
-            "text": q.text, "source": q.source, "capture": q.capture, "label": q.label,
-            "insertions": list(q.insertions), "fingerprint": q.fingerprint, "reviewed": review_to_dict(q.reviewed),
+            "path": q.path, "line": q.line, "column": q.col, "kind": "quotation", "form": q.form,
+            "sentence": q.sentence, "text": q.text, "source": q.source, "capture": q.capture, "label": q.label,
+            "insertions": list(q.insertions), "fingerprint": q.fingerprint,
+            "reviewed": review_to_dict(q.reviewed),
         })
     return {
         "format": OUTPUT_FORMAT,
