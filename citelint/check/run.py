@@ -29,7 +29,9 @@ from citelint.facts import (
     Citation,
     Issue,
     check_labels,
+    entry_fingerprint,
     label_issue,
+    rejected_issue,
     review_notice,
     verify_citations,
 )
@@ -39,6 +41,7 @@ from citelint.model import (
     Finding,
     Position,
     ReportDetail,
+    Review,
 )
 from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
@@ -49,6 +52,7 @@ from citelint.store.captures import Store
 from citelint.store.legacy import legacy_message, legacy_unmigrated
 
 if TYPE_CHECKING:
+    from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures, PendingBase, Resolving
     from citelint.links.grounds import LinkEvidence
@@ -155,7 +159,7 @@ class _PhaseOne:
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
-               evidence: EvidenceVerifier | None = None, n: int = 1) -> _PhaseOne:
+               evidence: EvidenceVerifier | None = None, n: int = 1, ledger: Ledger | None = None) -> _PhaseOne:
     """Load and label-check fact reports, and check Markdown reports whole,
     adding their findings to ``result``.
 
@@ -164,7 +168,8 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     and enough fact reports, ``n`` processes share them out
     (:func:`_load_in_workers`) while this one also checks every other
     target; the loaded reports, citations and accepted facts are joined in
-    run order, as one process gives them.
+    run order, as one process gives them. ``ledger`` (None: no review
+    counts) judges the accepted quotations of Markdown reports.
     """
     def loadable(item: tuple[int, Target]) -> bool:
         return item[1].kind == "report" and not item[1].refusal
@@ -173,10 +178,10 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
     parts = _load_in_workers(reports, n, config, cwd, tracking, result.details is not None) if n > 1 else None
     if parts is None:
-        return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence)
+        return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence, ledger)
     # Markdown reports and refused files here; their findings do not depend on order.
     one = _phase_one_here([item for item in targets if not loadable(item)], config, cwd, fix, tracking, result,
-                          None, evidence)
+                          None, evidence, ledger)
     for part in parts:
         result.files += part.result.files
         result.facts_cited += part.result.facts_cited
@@ -256,7 +261,7 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
 
 def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                     tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
-                    evidence: EvidenceVerifier | None = None) -> _PhaseOne:
+                    evidence: EvidenceVerifier | None = None, ledger: Ledger | None = None) -> _PhaseOne:
     """:func:`_phase_one` in this process, in the order of ``targets``."""
     one = _PhaseOne(result)
     store = Store(config.captures_dir)
@@ -281,7 +286,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
             # Loaded with the first Markdown report: a run of fact reports never needs it.
             from citelint.check.markdown import check_markdown
 
-            check_markdown(target, display, config, allowlist, one.result, fix)
+            check_markdown(target, display, config, allowlist, one.result, fix, ledger)
         if progress:
             progress(order, len(targets))
     one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
@@ -337,7 +342,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
-              resolving: Resolving | None = None, detail: bool = False) -> CheckResult:
+              resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -363,6 +368,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     fact's place and label, or a Markdown report's text and every link
     located with its verdict (a plain check keeps none: it costs time and
     memory).
+    ``ledger`` is the review ledger when the caller has read it
+    (``citelint review``); None reads it here, once, with a warning for each
+    file that does not count (:func:`_load_ledger`).
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
@@ -403,8 +411,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
+        ledger = _load_ledger(config, cwd, result) if ledger is None else ledger or None
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
-                         n=job_count(jobs, len(numbered)))
+                         n=job_count(jobs, len(numbered)), ledger=ledger)
         base_captures = _settle_base(pending, base_note, config, cwd, result) if pending is not None else None
         reports = {r.order: r for r in one.reports}
         accepted = one.accepted
@@ -417,7 +426,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         del grouped
         verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
                            context_chars)
-        _emit_verified(config, result, reports, verified, accepted)
+        _emit_verified(config, result, reports, verified, accepted, ledger)
         if one.allowlist_empty and result.links_governed:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -431,22 +440,34 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
-                   accepted: list[tuple[int, AcceptedEntry]]) -> None:
+                   accepted: list[tuple[int, AcceptedEntry]], ledger: Ledger | None = None) -> None:
     """Emit the verified citations' findings now; the semantic-review notices
-    (CL901, one per accepted citation) and the accepted facts are built when a
-    formatter first reads them (:meth:`CheckResult.defer`), since each needs
-    its fact's position and a run that only counts them (text, SARIF) should
-    not pay for that. CL901 raised above a notice in the config is a finding,
-    emitted now."""
+    (CL901, one per accepted citation that ``ledger`` has no review of) and
+    the accepted facts are built when a formatter first reads them
+    (:meth:`CheckResult.defer`), since each needs its fact's position and a
+    run that only counts them (text, SARIF) should not pay for that. CL901
+    raised above a notice in the config is a finding, emitted now, as is
+    CL903 for a citation whose review says ``does-not-support``. Fingerprints
+    are computed only when the ledger holds a review."""
     review = config.severity("CL901") == "notice"
     emitters: dict[int, Emitter] = {}
-    reviewed = 0
+    unreviewed = 0
+    judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
     for order, _, issues, entry in verified:
         if entry is not None:
             accepted.append((order, entry))
-            reviewed += 1
-            if not review:
-                issues = [*issues, review_notice(entry)]
+            fingerprint = entry_fingerprint(entry) if ledger else None
+            verdict = ledger.review(fingerprint) if ledger else None
+            if verdict is None:
+                unreviewed += 1
+                if not review:
+                    issues = [*issues, review_notice(entry)]
+            else:
+                judged[id(entry)] = verdict
+                result.reviewed += 1
+                if verdict.verdict == "does-not-support":
+                    result.rejected += 1
+                    issues = [*issues, rejected_issue(entry, verdict, cast(str, fingerprint))]
         if issues:
             report = reports[order]
             emit = emitters.get(order) or emitters.setdefault(order, Emitter(config, result, report.display))
@@ -457,14 +478,40 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, Loade
     def settle(result: CheckResult) -> None:
         if review:
             for order, entry in accepted:
-                if entry.fact["state"] == "cited":
+                if entry.fact["state"] == "cited" and id(entry) not in judged:
                     report = reports[order]
                     report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
-        built = [reports[order].accepted(entry) for order, entry in accepted]
+        built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
         built.sort(key=lambda item: item[0])
         result.accepted = [fact for _, fact in built]
 
-    result.defer(reviewed if review else 0, settle)
+    result.defer(unreviewed if review else 0, settle)
+
+
+#: At most this many ledger files that do not count are named, one warning each.
+UNCOUNTED_SHOWN = 20
+
+
+def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | None:
+    """The review ledger of the run, read once (docs/reviews.md), or None when
+    it holds no review that counts; a run with no reviews folder costs one
+    ``lstat`` and loads no signature code. Each file that does not count is a
+    warning naming it and why (the first :data:`UNCOUNTED_SHOWN`, then their number).
+
+    Raises:
+        UsageError: ``reviews.allowed_signers`` cannot be read or parsed.
+    """
+    if not os.path.lexists(config.reviews.dir):
+        return None
+    from citelint.evidence.ledger import load_ledger, relative
+
+    ledger = load_ledger(config.reviews, relative(cwd))
+    for path, why in ledger.uncounted[:UNCOUNTED_SHOWN]:
+        result.warnings_text.append(f"review {relpath(path, cwd)} does not count: {why}")
+    if len(ledger.uncounted) > UNCOUNTED_SHOWN:
+        result.warnings_text.append(f"{len(ledger.uncounted) - UNCOUNTED_SHOWN} more review files do not count "
+                                    "(`citelint review --stale` lists every one)")
+    return ledger if ledger else None
 
 
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
