@@ -23,6 +23,7 @@ from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.check.targets import Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
+from citelint.escape import quoted
 from citelint.facts import (
     CONTEXT_CHARS,
     AcceptedEntry,
@@ -389,6 +390,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                                   for p, why in selection.skipped], details={} if detail else None)
     base_note = len(result.warnings_text)
     pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
+    # The review ledger is append-only evidence too (CL301), compared on the same base.
+    reviews_base = _start_reviews_base(pending, config) if pending is not None else None
     # The cyclic collector would scan every report, fact and result the run
     # holds, again each time they grow by a quarter, and find nothing: they
     # hold no reference cycles (about a tenth of a large run's time).
@@ -415,6 +418,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
                          n=job_count(jobs, len(numbered)), ledger=ledger)
         base_captures = _settle_base(pending, base_note, config, cwd, result) if pending is not None else None
+        if reviews_base is not None:
+            _settle_base(reviews_base, None, config, cwd, result)
         reports = {r.order: r for r in one.reports}
         accepted = one.accepted
         grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
@@ -436,6 +441,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             gc.enable()
         if pending is not None:
             pending.close()
+        if reviews_base is not None:
+            reviews_base.close()
     return result
 
 
@@ -506,6 +513,15 @@ def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | Non
     from citelint.evidence.ledger import load_ledger, relative
 
     ledger = load_ledger(config.reviews, relative(cwd))
+    tracking = GitTracking(config, cwd, config.reviews.dir)
+    for record in ledger.counted if tracking.enabled else ():
+        # Counted here, absent from a clean clone: the check would pass here and fail there (CL109).
+        untracked = tracking.untracked_file(f"{record.fingerprint}/{record.digest}.json")
+        if untracked:
+            Emitter(config, result, untracked)("CL109", Position(1, 1), (
+                f"review {record.fingerprint[:16]} ({record.verdict} by {quoted(record.by, 80)}) is neither "
+                f"committed nor staged in git, so it counts here and not in a clean clone; run `git add "
+                f"{untracked}` (and its .sig)"))
     for path, why in ledger.uncounted[:UNCOUNTED_SHOWN]:
         result.warnings_text.append(f"review {relpath(path, cwd)} does not count: {why}")
     if len(ledger.uncounted) > UNCOUNTED_SHOWN:
@@ -588,11 +604,27 @@ def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str
         raise
 
 
-def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
+def _start_reviews_base(pending: PendingBase, config: Config) -> PendingBase:
+    """The base comparison of the review ledger, sharing ``pending``'s resolution of REF.
+
+    Raises:
+        UsageError: the reviews directory cannot be compared (outside the repository).
+    """
+    from citelint.git.base import GitBaseError
+
+    try:
+        return pending.sibling(config.reviews.dir)
+    except GitBaseError as exc:
+        pending.close()
+        raise UsageError(str(exc)) from None
+
+
+def _settle_base(pending: PendingBase, note_at: int | None, config: Config, cwd: Path,
                  result: CheckResult) -> BaseCaptures:
-    """The base captures ``pending`` loaded; emits CL301 for each changed one,
+    """The base evidence ``pending`` loaded; emits CL301 for each changed file,
     and the note for a base compared by REF's own tree at ``note_at`` among
-    the notes (where it stood when the base was started).
+    the notes (where it stood when the base was started; None: no note, it
+    is given for the captures).
 
     Raises:
         UsageError: git failed while comparing.
@@ -606,7 +638,7 @@ def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
     for change in base.changes():
         display = relpath(change.path, cwd)
         Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
-    if base.via == "ref":
+    if base.via == "ref" and note_at is not None:
         result.warnings_text.insert(note_at, (
             f"--base: compared captures with {base.ref}'s own tree, since this clone has no merge base of it "
             "and HEAD (a shallow clone)"))
