@@ -312,3 +312,19 @@ def _key_hex(key: Path) -> str:
     from citelint.evidence.sshsig import PublicKey
 
     return PublicKey.from_openssh(key.with_suffix(".pub").read_text()).fingerprint_hex()
+
+
+def test_a_check_without_a_reviews_folder_loads_no_ledger_code(repo: Repo) -> None:
+    """In a fresh interpreter: no reviews/ folder, so neither the ledger nor the signature code loads."""
+    import sys
+
+    repo.report(repo.cited(snippet=SNIPPET))
+    code = ("import io, sys\nfrom citelint.cli import main\n"
+            "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "print(code, sorted(m for m in sys.modules\n"
+            "                   if m.startswith(('citelint.evidence', 'citelint.store.reviews'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True)
+    assert out.stdout.split(maxsplit=1) == ["0", "[]\n"], out.stdout + out.stderr
+    review(repo, fp_of(repo))
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True)
+    assert "'citelint.evidence.ledger'" in out.stdout, out.stdout + out.stderr
