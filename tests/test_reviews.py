@@ -38,6 +38,21 @@ def test_a_fact_fingerprint_covers_label_source_capture_and_snippet() -> None:
     assert fp != fact_fingerprint("inventory", SOURCE_A, SHA, SNIPPET.replace("42", "43"))
 
 
+def test_fingerprints_are_sha256_of_canonical_json() -> None:
+    """The definition docs/reviews.md gives, written out with the standard library."""
+    import hashlib
+
+    def canonical(obj: dict[str, str]) -> str:
+        data = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+    snippet = "Ein “Zitat” mit \\ und \" und \u2028 und \ud800"
+    assert fact_fingerprint("q1-c2", SOURCE_A, SHA, snippet) == canonical(
+        {"kind": "fact", "label": "q1-c2", "source": SOURCE_A, "capture": SHA, "snippet": snippet})
+    assert quotation_fingerprint(" It  says\n“x” https://a.example/ ", SOURCE_A, SHA, "x") == canonical(
+        {"kind": "quotation", "sentence": "It says “x”", "source": SOURCE_A, "capture": SHA, "text": "x"})
+
+
 def test_a_fact_fingerprint_never_collides_with_a_quotation_of_the_same_words() -> None:
     assert fact_fingerprint("x", SOURCE_A, SHA, SNIPPET) != quotation_fingerprint("x", SOURCE_A, SHA, SNIPPET)
 
