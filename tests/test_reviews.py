@@ -146,7 +146,8 @@ def test_the_latest_review_counts_ties_broken_by_digest(repo: Repo) -> None:
              for verdict in ("supports", "does-not-support")]
     winner = max(paths, key=lambda p: p.name)
     ledger = load_ledger(ReviewSettings(other.root / "reviews"))
-    assert ledger.latest[fp].digest == winner.stem
+    record = ledger.record(fp)
+    assert record is not None and record.digest == winner.stem
     assert (other.check().code == 1) is (json.loads(winner.read_bytes())["verdict"] == "does-not-support")
 
 
@@ -343,3 +344,16 @@ def test_a_check_without_a_reviews_folder_loads_no_ledger_code(repo: Repo) -> No
     review(repo, fp_of(repo))
     out = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True)
     assert "'citelint.evidence.ledger'" in out.stdout, out.stdout + out.stderr
+
+
+def test_a_check_reads_only_the_review_folders_of_its_citations(repo: Repo) -> None:
+    """A hook checking one report reads that report's reviews, not the whole ledger:
+    a broken review of another citation is not even opened, and `review --stale` finds it."""
+    repo.report(repo.cited(snippet=SNIPPET))
+    review(repo, fp_of(repo))
+    elsewhere = review(repo, "ee" * 32)
+    elsewhere.write_bytes(b"not json")
+    run = repo.check()
+    assert run.code == 0 and "does not count" not in run.out + run.err and "1 reviewed: supports" in run.out
+    stale = run_cli("review", "--stale", cwd=repo.root)
+    assert f"does not count: reviews/{'ee' * 32}/" in stale.out
