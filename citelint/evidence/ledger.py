@@ -26,16 +26,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from citelint.evidence.allowed_signers import Entry, judge, load, match_list
-from citelint.evidence.sshsig import (
-    EXTRA_HINT,
-    BackendMissing,
-    PublicKey,
-    Signature,
-    SignatureFormatError,
-    dearmor,
-    verify,
-)
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.model import Review
 from citelint.store.record import time_key
@@ -43,6 +33,11 @@ from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list
 
 if TYPE_CHECKING:
     from citelint.config import ReviewSettings
+    from citelint.evidence.allowed_signers import Entry
+    from citelint.evidence.sshsig import PublicKey
+
+# The signature modules (and what they load: subprocess, dataclasses) are imported only
+# where a signature is judged: an advisory ledger, without reviews.allowed_signers, never needs them.
 
 #: The SSHSIG namespace of review signatures: a capture's signature (namespace
 #: ``citelint``) can never be passed off as a review, nor the other way round.
@@ -138,6 +133,8 @@ def load_ledger(settings: ReviewSettings, display: Callable[[Path], str] = str) 
     folders, stray = list_folders(settings.dir)
     entries = None
     if settings.allowed_signers is not None and folders:
+        from citelint.evidence.allowed_signers import load
+
         entries = load(settings.allowed_signers, display(settings.allowed_signers), "reviews.allowed_signers")
     return Ledger(settings.dir, folders, [Uncounted(path, why) for path, why in stray], entries)
 
@@ -160,6 +157,9 @@ def signed_by_reviewer(found: LedgerFile, record: ReviewRecord, entries: list[En
 
 def _one(path: Path, data: bytes, record: ReviewRecord, entries: list[Entry]) -> str | None:
     """None for a good signature of the reviewer at ``path``, else why not."""
+    from citelint.evidence.allowed_signers import judge
+    from citelint.evidence.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, dearmor, verify
+
     try:
         armored = read_regular(path, MAX_SIGNATURE_BYTES, follow_symlinks=False)
         sig = Signature.parse(dearmor(armored.decode("ascii")))
@@ -190,6 +190,8 @@ def key_allows(entries: list[Entry], key: PublicKey, by: str, at: str) -> str | 
     the reviewer ``by`` (a principal pattern of its line matches) at ``at``
     (RFC 3339 UTC); else why not. ``citelint review --sign-key`` asks this
     before it writes, so no review that could not count is ever added."""
+    from citelint.evidence.allowed_signers import judge, match_list
+
     entry, why = judge(entries, key, NAMESPACE, None)
     if entry is None:
         return f"{why}; only keys listed in reviews.allowed_signers may sign reviews"
