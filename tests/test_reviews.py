@@ -187,8 +187,13 @@ def test_bad_review_files_never_count_and_are_named(repo: Repo) -> None:
     shown = run.out + run.err
     assert run.code == 0
     assert "does not count: its bytes do not hash to its file name" in shown
-    assert "notes.txt does not count: not a fingerprint folder" in shown
     assert "1 for semantic review" in shown
+    # A stray entry beside the fingerprint folders is never read by a check; --stale names it.
+    (repo.root / "reviews" / fp_of(repo)[:40]).mkdir()
+    (repo.root / "reviews" / fp_of(repo)[:40] / "r.json").write_text("{}", encoding="utf-8")
+    stale = run_cli("review", "--stale", cwd=repo.root)
+    assert "notes.txt: not a fingerprint folder" in stale.out and f"{fp_of(repo)[:40]}: not a fingerprint" in stale.out
+    assert "its bytes do not hash to its file name" in stale.out
 
 
 def test_a_missing_ledger_costs_nothing_and_says_nothing(repo: Repo) -> None:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.model import Review
 from citelint.store.record import time_key
-from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list_folders, read_folder
+from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list_folders, read_folder, stray_names
 
 if TYPE_CHECKING:
     from citelint.config import ReviewSettings
@@ -94,8 +94,12 @@ class Ledger:
         return None if record is None else record.review
 
     def read_all(self) -> None:
-        """Read every fingerprint folder (in name order), as :meth:`record` would."""
-        for fingerprint in sorted(self.folders - self._read):
+        """Read every fingerprint folder (in name order), as :meth:`record` would,
+        and name the entries that are no fingerprint folder."""
+        strays = stray_names(self.root, self.folders)
+        self.uncounted.extend(Uncounted(path, why) for path, why in strays)
+        names = {path.name for path, _ in strays}
+        for fingerprint in sorted(self.folders - self._read - names):
             self._read_folder(fingerprint)
 
     def _read_folder(self, fingerprint: str) -> None:
