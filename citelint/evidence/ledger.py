@@ -60,6 +60,9 @@ class Ledger:
     a hook checking one report reads the reviews of that report's citations
     only, not the whole ledger.
 
+    Made by :func:`load_ledger` from the ledger's ``root``, the names listed
+    there (``folders``), what was wrong with ``root`` itself (``stray``) and
+    the allowed-signers ``entries`` (None: signatures are not required).
     ``signed`` says whether signatures are required (``reviews.allowed_signers``).
     ``counted`` lists the counting records of the folders read so far,
     ``uncounted`` the files there (and stray entries of the ledger) that do
