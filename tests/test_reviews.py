@@ -362,3 +362,14 @@ def test_a_check_reads_only_the_review_folders_of_its_citations(repo: Repo) -> N
     assert run.code == 0 and "does not count" not in run.out + run.err and "1 reviewed: supports" in run.out
     stale = run_cli("review", "--stale", cwd=repo.root)
     assert f"does not count: reviews/{'ee' * 32}/" in stale.out
+
+
+def test_a_broken_allowed_signers_file_is_a_usage_error_when_a_review_is_judged(repo: Repo) -> None:
+    repo.report(repo.cited(snippet=SNIPPET))
+    repo.config(reviews={"allowed_signers": "review_signers"})
+    repo.write("review_signers", "ada@example.org not-a-key-type AAAA\n")
+    review(repo, "ee" * 32)
+    assert repo.check().code == 0  # no review of this run's citations: the file is not read
+    review(repo, fp_of(repo))
+    run = repo.check()
+    assert run.code == 2 and "review_signers:1:" in run.err and "Traceback" not in run.err
