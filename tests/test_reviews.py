@@ -111,7 +111,10 @@ def test_a_reviewed_fact_leaves_the_review_list_and_json_says_who(repo: Repo) ->
     assert doc["accepted"][0]["reviewed"] == {"verdict": "supports", "by": "ada@example.org",
                                               "at": "2026-12-01T10:00:00Z",
                                               "note": "the count is of items held, as the label means"}
-    assert "1 reviewed: supports" in repo.check().err + repo.check().out
+    assert "1 reviewed: supports" in repo.check().out
+    sarif = json.loads(repo.check("--format", "sarif").out)["runs"][0]
+    assert sarif["results"] == [] and sarif["properties"]["acceptedCitations"] == 2
+    assert sarif["properties"]["counts"]["reviewed"] == 1 and sarif["properties"]["counts"]["semanticReview"] == 1
 
 
 def test_a_moved_report_keeps_its_review_and_a_changed_snippet_loses_it(repo: Repo) -> None:
