@@ -10,6 +10,7 @@ opens a socket.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import gc
 import os
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.check.targets import Target, read_target, select_targets, stdin_target
+from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
 from citelint.escape import quoted
@@ -345,7 +346,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
-              resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None) -> CheckResult:
+              resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
+              given: Target | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -357,7 +359,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     or ``skip`` (a note, and no diff-aware rule, unless the config sets
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
-    as if it were the file ``name`` (``paths`` is then ignored).
+    as if it were the file ``name`` (``paths`` is then ignored). ``given``
+    is one report with its content (:func:`citelint.check.targets.given_target`),
+    checked alone as its ``kind`` whatever the globs say (``paths`` and
+    ``stdin`` are then ignored).
     ``jobs`` is the number of processes loading reports and verifying
     citations (None: :func:`job_count` decides for each phase).
     ``context_chars`` is how much capture text (code points) each accepted
@@ -386,7 +391,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.git.base.load_base`).
     """
-    selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
+    selection = Selection([given]) if given is not None else \
+        stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
@@ -397,8 +403,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     # The cyclic collector would scan every report, fact and result the run
     # holds, again each time they grow by a quarter, and find nothing: they
     # hold no reference cycles (about a tenth of a large run's time).
-    collecting = gc.isenabled()
-    gc.disable()
+    _COLLECTOR.pause()
     try:
         store = Store(config.captures_dir)
         legacy = legacy_unmigrated(store)
@@ -443,13 +448,39 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
                 "every governed link is ungrounded; capture the sources first")
     finally:
-        if collecting:
-            gc.enable()
+        _COLLECTOR.resume()
         if pending is not None:
             pending.close()
         if reviews_base is not None:
             reviews_base.close()
     return result
+
+
+class _CollectorPause:
+    """The cyclic collector paused while at least one check runs in this
+    process: checks may run in several threads at once (the Python API), so
+    the first to start disables it (when it was enabled) and the last to
+    finish enables it again; a collector the caller had disabled stays so."""
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()  # threading's Lock, without importing threading
+        self._running, self._resume = 0, False
+
+    def pause(self) -> None:
+        with self._lock:
+            if self._running == 0:
+                self._resume = gc.isenabled()
+                gc.disable()
+            self._running += 1
+
+    def resume(self) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running == 0 and self._resume:
+                gc.enable()
+
+
+_COLLECTOR = _CollectorPause()
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
