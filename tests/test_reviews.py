@@ -376,3 +376,25 @@ def test_a_broken_allowed_signers_file_is_a_usage_error_when_a_review_is_judged(
     review(repo, fp_of(repo))
     run = repo.check()
     assert run.code == 2 and "review_signers:1:" in run.err and "Traceback" not in run.err
+
+
+def test_symlinks_in_the_ledger_are_never_followed(repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A review is a real file in a real folder of the project's reviews directory, never a
+    link to one elsewhere (a pull request could otherwise point the ledger at any approvals)."""
+    repo.report(repo.cited(snippet=SNIPPET))
+    outside = tmp_path_factory.mktemp("outside")
+    data = record_bytes(fp_of(repo), "supports", "ada", "2026-12-01T10:00:00Z", None)
+    path = write_review(outside / "reviews", fp_of(repo), data)[1]
+    (repo.root / "reviews").symlink_to(outside / "reviews")
+    run = repo.check()
+    assert run.code == 2 and "citelint.yaml:" in run.err and "reviews.dir: 'reviews' leads outside" in run.err
+    (repo.root / "reviews").unlink()
+    (repo.root / "reviews").mkdir()
+    (repo.root / "reviews" / fp_of(repo)).symlink_to(path.parent)
+    run = repo.check()
+    assert "reviewed: supports" not in run.out and "not a directory" in run.out, run.out
+    (repo.root / "reviews" / fp_of(repo)).unlink()
+    (repo.root / "reviews" / fp_of(repo)).mkdir()
+    (repo.root / "reviews" / fp_of(repo) / path.name).symlink_to(path)
+    run = repo.check()
+    assert "reviewed: supports" not in run.out and "a symlink, never followed" in run.out, run.out

@@ -20,6 +20,7 @@ ledger the same way.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -209,7 +210,8 @@ def read_folder(root: Path, fingerprint: str) -> tuple[list[LedgerFile], list[tu
         except NotRegularFile:
             record = ReviewCorrupt("not a regular file")
         except OSError as exc:
-            record = ReviewCorrupt(f"cannot be read ({exc.strerror or exc})")
+            record = ReviewCorrupt("a symlink, never followed (a review is a regular file)" if exc.errno == errno.ELOOP
+                                   else f"cannot be read ({exc.strerror or exc})")
         except ReviewCorrupt as exc:
             record = exc
         found.append(LedgerFile(target, record, data, tuple(signed.pop(digest, ()))))
