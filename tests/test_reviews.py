@@ -398,3 +398,12 @@ def test_symlinks_in_the_ledger_are_never_followed(repo: Repo, tmp_path_factory:
     (repo.root / "reviews" / fp_of(repo) / path.name).symlink_to(path)
     run = repo.check()
     assert "reviewed: supports" not in run.out and "a symlink, never followed" in run.out, run.out
+
+
+def test_review_stale_with_a_broken_allowed_signers_file_is_a_usage_error(repo: Repo) -> None:
+    repo.report(repo.cited(snippet=SNIPPET))
+    repo.config(reviews={"allowed_signers": "review_signers"})
+    repo.write("review_signers", "ada@example.org not-a-key-type AAAA\n")
+    review(repo, "ee" * 32)
+    stale = run_cli("review", "--stale", cwd=repo.root)
+    assert stale.code == 2 and "review_signers:1:" in stale.err and "internal error" not in stale.err

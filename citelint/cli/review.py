@@ -124,14 +124,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
     citations = reviewable(result)
-    if args.stale:
-        return _stale(ledger, citations, config, cwd, out, args.format)
-    if judging:
-        try:
+    try:
+        if args.stale:
+            return _stale(ledger, citations, config, cwd, out, args.format)
+        if judging:
             return _judge(args, config, citations, out, err)
-        except UsageError as exc:
-            err.write(f"citelint: {terminal(str(exc))}\n")
-            return EXIT_USAGE
+    except UsageError as exc:  # an unusable key, fingerprint or allowed-signers file: nothing written
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return EXIT_USAGE
     return _list(result, [c for c in citations if c.reviewed is None], config, out, args.format)
 
 
