@@ -407,3 +407,13 @@ def test_review_stale_with_a_broken_allowed_signers_file_is_a_usage_error(repo: 
     review(repo, "ee" * 32)
     stale = run_cli("review", "--stale", cwd=repo.root)
     assert stale.code == 2 and "review_signers:1:" in stale.err and "internal error" not in stale.err
+
+
+def test_a_broken_allowed_signers_file_judging_a_quotation_is_a_usage_error(repo: Repo) -> None:
+    repo.config(markdown=["reports/*.md"], reviews={"allowed_signers": "review_signers"})
+    repo.write("reports/a.md", f"The store says “Inventory held steady at 42 items” [1]({SOURCE_A}).\n")
+    [q] = [a for a in json_check(repo)[1]["accepted"] if a["kind"] == "quotation"]
+    repo.write("review_signers", "ada@example.org not-a-key-type AAAA\n")
+    review(repo, q["fingerprint"])
+    run = repo.check()
+    assert run.code == 2 and "review_signers:1:" in run.err and "internal error" not in run.err
