@@ -417,3 +417,22 @@ def test_a_broken_allowed_signers_file_judging_a_quotation_is_a_usage_error(repo
     review(repo, q["fingerprint"])
     run = repo.check()
     assert run.code == 2 and "review_signers:1:" in run.err and "internal error" not in run.err
+
+
+def test_review_reject_records_a_judgment_check_reports_and_an_ambiguous_prefix_is_refused(repo: Repo) -> None:
+    from conftest import TEXT_A
+
+    # Seventeen citations: two of them share a first hex digit (pigeonhole), so that digit is ambiguous.
+    for i in range(17):
+        repo.report(repo.cited(snippet=TEXT_A[i:i + 30]), name=f"reports/r{i:02d}.json")
+    fps = [u["fingerprint"] for u in json.loads(run_cli("review", "--format", "json", cwd=repo.root).out)["unreviewed"]]
+    assert len(set(fps)) == 17
+    shared = next(c for c in "0123456789abcdef" if sum(fp.startswith(c) for fp in fps) > 1)
+    ambiguous = run_cli("review", "--reject", shared, "--by", "ada", "--note", "no", cwd=repo.root)
+    assert ambiguous.code == 2 and f"the prefix {shared} names" in ambiguous.err
+    done = run_cli("review", "--reject", fps[0][:12], "--by", "ada@example.org", "--note", "a count, not a level",
+                   cwd=repo.root)
+    assert done.code == 0 and "does-not-support by ada@example.org" in done.out
+    run = repo.check()
+    assert run.code == 1 and len(run.findings("CL903")) == 1 and "'a count, not a level'" in run.findings("CL903")[0]
+    assert "16 for semantic review" in run.out and "1 reviewed: does not support" in run.out
