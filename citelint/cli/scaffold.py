@@ -124,8 +124,10 @@ def snippets(version: str) -> str:
     return (
         "Add to .pre-commit-config.yaml:\n\n" + _indent(precommit_snippet(version)) +
         "\nAdd .github/workflows/citelint.yml:\n\n" + _indent(workflow_snippet(version)) +
-        "\nAdd to .gitattributes (collapses captures in pull-request diffs):\n\n"
-        "    captures/** linguist-generated\n\n"
+        "\nAdd to .gitattributes (collapses captures in pull-request diffs; keeps line-ending conversion off "
+        "the review ledger, whose files are named by their bytes):\n\n"
+        "    captures/** linguist-generated\n"
+        "    reviews/** -text\n\n"
         "Keep formatting hooks (end-of-file-fixer, trailing-whitespace, prettier, ...) off "
         "captures/ and reviews/ with an `exclude: ^(captures|reviews)/` on each of those hooks, never at the "
         "top level "
