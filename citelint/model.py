@@ -76,6 +76,25 @@ def _load_catalog() -> dict[str, Rule]:
 RULES: dict[str, Rule] = _load_catalog()
 
 
+class Difference(NamedTuple):
+    """Where a cited excerpt and the capture it was checked against part (CL104,
+    CL204, CL205), kept so a reviewer can see both texts one above the other.
+
+    ``before`` is the text both share just before the first differing
+    character (at most a few dozen code points, possibly ""); ``cited`` the
+    excerpt from that character on and ``captured`` the capture's text from
+    there on (each cut to a few dozen code points). ``aligned`` is False when
+    no passage of the capture starts like the excerpt: then ``before`` is ""
+    and ``captured`` is the capture's nearest passage, or "" when it has none.
+    Untrusted text, both: escape it for the output it goes to.
+    """
+
+    before: str
+    cited: str
+    captured: str
+    aligned: bool = True
+
+
 class Finding(NamedTuple):
     """One problem at one place.
 
@@ -99,6 +118,9 @@ class Finding(NamedTuple):
     #: The index in its report's facts array of the fact the finding is about, else None
     #: (a finding about the file, or a Markdown report's).
     fact_index: int | None = None
+    #: Where the excerpt and the capture part (CL104, CL204, CL205), when the miss was explained, else None.
+    #: Display only: the JSON and SARIF outputs leave it out.
+    difference: Difference | None = None
 
     @property
     def name(self) -> str:

@@ -89,7 +89,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     failing: set[int] = set()  # id(link) of each link with an error
     for issue in issues:
         finding = emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message,
-                       issue.capture)
+                       issue.capture, difference=issue.difference)
         if keep:
             if finding is not None and finding.severity != "notice":
                 at_link.setdefault(id(issue.link), []).append(finding)

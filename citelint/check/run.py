@@ -35,6 +35,7 @@ from citelint.facts import (
 )
 from citelint.model import (
     CheckResult,
+    Difference,
     FactPlace,
     Finding,
     Position,
@@ -226,7 +227,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
         return {"counts": {name: getattr(r, name) for name in _COUNTS},
-                "findings": pack_rows(r.findings, Finding._fields), "notices": pack_rows(r.notices, Finding._fields),
+                "findings": _plain_differences(pack_rows(r.findings, Finding._fields)),
+                "notices": _plain_differences(pack_rows(r.notices, Finding._fields)),
                 "reports": pack_rows(one.reports, _REPORT_FIELDS),
                 "citations": {"order": [order for order, _ in one.citations],
                               **pack_rows([c for _, c in one.citations], Citation._fields)},
@@ -238,8 +240,9 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                  for path, d in r.details.items()}}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
-        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, packed["findings"]),
-                                    notices=unpack_rows(Finding, packed["notices"]), **packed["counts"]))
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, _differences(packed["findings"])),
+                                    notices=unpack_rows(Finding, _differences(packed["notices"])),
+                                    **packed["counts"]))
         loaded = packed["reports"]
         one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
                        for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
@@ -485,14 +488,16 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
 
     def pack(verified: list[_Verified]) -> dict[str, Any]:
         entries = [entry for _, _, _, entry in verified if entry is not None]
-        return {"issues": pack_rows([issue for _, _, issues, _ in verified for issue in issues], Issue._fields),
+        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in verified for issue in issues],
+                                              Issue._fields))
+        return {"issues": issues,
                 "issue_counts": [len(issues) for _, _, issues, _ in verified],
                 "accepted": [entry is not None for _, _, _, entry in verified],
                 "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
         cited = [item for _, group in groups[start:stop] for item in group]
-        issues = iter(unpack_rows(Issue, packed["issues"]))
+        issues = iter(unpack_rows(Issue, _differences(packed["issues"])))
         accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
         entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
                                                    "fact": [c.fact for c in accepted]}))
@@ -504,6 +509,18 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     if parts is None:
         return _phase_two(groups, *settings)
     return [verified for part in parts for verified in part]
+
+
+def _plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Packed findings or issues with each :class:`~citelint.model.Difference` as a plain
+    tuple: marshal, which carries a worker's result, writes no NamedTuple."""
+    columns["difference"] = [None if d is None else tuple(d) for d in columns["difference"]]
+    return columns
+
+
+def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The columns :func:`_plain_differences` packed, each difference a Difference again."""
+    return {**columns, "difference": [None if d is None else Difference(*d) for d in columns["difference"]]}
 
 
 #: What an accepted entry's worker leaves out: this process has the citation.

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from citelint.escape import code_span, markdown_cell
-from citelint.model import RULES, SEVERITY_ORDER, AcceptedFact, CheckResult, Finding
+from citelint.escape import code_span, html_text, markdown_cell, terminal
+from citelint.model import RULES, SEVERITY_ORDER, AcceptedFact, CheckResult, Difference, Finding
 from citelint.output import RenderOptions, summary_line
 
 #: GitHub refuses a step summary over 1 MiB (1,048,576 bytes) and shows an
@@ -114,7 +114,53 @@ def _finding_item(f: Finding, options: RenderOptions) -> str:
     rule = RULES.get(f.rule)
     name = f"[{f.rule}]({rule.help_uri} \"{rule.name}\")" if rule else markdown_cell(f.rule)
     where = _link(options, f.path, f.line, f"line {f.line}, col {f.col}")
-    return f"- **{f.severity}** {name} at {where}: {markdown_cell(_cut(f.message, MESSAGE_MAX))}\n"
+    item = f"- **{f.severity}** {name} at {where}: {markdown_cell(_cut(f.message, MESSAGE_MAX))}\n"
+    return item + (_difference_block(f.difference) if f.difference is not None else "")
+
+
+def _pre(text: str) -> str:
+    """Untrusted text as the inside of a ``<pre>`` (raw HTML, where Markdown does not apply):
+    line breaks, tabs, controls and bidi characters as visible escapes, then HTML-escaped;
+    ``:`` as a character reference too, so no workflow command (``::error::``) stands in
+    the file, whoever reads it."""
+    return html_text(terminal(text)).replace(":", "&#58;")
+
+
+def _marked(c: str) -> str:
+    """The differing character, in bold; one a reader could not see (a space, a no-break or
+    zero-width character...) or nothing at all (the text ends) is named in angle brackets."""
+    from citelint.escape import is_invisible_char
+
+    if not c:
+        return "<b>⟨end⟩</b>"
+    if c.isspace() or is_invisible_char(c) or not c.isprintable():
+        return f"<b>⟨U+{ord(c):04X}⟩</b>"
+    return f"<b>{_pre(c)}</b>"
+
+
+def _difference_block(d: Difference) -> str:
+    """Both texts where an excerpt and its capture part, one above the other, the differing
+    character marked (:func:`_marked`) and named in words under them.
+
+    The two lines share ``before`` exactly, so in the monospaced ``<pre>`` the
+    differing characters stand in one column whatever the script.
+    """
+    from citelint.excerpts import DIFFERENCE_AFTER, DIFFERENCE_BEFORE, char_name
+
+    def after(text: str, limit: int = DIFFERENCE_AFTER - 1) -> str:
+        return _pre(text[:limit]) + ("…" if len(text) > limit else "")
+
+    if not d.aligned:
+        other = (f"capture: {_pre(d.captured)}   (the nearest passage)" if d.captured else
+                 "capture: (no passage of this capture starts or ends like the cited text)")
+        return f"  <pre>\n  cited:   {after(d.cited, DIFFERENCE_BEFORE + DIFFERENCE_AFTER)}\n  {other}\n  </pre>\n"
+    before = ("…" if len(d.before) > DIFFERENCE_BEFORE else "") + _pre(d.before[-DIFFERENCE_BEFORE:])
+    a, b = d.cited[:1], d.captured[:1]
+    rows = (f"  <pre>\n  cited:   {before}{_marked(a)}{after(d.cited[1:])}\n"
+            f"  capture: {before}{_marked(b)}{after(d.captured[1:])}\n  </pre>\n")
+    have = char_name(a) if a else "its end"
+    want = char_name(b) if b else "the end of its text"
+    return rows + f"  The cited text has **{markdown_cell(have)}** where the capture has **{markdown_cell(want)}**.\n"
 
 
 def _context(fact: AcceptedFact) -> tuple[str, str]:
