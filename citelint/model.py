@@ -351,6 +351,26 @@ class LinkVerdict(NamedTuple):
     error: bool
 
 
+class ClaimSpan(NamedTuple):
+    """A span of a Markdown report's prose that its reader view marks, kept by the check.
+
+    ``kind`` is ``quotation`` (a prose quotation that passed CL205: the one of
+    :attr:`CheckResult.quotations` at ``line``/``col``) or ``unverified-number``
+    (a number in a sentence none of whose citations survived the check, or
+    that has none). ``line``/``col`` to ``end_line``/``end_col`` (1-based, code
+    points, end exclusive) is the quotation, marks included, or the number;
+    ``removed`` the hrefs of the sentence's citations that failed the check
+    (where a reader could look), empty when it cites nothing.
+    """
+
+    kind: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    removed: tuple[str, ...] = ()
+
+
 class ReportDetail(NamedTuple):
     """What the check keeps of one report for its reader view (``citelint
     render``), so the view is built from the result: the report is never
@@ -361,13 +381,15 @@ class ReportDetail(NamedTuple):
     report did not load or has no facts array). A Markdown report's
     ``markdown`` is its text as checked and ``links`` each of its followable
     links, located, in document order, with its verdict ('' and () when it
-    could not be read).
+    could not be read); ``claims`` the spans of its prose the view marks
+    (:class:`ClaimSpan`), in document order.
     """
 
     kind: str
     facts: tuple[FactPlace, ...] | None = None
     markdown: str = ""
     links: tuple[LinkVerdict, ...] = ()
+    claims: tuple[ClaimSpan, ...] = ()
 
 
 class CheckResult:

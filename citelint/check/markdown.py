@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.loaded import Emitter
 from citelint.check.targets import Target, read_target
@@ -20,6 +20,7 @@ from citelint.model import (
     RULES,
     AcceptedQuotation,
     CheckResult,
+    ClaimSpan,
     Finding,
     FixedLink,
     LinkVerdict,
@@ -60,6 +61,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
+    spans: list[ClaimSpan] = []
     quotes = config.quotes.enabled and config.severity("CL205") != "off"
     numbers = config.severity("CL206") != "off"
     if quotes or numbers:
@@ -71,6 +73,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
         if claims.issues:
             issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
         _accept_quotations(emit, result, display, claims.accepted)
+        spans.extend(ClaimSpan("quotation", *span) for span in claims.spans)
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -98,8 +101,31 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
                 failing.add(id(issue.link))
     emit.close()
     if result.details is not None:
+        spans.extend(_unverified_numbers(text, report.located, failing))
+        spans.sort(key=lambda span: (span.line, span.col))
         result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
-            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
+            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located),
+            claims=tuple(spans))
+
+
+def _unverified_numbers(text: str, located: Sequence[Any], failing: set[int]) -> list[ClaimSpan]:
+    """The numbers of ``text`` (as CL206 finds them, in every sentence) that no
+    surviving citation backs: each citation of their sentence failed the check
+    (its link is in ``failing``, by id) or is not a grounded link, or there is
+    none. Only for the reader view: a plain check never pays for it."""
+    from citelint.links.prose import cited_numbers
+
+    kept = {(link.start, link.end) for link in located
+            if id(link) not in failing and link.category == "governed" and link.located}
+    failed = {(link.start, link.end): link.href for link in located if id(link) in failing}
+    out = []
+    for n in cited_numbers(text, every=True):
+        at = [(link.start, link.end) for link in n.citations]
+        if any(span in kept for span in at):
+            continue
+        removed = tuple(dict.fromkeys(failed[span] for span in at if span in failed))
+        out.append(ClaimSpan("unverified-number", n.line, n.col, n.line, n.col + len(n.text), removed))
+    return out
 
 
 def _accept_quotations(emit: Emitter, result: CheckResult, display: str,

@@ -66,10 +66,12 @@ _REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
 
 class Claims(NamedTuple):
     """:func:`check_claims`'s answer: the CL205/CL206 ``issues`` and the ``accepted`` quotations,
-    each in document order."""
+    each in document order, and each accepted quotation's span in the source (``spans``, in the
+    same order: line, column, end line, end column just after its closing mark), for the reader view."""
 
     issues: list[LinkIssue]
     accepted: list[AcceptedQuotation]
+    spans: list[tuple[int, int, int, int]]
 
 
 class ClaimChecker:
@@ -196,7 +198,7 @@ class ClaimChecker:
         if not cited:
             return None
         link = cited[0][0]
-        at = (q.line, q.col, q.line, q.col + 1)
+        at = (q.line, q.col, q.end_line, q.end_col)  # the whole quotation, marks included
         shown = quoted(q.text, 80)
         if q.short_segments:
             short = q.short_segments[0]
@@ -353,17 +355,19 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     ``accepted`` lists each quotation that passed, with the capture that holds it.
     """
     if evidence.store is None or not (quotes or numbers):
-        return Claims([], [])
+        return Claims([], [], [])
     from citelint.links.prose import cited_numbers, quotations
 
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []
+    spans: list[tuple[int, int, int, int]] = []
     if quotes:
         for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
             verdict = checker.quotation(q)
             if isinstance(verdict, AcceptedQuotation):
                 accepted.append(verdict)
+                spans.append((q.line, q.col, q.end_line, q.end_col))
             elif verdict is not None:
                 issues.append(verdict)
     if numbers:
@@ -372,4 +376,4 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
             if issue is not None:
                 issues.append(issue)
     issues.sort(key=lambda i: (i.line, i.col))
-    return Claims(issues, accepted)
+    return Claims(issues, accepted, spans)

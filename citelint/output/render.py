@@ -64,6 +64,14 @@ figcaption{margin-top:.4rem;color:#59636e;font-size:.875rem}
 .body blockquote{font-family:inherit;font-size:inherit;white-space:normal;border-left-color:#d1d9e0}
 .body table{border-collapse:collapse}.body th,.body td{border:1px solid #d1d9e0;padding:.25rem .6rem}
 .mark{font-size:.75rem;font-weight:600;padding:0 .35rem;border-radius:1rem;margin-left:.2rem;white-space:nowrap}
+.notice{font-size:.8rem;font-weight:600;padding:0 .35rem;border-radius:.25rem;margin-left:.2rem}
+.span-ok{text-decoration:underline solid #1a7f37 .08em;text-underline-offset:.2em}
+.span-bad{background:#ffebe9;color:#82071e;text-decoration:line-through wavy #cf222e .06em}
+.span-warn{background:#fff8c5;color:#6c3b00;text-decoration:underline dotted #9a6700 .12em;
+text-underline-offset:.2em}
+.ref{font-size:.75rem;font-weight:600;vertical-align:super;margin-left:.1rem}
+.notes{padding-left:1.5rem}.notes>li{margin:0 0 1rem;padding-left:.25rem}.notes p{margin:.25rem 0}
+.tier{margin:0 0 .35rem}.tier .badge{margin-left:0}
 .flat{text-decoration:underline dotted #82071e}
 .image{color:#59636e;font-style:italic}
 .sources li{margin-bottom:.35rem}
@@ -136,32 +144,100 @@ def _problems_block(problems: tuple[Finding, ...]) -> str:
     return '<ul class="problems">\n' + "\n".join(_problem_html(f) for f in problems) + "\n</ul>\n"
 
 
+#: Each mark's badge colour and words (words, not only colour: a reader without colour, or a
+#: screen reader, is told the same), and how the span it follows is set apart in the sentence.
 _MARK_HTML = {
-    "quote-verified": ('ok', "✓ quotation verified"),
-    "quote-unverified": ('bad', "✗ quotation not verified"),
-    "removed": ('bad', "✗ link removed: not verified"),
+    "quote-verified": ("ok", "✓ quotation verified", ""),
+    "quote-unverified": ("bad", "✗ quotation not found in the source", "span-bad"),
+    "removed": ("bad", "✗ link removed: not verified", ""),
+    "prose-verified": ("ok", "✓ quotation verified", "span-ok"),
+    "prose-failed": ("bad", "✗ quotation not found in the cited source", "span-bad"),
+    "number-failed": ("warn", "⚠ figure not found in the cited source", "span-warn"),
+    "number-unverified": ("warn", "⚠ unverified figure", "span-warn"),
 }
+
+#: How each tier of a verified citation is named (citelint matched the excerpt; no person has judged it).
+TIER_WORDS = {"verified": "✓ excerpt verified by citelint"}
+
+
+def _where_to_check(mark: LinkMark) -> str:
+    """An unverified number's notice: where a reader can check it (the removed links, as text)."""
+    if not mark.removed:
+        return "the sentence cites no source for it"
+    shown = ", ".join(mark.removed)
+    return f"its citation failed the check and was removed ({shown}): check it there"
 
 
 def _mark_html(mark: LinkMark) -> str:
-    css, words = _MARK_HTML[mark.kind]
+    css, words, _ = _MARK_HTML[mark.kind]
+    if mark.kind == "number-failed" and any(f.severity == "error" for f in mark.problems):
+        css = "bad"
     why = "; ".join(f"{f.rule}: {f.message}" for f in mark.problems)
     title = f' title="{html_text(why)}"' if why else ""
-    return f'<span class="mark {css}"{title}>{words}</span>'
+    ref = f'<a class="ref" id="ref-{mark.note}" href="#evidence-{mark.note}">[{mark.note}]</a>' if mark.note else ""
+    if mark.kind == "number-unverified":
+        return f'<span class="notice warn">{words}: {html_text(_where_to_check(mark))}</span>'
+    return f'{ref}<span class="mark {css}"{title}>{words}</span>'
 
 
 def _body_html(view: ReaderView) -> str:
     from citelint.output.sanitize import markdown_to_safe_html
 
-    marks = {m.token: _mark_html(m) for m in view.marks}
-    token = re.compile(re.escape(view.token_prefix) + r"[0-9]+Z") if view.token_prefix else None
+    ends = {m.token: m for m in view.marks}
+    opening = {m.start: m for m in view.marks if m.start}
+    token = re.compile(re.escape(view.token_prefix) + r"[0-9]+[SZ]") if view.token_prefix else None
+    open_spans: list[str] = []  # the classes of the spans open where the text has come to
+
+    def wrap(piece: str) -> str:
+        return f'<span class="{open_spans[-1]}">{piece}</span>' if open_spans and piece else piece
 
     def text(data: str) -> str:
+        # Called once per text node in document order; a span may cross inline markup, so
+        # each text node inside it is wrapped on its own and the HTML stays well formed.
         escaped = html_text(data)
-        return token.sub(lambda m: marks.get(m.group(), ""), escaped) if token else escaped
+        if token is None:
+            return escaped
+        out, last = [], 0
+        for m in token.finditer(escaped):
+            out.append(wrap(escaped[last:m.start()]))
+            last = m.end()
+            if m.group() in opening:
+                open_spans.append(_MARK_HTML[opening[m.group()].kind][2])
+            elif m.group() in ends:
+                mark = ends[m.group()]
+                if mark.start and open_spans:
+                    open_spans.pop()
+                out.append(_mark_html(mark))
+        out.append(wrap(escaped[last:]))
+        return "".join(out)
 
     return markdown_to_safe_html(view.markdown, view.vouched, text=text,
                                  unlinked=lambda: '<span class="mark bad">✗ link not verified</span>')
+
+
+def _notes_html(view: ReaderView) -> str:
+    """The evidence of each verified quotation, numbered as its mark in the text."""
+    if not view.notes:
+        return ""
+    items = []
+    for note in view.notes:
+        src = html_text(note.source)
+        link = f'<a href="{src}">{src}</a>' if _http(note.source) else src
+        when = f', captured <time datetime="{html_text(note.retrieved_at)}">{html_text(note.retrieved_at)}</time>' \
+            if note.retrieved_at else ""
+        revision = (f', revision <code title="{html_text(note.sha256)}">{_short(note.sha256)}</code>'
+                    if note.sha256 else ", the newest revision")
+        sentence = (f'<p class="review">In the sentence: “{html_text(note.sentence)}”</p>\n'
+                    if note.sentence and note.sentence != note.text else "")
+        items.append(
+            f'<li id="evidence-{note.number}">\n<p class="tier"><span class="badge ok">'
+            f'{TIER_WORDS.get(note.tier, note.tier)}</span> not yet reviewed by a person</p>\n'
+            f'<figure>\n<blockquote cite="{src}"><p>{html_text(note.text)}</p></blockquote>\n'
+            f"<figcaption>— <cite>{link}</cite>{when}{revision}</figcaption>\n</figure>\n{sentence}"
+            '<p class="review">citelint found these words in the capture; whether they support the sentence is '
+            f'for a person to judge. <a href="#ref-{note.number}">Back to the text</a></p>\n</li>\n')
+    return ('<section aria-labelledby="evidence"><h2 id="evidence">Evidence for the quotations</h2>\n'
+            '<ol class="notes">\n' + "".join(items) + "</ol>\n</section>\n")
 
 
 def _tally(view: ReaderView) -> str:
@@ -170,9 +246,12 @@ def _tally(view: ReaderView) -> str:
         return (f"{len(view.facts)} fact{'s' * (len(view.facts) != 1)}: {n['verified']} quoted from a captured "
                 f"source and verified, {n['unavailable']} unavailable, {n['rejected']} not verified")
     n = {k: sum(1 for m in view.marks if m.kind == k) for k in _MARK_HTML}
+    verified = n["quote-verified"] + n["prose-verified"]
+    failed = n["quote-unverified"] + n["prose-failed"]
+    figures = n["number-failed"] + n["number-unverified"]
     return (f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text; "
-            f"{n['quote-verified']} quotation{'s' * (n['quote-verified'] != 1)} verified, "
-            f"{n['quote-unverified']} not verified")
+            f"{verified} quotation{'s' * (verified != 1)} verified, {failed} not verified; "
+            f"{figures} figure{'s' * (figures != 1)} not verified")
 
 
 def render_html(view: ReaderView, version: str) -> str:
@@ -183,9 +262,11 @@ def render_html(view: ReaderView, version: str) -> str:
               "the source named under them. citelint does not check that an excerpt supports the claim it is "
               "attached to: the claims are the report's own." if view.kind == "facts" else
               "Links stay links only when they point at a captured source; the others are shown as plain text and "
-              "marked. A quotation link (one that names a passage with #:~:text=) is marked verified when its "
-              "passage occurs word for word in the capture. citelint does not check that a source supports the "
-              "sentence that links to it.")
+              "marked. A quotation (in quotation marks, or a link naming a passage with #:~:text=) is marked "
+              "verified when its words occur word for word in the capture it cites, and numbered: its evidence is "
+              "under the report. A quotation or figure the cited capture does not hold is struck through or "
+              "highlighted where it stands, with the reason in words. citelint does not check that a source "
+              "supports the sentence that cites it.")
     parts = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
         f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">\n',
@@ -206,7 +287,7 @@ def render_html(view: ReaderView, version: str) -> str:
         parts.append("</section>\n")
     else:
         parts.append(f'<section aria-labelledby="report"><h2 id="report">Report</h2>\n<div class="body">\n'
-                     f"{_body_html(view)}</div>\n</section>\n")
+                     f"{_body_html(view)}</div>\n</section>\n{_notes_html(view)}")
     parts.append('<section aria-labelledby="sources"><h2 id="sources">Captured sources used</h2>\n')
     if view.sources:
         parts.append('<ul class="sources">\n')
@@ -262,11 +343,28 @@ def _fact_md(item: FactItem) -> str:
             f"Why:\n\n{_problems_md(item.problems) or '(no finding located in it)'}\n\n")
 
 
-_MARK_MD = {
-    "quote-verified": " *(✓ quotation verified)*",
-    "quote-unverified": " *(✗ quotation not verified)*",
-    "removed": " *(✗ link removed: not verified)*",
-}
+def _mark_md(mark: LinkMark) -> str:
+    """A mark in the report's own Markdown: its words in parentheses, after ``⟧`` when it closes a span."""
+    words = _MARK_HTML[mark.kind][1]
+    if mark.kind == "number-unverified":
+        words += ": " + markdown_cell(_where_to_check(mark))
+    if mark.note:
+        words += f": evidence [{mark.note}] above"
+    return ("⟧" if mark.start else "") + f" *({words})*"
+
+
+def _notes_md(view: ReaderView) -> str:
+    if not view.notes:
+        return ""
+    parts = ["## Evidence for the quotations\n\n"]
+    for note in view.notes:
+        when = f", captured {markdown_cell(note.retrieved_at)}" if note.retrieved_at else ""
+        revision = f", revision {code_span(_short(note.sha256))}" if note.sha256 else ", the newest revision"
+        sentence = (f"   In the sentence: “{markdown_cell(note.sentence)}”\n\n"
+                    if note.sentence and note.sentence != note.text else "")
+        parts.append(f"{note.number}. **{TIER_WORDS.get(note.tier, note.tier)}**, not yet reviewed by a person\n\n"
+                     f"   > {markdown_cell(note.text)}\n\n   — {_md_link(note.source)}{when}{revision}\n\n{sentence}")
+    return "".join(parts)
 
 
 def render_markdown(view: ReaderView, version: str) -> str:
@@ -279,6 +377,7 @@ def render_markdown(view: ReaderView, version: str) -> str:
     if view.kind == "facts":
         parts.append("## Facts\n\n")
         parts += [_fact_md(item) for item in view.facts]
+    parts.append(_notes_md(view))
     parts.append("## Captured sources used\n\n")
     parts += [f"- {_md_link(s.source)}: revision {code_span(_short(s.sha256))}"
               f"{', captured ' + markdown_cell(s.retrieved_at) if s.retrieved_at else ''}; "
@@ -294,7 +393,9 @@ def render_markdown(view: ReaderView, version: str) -> str:
         # fence, headings of its own) can hide or imitate the sections citelint wrote above.
         body = view.markdown
         for mark in view.marks:
-            body = body.replace(mark.token, _MARK_MD[mark.kind])
+            body = body.replace(mark.token, _mark_md(mark))
+            if mark.start:
+                body = body.replace(mark.start, "⟦")
         parts.append("\n## Report, as its author wrote it (links checked)\n\n" + body.rstrip("\n") + "\n")
     return "".join(parts)
 
