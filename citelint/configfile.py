@@ -7,12 +7,10 @@ validates and resolves what this reads; every failure here is a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from citelint.errors import ConfigError
-from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
 from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
@@ -110,18 +108,6 @@ def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
         return pos.line, pos.col
 
     return ({} if doc.data is None else doc.data), yaml_locate
-
-
-def leaves(node: Any, pointer: str) -> Iterator[tuple[str, Any]]:
-    """(pointer, value) for every scalar in a loaded config."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from leaves(value, pointers.join(pointer, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from leaves(value, pointers.join(pointer, index))
-    else:
-        yield pointer, node
 
 
 def schema_error_message(error: Any) -> tuple[str, str]:

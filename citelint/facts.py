@@ -9,6 +9,7 @@ explained in the message, never accepted.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
@@ -91,16 +92,19 @@ _INVISIBLE = Issue("CL108", "snippet", invisible_message("snippet"))
 
 
 _NO_CONTEXT = ("", "")
+#: The elision marks CL205 accepts in prose quotations (``...``, ``…``, ``[...]``, ``[…]``).
+_ELISION = re.compile(r"\.\.\.|…")
 
 
 def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newer: Sequence[CaptureRecord],
-                   budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS
+                   budget: MissBudget | None = None, context_chars: int = CONTEXT_CHARS, unique: bool = True
                    ) -> tuple[Sequence[Issue], AcceptedEntry | None]:
     """Verify the visible snippet of ``citation`` against the verified capture
     ``record`` it cites (rules CL104, CL105, CL106); ``newer`` is what
     :func:`_newer` found for the record (several when tied); ``budget`` bounds the near-miss
     explanations of its capture; ``context_chars`` is how much capture text
-    (code points) to keep on each side of a found snippet (0: none).
+    (code points) to keep on each side of a found snippet (0: none); ``unique``
+    False (CL105 off) skips CL105, the search for a second occurrence included.
 
     Returns its issues (with the citation's index) and, when the snippet is
     found, its entry: the snippet's offset in the capture, the capture's
@@ -123,10 +127,16 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
         shown = shown_digests([record.sha256] + ([other] if other else []))
         if other:
             hint += f"; it does occur in revision {shown[other]} of this source (cite that one)"
+        if _ELISION.search(snippet):
+            # A prose quotation may elide (CL205); a fact's snippet is the evidence itself.
+            hint += ("; a snippet is one contiguous passage of the capture and cannot elide with an "
+                     "ellipsis: cite one passage, or each part as a fact of its own")
         return (Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
                       at, citation.index, difference),), None
     issues = []
-    if len(snippet) < MIN_SNIPPET_CHARS:
+    if not unique:
+        pass  # CL105 is off: not even the search for a second occurrence runs
+    elif len(snippet) < MIN_SNIPPET_CHARS:
         issues.append(Issue("CL105", "snippet", short_message("snippet", len(snippet))))
     elif text.find(snippet, offset + 1) >= 0:
         issues.append(Issue("CL105", "snippet", repeated_snippet_message(count_overlapping(snippet, text))))
@@ -151,7 +161,7 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
 
 
 def verify_group(source: str, sha: str, citations: Sequence[Citation], *, approved: bool, store: Store,
-                 context_chars: int = CONTEXT_CHARS
+                 context_chars: int = CONTEXT_CHARS, off: frozenset[str] = frozenset()
                  ) -> tuple[CaptureRecord | None, list[tuple[Sequence[Issue], AcceptedEntry | None]]]:
     """Verify every citation of one capture (source, sha), reading the capture once.
 
@@ -163,6 +173,8 @@ def verify_group(source: str, sha: str, citations: Sequence[Citation], *, approv
     except that an invisible snippet (CL108) is reported beside a source or
     capture problem, since it does not depend on the capture. The record is
     not kept once the caller drops it: memory holds one capture at a time.
+    A rule in ``off`` costs nothing: with CL105 off no second occurrence is
+    searched for, with CL106 off the source's other revisions are not listed.
     """
     snippets = [c.fact["snippet"] for c in citations]
     invisible = [(_INVISIBLE,) if is_invisible(s) else () for s in snippets]
@@ -179,10 +191,11 @@ def verify_group(source: str, sha: str, citations: Sequence[Citation], *, approv
         corrupt = Issue("CL103", "captureSha256", f"the capture file is corrupt: {exc}; restore it from version "
                                                   "control or capture again")
         return None, _unresolved(citations, invisible, corrupt)
-    newer = _newer(store, source, record)
+    newer = () if "CL106" in off else _newer(store, source, record)
     budget = MissBudget(record.text)
+    unique = "CL105" not in off
     return record, [(_of_fact(inv, c.index), None) if inv else verify_snippet(c, record, store, newer, budget,
-                                                                              context_chars)
+                                                                              context_chars, unique)
                     for c, inv in zip(citations, invisible)]
 
 
@@ -336,7 +349,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                      approved: Callable[[str], bool], store: Store, base: BaseLookup | None = None,
                      untracked: Callable[[str, str], str | None] | None = None,
                      signatures: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None,
-                     context_chars: int = CONTEXT_CHARS,
+                     context_chars: int = CONTEXT_CHARS, off: frozenset[str] = frozenset(),
                      ) -> Iterator[tuple[Citation, Sequence[Issue], AcceptedEntry | None]]:
     """Verify cited facts that all cite one capture (same source and captureSha256).
 
@@ -350,13 +363,14 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     :class:`citelint.evidence.verify.EvidenceVerifier`; asked once per capture, not
     per fact). A fact with an issue of any blocking rule is not accepted;
     each accepted one is listed for semantic review (CL901, :func:`review_notice`)
-    with ``context_chars`` code points of capture text on each side.
+    with ``context_chars`` code points of capture text on each side. ``off``
+    names rules switched off, whose work is skipped (:func:`verify_group`).
     """
     if not citations:
         return
     source, sha = citations[0].fact["source"], citations[0].fact["captureSha256"]
     record, outcomes = verify_group(source, sha, citations, approved=approved(source), store=store,
-                                    context_chars=context_chars)
+                                    context_chars=context_chars, off=off)
     # Findings about the capture itself, the same for every fact citing it: (rule, field, message).
     about_capture: list[tuple[str, str, str]] = []
     if base is not None and record is not None and not base.has_capture(source, sha):

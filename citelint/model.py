@@ -305,15 +305,19 @@ class AcceptedFact(NamedTuple):
 
 
 class AcceptedQuotation(NamedTuple):
-    """A prose quotation of a Markdown report that passed CL205 (docs/quotations.md).
+    """A quotation of a Markdown report whose text occurs in the cited capture (docs/quotations.md).
 
-    ``path``/``line``/``col``: the report and the opening mark (1-based,
-    code points); ``sentence``: the rendered sentence it stands in (the
-    paragraph, for a blockquote); ``text``: the quoted text as rendered;
-    ``source`` and ``capture``: the cited source and the sha256 of the
-    revision that holds it; ``label``: always None for now (prose carries no
-    label); ``insertions``: the bracketed insertions it holds (``[sic]``),
-    which are the author's words, not the source's.
+    ``form`` is ``prose`` (a quotation in the prose that passed CL205) or
+    ``link`` (a quotation link, ``#:~:text=``, that passed CL204).
+    ``path``/``line``/``col``: the report and the opening mark, or the
+    link's start (1-based, code points); ``sentence``: the rendered sentence
+    it stands in (the paragraph, for a blockquote); ``text``: the quoted
+    text as rendered (for a link, the passage of the capture its directive
+    names, whitespace runs as one space); ``source`` and ``capture``: the
+    cited source and the sha256 of the revision that holds it; ``label``:
+    always None for now (prose carries no label); ``insertions``: the
+    bracketed insertions it holds (``[sic]``), which are the author's words,
+    not the source's.
     """
 
     path: str
@@ -325,6 +329,7 @@ class AcceptedQuotation(NamedTuple):
     capture: str
     label: str | None = None
     insertions: tuple[str, ...] = ()
+    form: str = "prose"
 
 
 class FactPlace(NamedTuple):
@@ -425,7 +430,8 @@ class CheckResult:
         self.warnings_text: list[str] = [] if warnings_text is None else warnings_text
         self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped
         self.details = details
-        #: Prose quotations of Markdown reports that passed CL205, in report order.
+        #: Quotations of Markdown reports whose text was found (prose ones that passed CL205,
+        #: quotation links that passed CL204), in report order.
         self.quotations: list[AcceptedQuotation] = []
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0

@@ -369,7 +369,7 @@ def test_accepted_quotations_join_accepted_and_the_review_list(project: Project,
     schema = json.loads((REPO_ROOT / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(doc, schema)
     assert doc["accepted"] == [{
-        "path": "reports/a.md", "line": 1, "column": 14, "kind": "quotation",
+        "path": "reports/a.md", "line": 1, "column": 14, "kind": "quotation", "form": "prose",
         "sentence": "The Act says “The employer shall pay [the worker] the refund within 30 days” 1.",
         "text": "The employer shall pay [the worker] the refund within 30 days", "source": ACT,
         "capture": project.act.sha256, "label": None, "insertions": ["[the worker]"]}]  # type: ignore[attr-defined]

@@ -49,6 +49,18 @@ def test_invisible_snippet_is_an_error_even_when_it_occurs(repo: Repo) -> None:
     assert not run.findings("CL901")
 
 
+@pytest.mark.parametrize("snippet", ["Elided text … passage", "Elided text ... passage", "Elided [...] passage"])
+def test_a_snippet_with_an_ellipsis_is_told_it_is_one_passage(repo: Repo, snippet: str) -> None:
+    """Prose quotations may elide (CL205); a fact's snippet is one contiguous passage, and CL104 says so."""
+    repo.capture(SOURCE_A, "Elided text stands here; the rest of the passage is plain text.")
+    repo.report(repo.cited(snippet=snippet))
+    run = repo.check()
+    [finding] = run.findings("CL104")
+    assert "a snippet is one contiguous passage of the capture and cannot elide with an ellipsis" in finding
+    repo.report(repo.cited(snippet="Elided text stands here"))
+    assert "cannot elide" not in repo.check().out
+
+
 def test_cl108_cannot_be_lowered(repo: Repo) -> None:
     repo.config(rules={"CL108": "warning"})
     run = repo.check()

@@ -137,6 +137,28 @@ def test_citation_only_links_right_after_the_terminator() -> None:
     assert hrefs(q) == [A]
 
 
+def test_citation_markers_just_inside_the_closing_mark_cite_the_quotation() -> None:
+    """Seen on the ExpertQA answers: ``“What is the evidence for this belief?[7]”`` puts the
+    citation inside the marks; the marker cites the quotation and is not part of its text."""
+    q = only(f"Ask “What is the evidence for this belief?[\\[7\\]]({A})” and go on.\n")
+    assert (q.text, hrefs(q)) == ("What is the evidence for this belief?", [A])
+    q = only(f"Ask “What is the evidence for this belief? [1]({A}) [2]({B})” and go on.\n")
+    assert (q.text, hrefs(q)) == ("What is the evidence for this belief?", [A, B])
+    q = only(f"Ask “What is the evidence for this belief?[3: not linked]” [1]({A}).\n")
+    assert q.text == "What is the evidence for this belief?"
+    q = only(f"Ask “the evidence [1] for this belief, they say” [1]({A}).\n")
+    assert q.text == "the evidence [1] for this belief, they say"  # inside the text: the author's to fix
+
+
+def test_a_straight_mark_closes_before_a_citation_marker() -> None:
+    """Seen on the ExpertQA answers: ``"…humanity"[4](url). … an "unimaginable" act`` is two
+    quotations, not one running from the first mark to the third."""
+    found = quotations(f'It may intervene "pursuant to a decision of the Assembly"[\\[4\\]]({A}). A diplomat '
+                       f'called it an "unimaginable and unlawful act"[\\[1\\]]({B}).\n')
+    assert [(q.text, hrefs(q)) for q in found] == [("pursuant to a decision of the Assembly", [A]),
+                                                  ("unimaginable and unlawful act", [B])]
+
+
 def test_links_of_the_next_sentence_are_not_citations() -> None:
     q = only(f"It says “{LONG}”. The [report]({A}) says more.\n")
     assert q.citations == ()
@@ -371,3 +393,16 @@ def test_the_docs_example() -> None:
     assert hrefs(q) == ["https://example.org/act"]
     assert [s.text for s in only("It says “The Act [...] entitles employees”.\n", min_chars=5).segments] == [
         "The Act", "entitles employees"]
+
+
+def test_hyphenated_ranges_powers_and_enumerators_are_out_of_scope() -> None:
+    """Seen on the ExpertQA answers: a 12-hour requirement (a number joined to a word), a
+    $700-$1000 range, e^{x^2} (a power) and a list number the citation kept from being a
+    list item (``1[1]. Update…``) are no figures a source is cited for."""
+    text = (f"Due to the 12-hour rule, a 5-year-old, laptops in the $700-$1000 range, e^{{x^2}} and "
+            f"10^6 and a_1 cost 7 [x]({A}).\n\n"
+            f"1[\\[1\\]]({A}). Update the zoning rules, which cost 40 [2]({B}).\n\n"
+            f"2) Then 3 more [3]({B}).\n\n"
+            f"2020 was the year it rose to 5 [4]({A}).\n\n"
+            f"Inputs come first [5]({A}).\n5[\\[6\\]]({B}). The output has 8 pins [7]({B}).\n")
+    assert numbers(text) == ["7", "40", "3", "2020", "5", "8"]

@@ -534,3 +534,29 @@ def test_ignored_query_parameters_do_not_break_quotations(tmp_path: Path) -> Non
     run = p.check()
     assert [ln.split(": ")[0] for ln in findings(run)] == ["reports/a.md:3:5"], run.stdout
     assert "does not occur" in findings(run, "CL204")[0]
+
+
+def test_found_quotation_links_join_accepted_and_the_review_list(project: Project) -> None:
+    """A quotation link whose text CL204 found is an accepted citation (kind quotation, form
+    link) with its sentence and the passage of the capture it names, and is listed for
+    semantic review; one that is not found, or found in an older revision only, is neither."""
+    new = project.new.sha256
+    project.report(
+        f"Growth was strong. The filing says revenue [rose]({q('Revenue rose 12%', 'million')}) that year. "
+        "Then it stopped.\n\n"
+        f"A [wrong one]({q('Revenue fell 12% to $4.1 million')}) is not accepted.\n\n"
+        f"- [old]({q('the grass was green')}) only in the older revision\n"
+        f"- [two]({q('an example text fragment')}&text=more%20text \"capture:{new}\")\n")
+    run = project.check("--format", "json")
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, json.loads((REPO_ROOT / "schemas" / "output.schema.json").read_text(encoding="utf-8")))
+    assert sorted(f["rule"] for f in doc["findings"] if f["severity"] == "error") == ["CL204", "CL204"]
+    assert [(a["line"], a["form"], a["sentence"], a["text"], a["capture"], a["label"]) for a in doc["accepted"]] == [
+        (1, "link", "The filing says revenue rose that year.", "Revenue rose 12% to $4.1 million", new, None),
+        (6, "link", "two", "an example text fragment … more text", new, None)]
+    assert doc["counts"]["quotations"] == 2
+    assert [(n["line"], n["rule"]) for n in doc["semanticReview"]] == [(1, "CL901"), (6, "CL901")]
+    assert "quotation link's passage 'Revenue rose 12% to $4.1 million'" in doc["semanticReview"][0]["message"]
+    review = project.check("--review")
+    assert "quotation link  reports/a.md:1" in review.stdout
+    assert "in: The filing says revenue rose that year." in review.stdout

@@ -250,3 +250,49 @@ def test_unexpected_key_with_slash_points_at_the_key(repo: Repo) -> None:
     repo.write("reports/r.json", text)
     line = one(repo.check(), "CL002")
     assert line.startswith(f"reports/r.json:1:{col_of(text, chr(34) + 'a/b~c')}: CL002")
+
+
+# ---------------------------------------------------------------- rules switched off do no work
+
+def test_rules_switched_off_do_no_work(repo: Repo) -> None:
+    """With CL105 off the capture is searched once per snippet (never a second time for
+    uniqueness); with CL106 off the source's revisions are never listed. Observed on the
+    real run: str.find calls on the capture text (a profile hook sees each C call) and the
+    directories listed (an audit hook)."""
+    import sys
+
+    import audit
+    from citelint.check.run import run_check
+    from citelint.config import load_config
+
+    sys.dont_write_bytecode = True
+    repo.capture(SOURCE_A, "Synthetic source: 42 items, and again: Synthetic source: 42 items.",
+                 when="2026-06-01T00:00:00Z")
+    old = repo.records[SOURCE_A]
+    repo.capture(SOURCE_A, "Synthetic source: 42 items, newer wording.", when="2026-07-01T00:00:00Z")
+    repo.report(dict(repo.cited(snippet="Synthetic source: 42 items"), captureSha256=old.sha256))
+    folder = os.path.realpath(repo.root / "captures")
+
+    def run(rules: dict[str, str]) -> tuple[list[str], int, list[str]]:
+        repo.config(rules=rules)
+        finds = [0]
+
+        def profile(_frame, event, arg):  # type: ignore[no-untyped-def]
+            searched = getattr(arg, "__self__", None)
+            if event == "c_call" and getattr(arg, "__name__", "") == "find" and searched == old.text:
+                finds[0] += 1
+
+        with audit.watching() as events:
+            sys.setprofile(profile)
+            try:
+                result = run_check(load_config(None, repo.root), [], repo.root)
+            finally:
+                sys.setprofile(None)
+        listed = [p for p in events.listed if p.startswith(folder) and p != folder]
+        return sorted(f.rule for f in result.findings), finds[0], listed
+
+    rules_on, finds_on, listed_on = run({})
+    assert rules_on == ["CL105", "CL106"] and listed_on
+    rules_off, finds_off, listed_off = run({"CL105": "off", "CL106": "off"})
+    assert rules_off == [] and listed_off == []
+    assert finds_off == 1 < finds_on  # the snippet found once; no search for (or count of) others

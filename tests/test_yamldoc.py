@@ -317,3 +317,24 @@ def test_check_on_a_json_only_project_never_imports_yaml(tmp_path: Path) -> None
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
                          cwd=tmp_path).stdout
     assert out.strip().splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize("item", ["https://example.org/a?b=1", "plain words", "null", "~", "True", "false", "12",
+                                  "0x1F", "0o17", "-3", "+4.5", ".inf", ".nan", "no", "on", "2026-07-01", "1:30",
+                                  "a?b", "'quoted'", '"double"', "!tagged x", "&anchor x", "*alias", "[]", "{}"])
+@pytest.mark.parametrize("typed", [False, True])
+def test_sequence_items_read_as_the_same_scalar_in_a_mapping(item: str, typed: bool) -> None:
+    """A sequence's plain items are decided without a call per item; every item reads as
+    the same value (or the same refusal) as in a mapping, with its position, in block and flow style."""
+    for seq, mapping, at in ((f"- first\n- {item}\n", f"k: first\nv: {item}\n", "/1"),
+                             (f"[first, {item}]\n", f"{{k: first, v: {item}}}\n", "/1")):
+        a, b = load_yaml_text(seq, typed=typed), load_yaml_text(mapping, typed=typed)
+        if isinstance(b, ParseFailure) or isinstance(a, ParseFailure):
+            assert isinstance(a, ParseFailure) and isinstance(b, ParseFailure), (seq, a, b)
+            assert a.message.replace("]", "}") == b.message.replace("]", "}")
+            continue
+        value = b.data["v"]
+        assert a.data[1] == value or (value != value and a.data[1] != a.data[1]), (seq, a.data, b.data)
+        i = seq.index(item, seq.index("first") + 5)
+        pos = a.locate(at)
+        assert (pos.line, pos.col) == (seq[:i].count("\n") + 1, i - seq.rfind("\n", 0, i))

@@ -72,8 +72,18 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
                                     max_elision_chars=config.quotes.max_elision_chars)
         if claims.issues:
             issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
-        _accept_quotations(emit, result, display, claims.accepted)
+        accepted = claims.accepted
         spans.extend(ClaimSpan("quotation", *span) for span in claims.spans)
+    else:
+        accepted = []
+    if report.quoted:
+        # Quotation links whose text CL204 found: reviewed against the sentence they stand in.
+        sentences = links.link_sentences(text, [link.start for link, *_ in report.quoted])
+        accepted = sorted(accepted + [
+            AcceptedQuotation("", link.line, link.col, sentences.get(link.start, ""), passage, source, sha,
+                              form="link") for link, source, sha, passage in report.quoted],
+            key=lambda a: (a.line, a.col))
+    _accept_quotations(emit, result, display, accepted)
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -130,17 +140,18 @@ def _unverified_numbers(text: str, located: Sequence[Any], failing: set[int]) ->
 
 def _accept_quotations(emit: Emitter, result: CheckResult, display: str,
                        accepted: Sequence[AcceptedQuotation]) -> None:
-    """List each quotation of ``display`` that passed CL205 in
-    ``result.quotations`` (with its path) and for semantic review (CL901):
-    citelint proves the words are the source's, not that they support the
-    sentence they stand in."""
+    """List each quotation of ``display`` whose text was found (prose ones that passed CL205,
+    quotation links that passed CL204) in ``result.quotations`` (with its path) and for
+    semantic review (CL901): citelint proves the words are the source's, not that they
+    support the sentence they stand in."""
     for a in accepted:
         result.quotations.append(a._replace(path=display))
         several = len(a.insertions) > 1
         inserted = (f"; the insertion{'s' * several} {', '.join(map(quoted, a.insertions))} "
                     f"{'are' if several else 'is'} the author's, not the source's") if a.insertions else ""
+        what = "quotation link's passage" if a.form == "link" else "quotation"
         emit("CL901", Position(a.line, a.col), (
-            f"quotation {quoted(a.text, 80)} occurs in the capture of {quoted(a.source, 120)} (capture "
+            f"{what} {quoted(a.text, 80)} occurs in the capture of {quoted(a.source, 120)} (capture "
             f"{a.capture[:12]}…); citelint does not verify that it supports its sentence {quoted(a.sentence, 160)}"
             f"{inserted}"), a.capture)
 

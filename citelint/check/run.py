@@ -306,13 +306,15 @@ def _phase_two(groups: Sequence[_Group], config: Config,
     the facts citing it, then released, so memory holds one capture at a time."""
     store = Store(config.captures_dir)
     cl302_base = base if config.severity("CL302") != "off" else None
+    # A rule switched off does no work at all (CL105's second search, CL106's listing of revisions).
+    off = frozenset(rule for rule in ("CL105", "CL106") if config.severity(rule) == "off")
     out: list[_Verified] = []
     for _, group in groups:
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
                                     store=store, base=cl302_base,
                                     untracked=tracking.untracked if tracking.enabled else None,
                                     signatures=functools.partial(evidence.issues, store) if evidence else None,
-                                    context_chars=context_chars)
+                                    context_chars=context_chars, off=off)
         out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
     return out
 

@@ -48,7 +48,8 @@ from citelint.links.render import GITHUB_EXTENSIONS
 #: Loaded on first use (PEP 562): a page whose links all pass is judged from
 #: cmark's output alone, so locating (source scanners, link forms) and
 #: ``--fix`` stay out of the check's start-up.
-_LAZY = {"fix": "citelint.links.degrade", "check_claims": "citelint.links.claims", "extract": "citelint.links.locate",
+_LAZY = {"fix": "citelint.links.degrade", "check_claims": "citelint.links.claims",
+         "link_sentences": "citelint.links.prose", "extract": "citelint.links.locate",
          "resolve_destination": "citelint.links.source"}
 
 
@@ -75,5 +76,6 @@ __all__ = [
     "govern",
     "fix",
     "check_claims",
+    "link_sentences",
     "GITHUB_EXTENSIONS",
 ]

@@ -135,7 +135,9 @@ class LinkReport(NamedTuple):
     those that must be grounded; ``grounded``: governed links that are.
     ``located``: the links whose positions were computed (those in a block
     that has a finding; every link with ``check(every=True)``), in document
-    order.
+    order. ``quoted``: each grounded quotation link whose text was found
+    with no blocking issue, as (link, source, capture sha256, the quoted
+    passage of that capture), in link order.
     """
 
     issues: list[LinkIssue]
@@ -143,6 +145,7 @@ class LinkReport(NamedTuple):
     governed: int
     grounded: int
     located: list[Link]
+    quoted: tuple[tuple[Link, str, str, str], ...] = ()
 
 
 _CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
@@ -327,23 +330,25 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
             done = last
     issues = judge(located, evidence, relative=relative)
     bad = {id(issue.link) for issue in issues if RULES[issue.rule].blocking}
+    quoted: tuple[tuple[Link, str, str, str], ...] = ()
     if quoting and titles:
         assert store is not None
-        issues = _with_quotations(issues, located, titles, allowlist, store, evidence.signed)
+        issues, quoted = _with_quotations(issues, located, titles, allowlist, store, evidence.signed)
     for link in located:
         links += 1
         if link.category == "governed":
             governed += 1
             if id(link) not in bad:
                 grounded += 1
-    return LinkReport(issues, links, governed, grounded, located)
+    return LinkReport(issues, links, governed, grounded, located, quoted)
 
 
 def _with_quotations(issues: list[LinkIssue], located: list[Link], titles: dict[int, str | None],
                      allowlist: Allowlist, store: Store,
                      signature_issues: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None
-                     ) -> list[LinkIssue]:
-    """``issues`` with those of each grounded quotation among ``located`` added, in link order.
+                     ) -> tuple[list[LinkIssue], tuple[tuple[Link, str, str, str], ...]]:
+    """``issues`` with those of each grounded quotation among ``located`` added, in link order,
+    and the quotations accepted (:attr:`LinkReport.quoted`).
 
     ``titles`` maps ``id(link)`` to the title of each located link whose
     href has ``:~:``. An ungrounded quotation is CL201 (``judge``) and
@@ -362,4 +367,4 @@ def _with_quotations(issues: list[LinkIssue], located: list[Link], titles: dict[
     if added:
         order = {id(link): k for k, link in enumerate(located)}
         issues.sort(key=lambda issue: order[id(issue.link)])  # stable: a link's own issues keep their order
-    return issues
+    return issues, tuple(checker.accepted)

@@ -38,8 +38,9 @@ PAIRED_MARKS = {"“": "”", "„": "“”", "«": "»", "「": "」", "『": 
 WORD_MARKS = {'"': '"', "‘": "’"}
 #: What may stand just before an opening word mark besides whitespace.
 _OPEN_BEFORE = frozenset("([{<—–-/") | frozenset(PAIRED_MARKS) | frozenset(WORD_MARKS)
-#: What may stand just after a closing word mark besides whitespace.
-_CLOSE_AFTER = frozenset(".,;:!?)]}>…—–-/'") | frozenset("”»」』’\"")
+#: What may stand just after a closing word mark besides whitespace (``[`` opens a citation
+#: marker: ``"…humanity"[4]``).
+_CLOSE_AFTER = frozenset(".,;:!?)[]}>…—–-/'") | frozenset("”»」』’\"")
 _MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”»」』“") | set(WORD_MARKS) | {"’"})))
                     + ']')
 #: The marks that can open a quotation besides ``"``: a leaf with none of them (and fewer
@@ -308,6 +309,27 @@ def _strip_span(text: str, a: int, e: int) -> tuple[int, int]:
     return a, e
 
 
+_TRAILING_MARKER = re.compile(r"\[\^?\d+(?:: not linked)?\]\Z")
+
+
+def _trim_markers(b: Block, a: int, e: int) -> int:
+    """The end of the quoted text ``b.text[a:e]`` without the citation markers (linked or
+    plain, ``[7]``) written just inside its closing mark (``“What is the evidence?[7]”``):
+    they cite the quotation, they are not the source's words."""
+    ends = {hi: lo for lo, hi, _, _ in b.links if _is_marker(b.text[lo:hi])}
+    while e > a:
+        lo = ends.get(e)
+        if lo is None:
+            m = _TRAILING_MARKER.search(b.text, a, e)
+            if m is None:
+                break
+            lo = m.start()
+        e = lo
+        while e > a and b.text[e - 1].isspace():
+            e -= 1
+    return e
+
+
 def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 12) -> list[Quotation]:
     """Every quotation a reader sees in the Markdown ``markdown``, in document order.
 
@@ -344,6 +366,7 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
         sentences = None
         for n_pair, (o, c) in enumerate(pairs):
             a, e = _strip_span(b.text, o + 1, c)
+            e = _trim_markers(b, a, e)
             text = b.text[a:e]
             segs, ins, short = split_quotation(text, min_segment_chars)
             if sum(_visible(s.text) for s in segs) < min_chars:
@@ -400,6 +423,36 @@ def _attribution(det: Detector, k: int) -> Block | None:
     return b if head.startswith("—") or head.startswith("--") else None
 
 
+def link_sentences(markdown: str, starts: Sequence[int]) -> dict[int, str]:
+    """The rendered sentence each link of ``markdown`` that starts at one of the code-point
+    offsets ``starts`` stands in, by that offset (a link found in no sentence is left out).
+
+    Sentences end as the citation rule says (docs/quotations.md); the run of
+    citation-only links after a terminator belongs to the sentence before it.
+    Used for the semantic review of quotation links, whose sentence is what
+    a reviewer judges the quoted passage against. Raises nothing for any ``str``.
+    """
+    wanted = set(starts)
+    out: dict[int, str] = {}
+    if not wanted:
+        return out
+    det = Detector(markdown)
+    lo, hi = min(wanted), max(wanted)
+    for k in range(len(det.leaves)):
+        b = det.block(k)
+        if not b.links or (b.hi > b.lo and (b.hi <= lo or b.lo > hi)):
+            continue  # no link of this block can be one of them
+        det.d.attach(b)
+        mine = [(a, link.start) for a, _e, _h, link in b.links if link is not None and link.start in wanted]
+        if not mine:
+            continue
+        sentences = _sentences(b, _pairs(b.text, b.code))
+        for a, start in mine:
+            s0, _t, s_end = next(((s, t, e) for s, t, e in sentences if s <= a < e), (0, len(b.text), len(b.text)))
+            out.setdefault(start, b.text[s0:s_end].strip())
+    return out
+
+
 # --------------------------------------------------------------------------- numbers
 
 #: A number: a maximal run of digits with grouping separators (``,`` ``.``
@@ -415,6 +468,8 @@ _SIGNS = frozenset("+-−±")
 _SCALE = re.compile(r"\s?(?:%|percent\b|per cent\b|(?:thousand|million|billion|trillion)s?\b|bn\b)")
 #: What joins a token to a date, time, range or version (2026-07-01, 10:30, 1/2): out of scope.
 _JOINERS = frozenset("-/:")
+#: What joins a number to a symbol as an exponent or index (x^2, 10^6, a_1): out of scope.
+_POWER_OR_INDEX = frozenset("^_")
 
 
 def readings(written: str) -> tuple[str, ...]:
@@ -504,7 +559,8 @@ def cited_numbers(markdown: str, *, every: bool = False) -> list[Number]:
         skip = _excluded(b, pairs)
         for s0, _t_end, s_end in _sentences(b, pairs):
             numbers = [m for m in _NUMBER.finditer(b.text, s0, s_end)
-                       if not _in(skip, m.start()) and _standalone(b.text, m.start(), m.end())]
+                       if not _in(skip, m.start()) and _standalone(b.text, m.start(), m.end())
+                       and not _enumerator(det, b, m.start(), m.end())]
             if not numbers:
                 continue
             citations = det.cite(b, [(s0, s_end)], [(s0, s_end)])
@@ -528,15 +584,43 @@ def cited_numbers(markdown: str, *, every: bool = False) -> list[Number]:
     return found
 
 
+def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
+    """True when the number at ``b.text[a:e]`` numbers a paragraph or a line: it opens the
+    block or its source line and is followed, after any citation-only links, by ``.`` or
+    ``)`` and a space or the end (``1[1]. Update the zoning rules``, a list item that the
+    citation kept from being one, or a lazy continuation line of one)."""
+    text = b.text
+    k = e
+    markers = {lo: hi for lo, hi, _, _ in b.links if _is_marker(text[lo:hi])}
+    while k in markers and markers[k] > k:
+        k = markers[k]
+    if not (k < len(text) and text[k] in ".)" and (k + 1 == len(text) or text[k + 1].isspace())):
+        return False
+    if not text[:a].strip():
+        return True
+    line, col = det.d.position(b, a)
+    source = det.d.markdown
+    start = det.d.offset(line, 1)
+    return not source[start:start + col - 1].strip()
+
+
 def _standalone(text: str, a: int, e: int) -> bool:
-    """True when the number at text[a:e] is not joined to letters, a date, a time, a range or a version."""
+    """True when the number at text[a:e] is not joined to letters, a date, a time, a range, a
+    version or a power."""
     before = text[a - 1] if a else ""
     after = text[e] if e < len(text) else ""
-    if before.isalpha() or after.isalpha() or before == "_" or after == "_":
-        return False  # v2, 1990s, 5km
-    if before in _JOINERS and a >= 2 and (text[a - 2].isalnum()):
-        return False  # COVID-19, 2026-07-01, 1/2, 10:30
-    if after in _JOINERS and e + 1 < len(text) and text[e + 1].isdigit():
-        return False  # 2026-07, 10:30, 2010-2012, 1/2
+    if before.isalpha() or after.isalpha() or before in _POWER_OR_INDEX or after in _POWER_OR_INDEX:
+        return False  # v2, 1990s, 5km, x^2, 10^6
+    j = a - 1
+    while j >= 0 and text[j] in _CURRENCY:
+        j -= 1  # the second end of $700-$1000: the joiner stands before the currency symbol
+    if j >= 1 and text[j] in _JOINERS and text[j - 1].isalnum():
+        return False  # COVID-19, 2026-07-01, 1/2, 10:30, $700-$1000
+    if after in _JOINERS:
+        k = e + 1
+        while k < len(text) and text[k] in _CURRENCY:
+            k += 1
+        if k < len(text) and text[k].isalnum():
+            return False  # 2026-07, 10:30, 2010-2012, 1/2, $700-$1000, 12-hour
     # 1.2.3, 2.2.x, vue@2
     return not (after in ".," and e + 1 < len(text) and text[e + 1].isalnum() or before == "@")

@@ -49,6 +49,7 @@ from citelint.excerpts import (
 from citelint.links.directive import DirectiveError, TextDirective, directive_part, parse_directives
 from citelint.links.link import Link, LinkIssue
 from citelint.links.locate import raw_attr, raw_tag
+from citelint.model import RULES
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions, revision_key
 
 if TYPE_CHECKING:
@@ -225,6 +226,9 @@ class QuotationChecker:
         self.allowlist, self.store = allowlist, store
         self.signature_issues = signature_issues
         self._budgets: dict[str, MissBudget] = {}
+        #: Each quotation link whose text was found: (link, source, capture sha256, the quoted
+        #: passage), in the order checked, for the accepted list and semantic review.
+        self.accepted: list[tuple[Link, str, str, str]] = []
 
     def check(self, link: Link, title: str | None) -> list[LinkIssue]:
         """The issues of one grounded quotation ``link`` whose anchor has ``title`` (None: no title).
@@ -289,6 +293,8 @@ class QuotationChecker:
         for record in hits:
             issues += [LinkIssue(rule, link, message, *at, capture=record.sha256, fixable=False)
                        for rule, message in (self.signature_issues(record) if self.signature_issues else ())]
+        if not any(RULES[i.rule].blocking for i in issues):  # as for a fact: any blocking issue rejects it
+            self.accepted.append((link, source, hits[0].sha256, _passage(hits[0].text, visible)))
         return issues
 
     def _revisions(self, source: str, named: str | None, link: Link) -> NewestRevisions | LinkIssue:
@@ -391,6 +397,17 @@ class QuotationChecker:
             if other.sha256 not in checked and all(match_spans(other.text, d, limit=1) for d in visible):
                 return other
         return None
+
+
+def _passage(text: str, visible: list[TextDirective]) -> str:
+    """What the directives ``visible`` quote of the capture ``text``: each one's first passage,
+    whitespace runs as one space, several joined by `` … `` (the reader's elision)."""
+    parts = []
+    for d in visible:
+        spans = match_spans(text, d, limit=1)
+        if spans:
+            parts.append(" ".join(text[spans[0][0]:spans[0][1]].split()))
+    return " … ".join(parts)
 
 
 def _show_url(url: str) -> str:

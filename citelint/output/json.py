@@ -79,8 +79,8 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
         })
     for q in result.quotations:
         accepted.append({
-            "path": q.path, "line": q.line, "column": q.col, "kind": "quotation", "sentence": q.sentence,
-            "text": q.text, "source": q.source, "capture": q.capture, "label": q.label,
+            "path": q.path, "line": q.line, "column": q.col, "kind": "quotation", "form": q.form,
+            "sentence": q.sentence, "text": q.text, "source": q.source, "capture": q.capture, "label": q.label,
             "insertions": list(q.insertions),
         })
     return {

@@ -50,7 +50,7 @@ def _excerpt(snippet: str) -> str:
 def review_block(result: CheckResult, color: bool = False) -> list[str]:
     """The ``--review`` listing: per accepted citation, its label and place, then
     the excerpt and any unit/period hint, indented (no rule id: not a finding);
-    then each accepted prose quotation (CL205) with the sentence it stands in."""
+    then each accepted quotation (prose, CL205; quotation link, CL204) with the sentence it stands in."""
     cited = sorted((a for a in result.accepted if a.state == "cited"), key=lambda a: (a.path, a.line, a.col))
     quotations = sorted(result.quotations, key=lambda q: (q.path, q.line, q.col))
     n = len(cited) + len(quotations)
@@ -65,7 +65,8 @@ def review_block(result: CheckResult, color: bool = False) -> list[str]:
     for q in quotations:
         # A prose quotation has no label: what to judge is whether it supports its sentence.
         place = f"{terminal(q.path)}:{q.line}"
-        lines.append(f"  quotation  {_DIM + place + _RESET if color else place}")
+        kind = "quotation link" if q.form == "link" else "quotation"
+        lines.append(f"  {kind}  {_DIM + place + _RESET if color else place}")
         lines.append(f"      “{_excerpt(q.text)}”")
         lines.append(f"      in: {_excerpt(q.sentence)}")
         lines.extend(f"      the insertion {terminal(i)} is the author's, not the source's" for i in q.insertions)

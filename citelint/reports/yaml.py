@@ -37,8 +37,14 @@ _CORE_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 _CORE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN")
 
 
+#: The first characters a core-schema null, boolean, integer or float can have ("" is null).
+_CORE_FIRST = frozenset("nN~tTfF+-.0123456789")
+
+
 def _core_scalar(value: str) -> Any:
     """Resolve a plain scalar by the YAML 1.2 core schema (§10.3.2), never 1.1."""
+    if value and value[0] not in _CORE_FIRST:
+        return value  # most strings (a URL, a label) are decided by their first character
     if _CORE_NULL.fullmatch(value):
         return None
     if _CORE_BOOL.fullmatch(value):
@@ -134,16 +140,18 @@ def _load(text: str, typed: bool, yaml: Any, parser_class: Any) -> Document | Pa
     # PyYAML and libyaml also break lines at U+0085, U+2028 and U+2029;
     # editors and GitHub do not, so positions come from the marks' code-point
     # index, never from their line and column.
-    lines = LineIndex(text)
+    index: list[LineIndex] = []  # built on the first position asked for: a valid config asks for none
 
     def at(mark: Any) -> tuple[int, int]:
-        return lines.position(mark.index)
+        if not index:
+            index.append(LineIndex(text))
+        return index[0].position(mark.index)
 
     try:
         loader = parser_class(text)
     except yaml.reader.ReaderError as exc:
         # Raised before parsing: the reader refuses control characters outright.
-        line, col = lines.position(exc.position)
+        line, col = LineIndex(text).position(exc.position)
         return ParseFailure(line, col, f"character U+{exc.character:04X} is not allowed in YAML; remove it "
                                        "or write it as an escape inside a double-quoted string")
     try:
@@ -230,7 +238,22 @@ def _build_stream(loader: Any, yaml: Any, typed: bool, values: dict[str, Any], k
             get()
             inner = flow or bool(event.flow_style)
             out: list[Any] = []
-            while not check(sequence_end):
+            while True:
+                item = peek()
+                kind = type(item)
+                if kind is sequence_end:
+                    break
+                if (kind is scalar_event and item.anchor is None and item.tag is None and not item.style
+                        and item.value and (not inner or "?" not in item.value) and depth < MAX_DEPTH
+                        and (not typed or item.value[0] not in _CORE_FIRST)):
+                    # The usual item (a source, a glob: a plain string) decided here, without a call
+                    # per item; every other item, and any doubt, goes through build().
+                    if not fast and SURROGATE.search(item.value):
+                        fail(item.start_mark, SURROGATE_MESSAGE)
+                    get()
+                    values[f"{ptr}/{len(out)}"] = (item.start_mark, item.end_mark)
+                    out.append(item.value)
+                    continue
                 out.append(build(pointer_join(ptr, len(out)), depth + 1, inner))
             end = get()
             values[ptr] = (event.start_mark, end.end_mark)
