@@ -1,4 +1,4 @@
-"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302, CL401–CL403 and CL901, logic and messages.
+"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302, CL401–CL403, CL901 and CL903, logic and messages.
 
 A cited fact is accepted only when its source is approved (exact string),
 the capture of exactly (source, captureSha256) exists and verifies, and the
@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
-from citelint.escape import is_invisible, visible_repr
+from citelint.escape import is_invisible, quoted, visible_repr
 from citelint.excerpts import (
     MIN_SNIPPET_CHARS,
     MissBudget,
@@ -25,7 +25,7 @@ from citelint.excerpts import (
     short_message,
     shown_digests,
 )
-from citelint.model import RULES, Difference, LabelInfo
+from citelint.model import RULES, Difference, LabelInfo, Review, fact_fingerprint
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 
 #: Code points of capture text kept on each side of an accepted snippet, so a
@@ -409,4 +409,25 @@ def review_notice(entry: AcceptedEntry) -> Issue:
     is not verified, only its excerpt; the entry's review hints say what to look at."""
     detail = "; ".join(entry.review) if entry.review else "check that the snippet supports this label"
     return Issue("CL901", "", f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}",
+                 fact_index=entry.index)
+
+
+def entry_fingerprint(entry: AcceptedEntry) -> str:
+    """The review fingerprint of an accepted cited fact (:func:`citelint.model.fact_fingerprint`)."""
+    fact = entry.fact
+    return fact_fingerprint(fact["label"], fact["source"], fact["captureSha256"], fact["snippet"])
+
+
+def rejected_message(what: str, review: Review, fingerprint: str) -> str:
+    """CL903's message: ``what`` (the citation, in words) was reviewed as not
+    supporting what it is cited for, by whom, when and why, and what to do."""
+    note = f": {quoted(review.note, 300)}" if review.note else ""
+    return (f"{what} was reviewed as not supported by its excerpt (does-not-support) by {quoted(review.by, 80)} "
+            f"at {review.at}{note}; correct the citation (a changed one goes back on the review list), or if the "
+            f"review was wrong record a new one: `citelint review --approve {fingerprint[:16]} --by NAME`")
+
+
+def rejected_issue(entry: AcceptedEntry, review: Review, fingerprint: str) -> Issue:
+    """The CL903 issue of an accepted cited fact whose latest review says ``does-not-support``."""
+    return Issue("CL903", "", rejected_message(f"label {entry.fact['label']!r}", review, fingerprint),
                  fact_index=entry.index)

@@ -7,6 +7,7 @@ module may depend on this one (DESIGN §7: dependencies point towards model).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -276,6 +277,71 @@ class Position(NamedTuple):
     end_col: int | None = None
 
 
+#: The verdicts a review may give (``citelint.review/1``, docs/reviews.md).
+VERDICTS = ("supports", "does-not-support")
+
+
+class Review(NamedTuple):
+    """The judgment that counts for one citation: the latest review of its
+    fingerprint in the review ledger (docs/reviews.md).
+
+    ``verdict`` is ``supports`` or ``does-not-support`` (:data:`VERDICTS`);
+    ``by`` the reviewer's name as recorded (with ``reviews.allowed_signers``,
+    the principal whose key signed it); ``at`` when it was recorded, RFC 3339
+    UTC (``2026-12-03T11:00:00Z``); ``note`` what the reviewer checked, or None.
+    """
+
+    verdict: str
+    by: str
+    at: str
+    note: str | None = None
+
+
+def _canonical_digest(fields: dict[str, str]) -> str:
+    # Canonical JSON (sorted keys, no spaces, UTF-8): one byte string per value, in any Python.
+    data = json.dumps(fields, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fact_fingerprint(label: str, source: str, capture: str, snippet: str) -> str:
+    """The review fingerprint of a cited fact: the SHA-256 (64 lower-case hex
+    characters) of canonical JSON of its ``label``, ``source``, ``capture``
+    digest (its captureSha256) and ``snippet``, exactly as written.
+
+    It covers what a judgment is about and nothing else: the report's path
+    and the fact's place are left out, so a moved report keeps its reviews,
+    and any change to one of the four (one character of the snippet, another
+    capture revision) needs a new review.
+    """
+    return _canonical_digest({"kind": "fact", "label": label, "source": source, "capture": capture,
+                              "snippet": snippet})
+
+
+#: What a sentence's fingerprint leaves out: an absolute URL (scheme:// up to
+#: whitespace) or a GFM ``www.`` autolink, as a rendered sentence shows them.
+_SENTENCE_URL = re.compile(r"(?<![\w.-])(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*")
+
+
+def review_sentence(sentence: str) -> str:
+    """``sentence`` (rendered text) as a quotation's fingerprint sees it: URLs
+    removed, then every whitespace run collapsed to one space and the ends
+    trimmed, so re-wrapping a paragraph or re-pointing a link keeps a review."""
+    return " ".join(_SENTENCE_URL.sub(" ", sentence).split())
+
+
+def quotation_fingerprint(sentence: str, source: str, capture: str, text: str) -> str:
+    """The review fingerprint of an accepted quotation (a prose quotation or a
+    link directive's): the SHA-256 (64 lower-case hex characters) of
+    canonical JSON of its ``sentence`` as :func:`review_sentence` gives it,
+    its ``source``, the ``capture`` digest that holds it and the quoted
+    ``text`` as rendered. The report's path and the quotation's place are
+    left out (a moved report keeps its reviews); a changed word of the
+    sentence or the quotation, or another revision, needs a new review.
+    """
+    return _canonical_digest({"kind": "quotation", "sentence": review_sentence(sentence), "source": source,
+                              "capture": capture, "text": text})
+
+
 class AcceptedFact(NamedTuple):
     """A fact that passed every check.
 
@@ -285,7 +351,9 @@ class AcceptedFact(NamedTuple):
     ``retrievedAt`` and ``context`` up to ``facts.CONTEXT_CHARS`` code points
     of capture text before and after the snippet, for review and the reader
     view; ``fact_index`` the fact's place in its report's facts array (as
-    a finding about it has it). Unavailable facts have no source.
+    a finding about it has it); ``reviewed`` the review that counts for it
+    (:class:`Review`), or None when nobody reviewed it. Unavailable facts
+    have no source, no fingerprint and no review.
     """
 
     path: str
@@ -302,6 +370,15 @@ class AcceptedFact(NamedTuple):
     retrieved_at: str | None = None
     context: tuple[str, str] = ("", "")
     fact_index: int | None = None
+    reviewed: Review | None = None
+
+    @property
+    def fingerprint(self) -> str | None:
+        """The review fingerprint (:func:`fact_fingerprint`, 64 hex), or None for
+        an unavailable fact, which has nothing to review. Computed when asked."""
+        if self.state != "cited" or self.source is None or self.capture_sha256 is None or self.snippet is None:
+            return None
+        return fact_fingerprint(self.label, self.source, self.capture_sha256, self.snippet)
 
 
 class AcceptedQuotation(NamedTuple):
@@ -317,7 +394,8 @@ class AcceptedQuotation(NamedTuple):
     cited source and the sha256 of the revision that holds it; ``label``:
     always None for now (prose carries no label); ``insertions``: the
     bracketed insertions it holds (``[sic]``), which are the author's words,
-    not the source's.
+    not the source's; ``reviewed``: the review that counts for it
+    (:class:`Review`), or None when nobody reviewed it.
     """
 
     path: str
@@ -330,6 +408,12 @@ class AcceptedQuotation(NamedTuple):
     label: str | None = None
     insertions: tuple[str, ...] = ()
     form: str = "prose"
+    reviewed: Review | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """The review fingerprint (:func:`quotation_fingerprint`, 64 hex). Computed when asked."""
+        return quotation_fingerprint(self.sentence, self.source, self.capture, self.text)
 
 
 class FactPlace(NamedTuple):
@@ -412,7 +496,10 @@ class CheckResult:
     ``details`` maps each report's path to its :class:`ReportDetail` when
     the result is made to keep them (``details={}``, as
     ``run_check(detail=True)`` does); it is None otherwise, so a plain check
-    does not pay for them.
+    does not pay for them. ``reviewed`` counts the accepted citations (facts
+    and quotations) that have a review that counts in the review ledger, and
+    ``rejected`` those of them whose review says ``does-not-support``
+    (CL903); the others are the semantic-review list (CL901).
     """
 
     def __init__(self, findings: list[Finding] | None = None, notices: Iterable[Finding] = (),
@@ -433,6 +520,8 @@ class CheckResult:
         #: Quotations of Markdown reports whose text was found (prose ones that passed CL205,
         #: quotation links that passed CL204), in report order.
         self.quotations: list[AcceptedQuotation] = []
+        self.reviewed = 0
+        self.rejected = 0
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
 

@@ -16,7 +16,7 @@ from typing import cast
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, Issue
 from citelint.files import decode_utf8
-from citelint.model import RULES, AcceptedFact, CheckResult, Difference, Finding, Position, Severity
+from citelint.model import RULES, AcceptedFact, CheckResult, Difference, Finding, Position, Review, Severity
 from citelint.reports import pointers
 from citelint.reports.columns import char_position
 from citelint.reports.document import Document, ParseFailure
@@ -150,8 +150,9 @@ class LoadedReport:
         """Position of the value at ``pointer``."""
         return self.doc().locate(pointer)
 
-    def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
-        """The accepted fact as the result lists it, with its sort key (report, fact index)."""
+    def accepted(self, entry: AcceptedEntry, reviewed: Review | None = None) -> tuple[tuple[int, int], AcceptedFact]:
+        """The accepted fact as the result lists it, with its sort key (report, fact index);
+        ``reviewed`` is the review that counts for it, if any."""
         pos = self.locate(self.pointer(entry.index))
         fact = entry.fact
         if fact["state"] == "unavailable":
@@ -161,5 +162,5 @@ class LoadedReport:
             accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
                                     capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
                                     offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
-                                    context=entry.context, fact_index=entry.index)
+                                    context=entry.context, fact_index=entry.index, reviewed=reviewed)
         return (self.order, entry.index), accepted

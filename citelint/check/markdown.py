@@ -15,6 +15,7 @@ from citelint.check.loaded import Emitter
 from citelint.check.targets import Target, read_target
 from citelint.config import Config
 from citelint.escape import quoted
+from citelint.facts import rejected_message
 from citelint.files import WriteRefused, write_output
 from citelint.model import (
     RULES,
@@ -31,18 +32,20 @@ from citelint.model import (
 from citelint.reports.document import ParseFailure
 
 if TYPE_CHECKING:
+    from citelint.evidence.ledger import Ledger
     from citelint.links.grounds import LinkEvidence
 
 
 def check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,
-                    result: CheckResult, fix: bool) -> None:
+                    result: CheckResult, fix: bool, ledger: Ledger | None = None) -> None:
     """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
     CL401–CL403 for a link whose evidence needs repair: see
     :func:`citelint.links.judge.judge`) and its claims in prose (CL205
     quotations, CL206 numbers: :func:`citelint.links.claims.check_claims`)
     and, with ``fix``, degrade the fixable
     ones. When ``result`` keeps details, the report's text and every link,
-    with its verdict, are kept there."""
+    with its verdict, are kept there. ``ledger`` holds the reviews that count
+    for its accepted quotations (None: no review counts)."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -83,7 +86,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
             AcceptedQuotation("", link.line, link.col, sentences.get(link.start, ""), passage, source, sha,
                               form="link") for link, source, sha, passage in report.quoted],
             key=lambda a: (a.line, a.col))
-    _accept_quotations(emit, result, display, accepted)
+    _accept_quotations(emit, result, display, accepted, ledger)
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -139,17 +142,27 @@ def _unverified_numbers(text: str, located: Sequence[Any], failing: set[int]) ->
 
 
 def _accept_quotations(emit: Emitter, result: CheckResult, display: str,
-                       accepted: Sequence[AcceptedQuotation]) -> None:
+                       accepted: Sequence[AcceptedQuotation], ledger: Ledger | None = None) -> None:
     """List each quotation of ``display`` whose text was found (prose ones that passed CL205,
-    quotation links that passed CL204) in ``result.quotations`` (with its path) and for
-    semantic review (CL901): citelint proves the words are the source's, not that they
-    support the sentence they stand in."""
+    quotation links that passed CL204) in ``result.quotations`` (with its path) and, unless
+    ``ledger`` holds a review of it, for semantic review (CL901): citelint proves the words
+    are the source's, not that they support the sentence they stand in. One whose review
+    says ``does-not-support`` is CL903."""
     for a in accepted:
-        result.quotations.append(a._replace(path=display))
+        what = "quotation link's passage" if a.form == "link" else "quotation"
+        verdict = ledger.review(a.fingerprint) if ledger else None
+        result.quotations.append(a._replace(path=display, reviewed=verdict))
+        if verdict is not None:
+            result.reviewed += 1
+            if verdict.verdict == "does-not-support":
+                result.rejected += 1
+                emit("CL903", Position(a.line, a.col), rejected_message(
+                    f"{what} {quoted(a.text, 80)} in the sentence {quoted(a.sentence, 160)}", verdict,
+                    a.fingerprint), a.capture)
+            continue
         several = len(a.insertions) > 1
         inserted = (f"; the insertion{'s' * several} {', '.join(map(quoted, a.insertions))} "
                     f"{'are' if several else 'is'} the author's, not the source's") if a.insertions else ""
-        what = "quotation link's passage" if a.form == "link" else "quotation"
         emit("CL901", Position(a.line, a.col), (
             f"{what} {quoted(a.text, 80)} occurs in the capture of {quoted(a.source, 120)} (capture "
             f"{a.capture[:12]}…); citelint does not verify that it supports its sentence {quoted(a.sentence, 160)}"

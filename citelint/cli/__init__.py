@@ -1,7 +1,7 @@
 """Command line: parse arguments, call the rest, map outcomes to exit codes.
 
 One module per subcommand (``check``, ``render``, ``capture``, ``attest``, ``import``, ``ls``, ``show``,
-``migrate``, ``rule``, ``init``), each exposing ``NAME``, ``EPILOG``, a
+``migrate``, ``rule``, ``init``, ``review``), each exposing ``NAME``, ``EPILOG``, a
 docstring whose first line is its ``--help`` line, ``add_options(parser)``
 and ``run(args, out, err) -> int``; :data:`COMMANDS` lists them. This package is the only place that prints.
 ``main`` takes its streams as arguments and returns a status, so tests run
@@ -35,7 +35,7 @@ COMMAND_MODULES = {
     "check": "citelint.cli.check", "render": "citelint.cli.render", "ls": "citelint.cli.ls",
     "show": "citelint.cli.show", "migrate": "citelint.cli.migrate", "rule": "citelint.cli.rule",
     "init": "citelint.cli.init", "capture": "citelint.cli.capture", "attest": "citelint.cli.attest",
-    "import": "citelint.cli.import_",
+    "import": "citelint.cli.import_", "review": "citelint.cli.review",
 }
 
 

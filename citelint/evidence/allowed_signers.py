@@ -213,9 +213,10 @@ def parse(text: str, origin: str = "allowed signers") -> list[Entry]:
     return entries
 
 
-def load(path: Path, origin: str) -> list[Entry]:
+def load(path: Path, origin: str, key: str) -> list[Entry]:
     """Read and parse the allowed-signers file ``path`` (a regular file of at
-    most 1 MiB, strict UTF-8); ``origin`` names it in errors.
+    most 1 MiB, strict UTF-8); ``origin`` names it in errors, and ``key`` the
+    config key that names it (``evidence.allowed_signers``, ``reviews.allowed_signers``).
 
     Raises:
         SignersError: unreadable, too large, not UTF-8, or malformed.
@@ -223,7 +224,7 @@ def load(path: Path, origin: str) -> list[Entry]:
     try:
         text = decode_utf8(read_regular(path, MAX_FILE_BYTES))
     except FileNotFoundError:
-        raise SignersError(f"{origin}: no such file (evidence.allowed_signers)") from None
+        raise SignersError(f"{origin}: no such file ({key})") from None
     except (NotRegularFile, FileTooLarge) as exc:
         raise SignersError(f"{origin}: cannot be used ({exc})") from None
     except OSError as exc:
