@@ -522,6 +522,10 @@ class CheckResult:
         self.quotations: list[AcceptedQuotation] = []
         self.reviewed = 0
         self.rejected = 0
+        #: With ``--base``, the review fingerprints of the citations the base's reports hold, so a
+        #: summary lists only the unreviewed citations a change added; None without ``--base`` or
+        #: when no merge base is known (then every citation counts as added).
+        self.base_fingerprints: frozenset[str] | None = None
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
 

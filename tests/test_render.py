@@ -191,7 +191,7 @@ def test_format_md_is_the_same_reader_view_in_markdown(facts_repo: Repo) -> None
     doc = lxml_html.fromstring("<div>" + cmarkgfm.github_flavored_markdown_to_html(run.stdout) + "</div>")
     assert doc.xpath("string(//h1)") == "reports/r.json"
     assert [h.text_content() for h in doc.xpath("//h3")] == [
-        "inventory (✓ verified excerpt)", "sales (unverified: not available)",
+        "inventory (✓ excerpt verified by citelint)", "sales (unverified: not available)",
         "headcount (unverified: not available)", "margin (✗ not verified: failed the check)"]
     assert doc.xpath("string(//blockquote)").strip() == "Inventory held steady at 42 items."
     assert [a.get("href") for a in doc.xpath("//a")] == [SOURCE_A, CHECK_AT, SOURCE_A]

@@ -112,7 +112,7 @@ def test_clean_run_passes_and_semantic_review_is_collapsible_with_snippet_in_con
     tree = shown(text)
     assert "No findings." in tree.text_content()
     [details] = tree.xpath("//details")
-    assert details.xpath("string(summary)").startswith("Semantic review: 2 accepted citations to read")
+    assert details.xpath("string(summary)").startswith("Semantic review: 2 unreviewed citations to read")
     entries = details.xpath(".//li")
     assert [e.xpath("string(strong)") for e in entries] == ["inventory", "sales"]
     # The label's unit hint; the snippet in bold with words of the capture around it.

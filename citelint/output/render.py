@@ -24,7 +24,7 @@ import re
 from urllib.parse import quote
 
 from citelint.escape import code_span, html_text, markdown_cell
-from citelint.model import RULES, Finding
+from citelint.model import RULES, Finding, Review
 from citelint.reader.view import FactItem, LinkMark, ReaderView
 
 # Contrast on white, per WCAG 2.1 (1.4.3, at least 4.5:1): #1f2328 15.8:1,
@@ -51,7 +51,7 @@ vertical-align:middle;margin:0 .35rem;white-space:nowrap}
 .verdict .badge{margin-left:0}
 .ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#82071e}.warn{background:#fff8c5;color:#6c3b00}
 .fact{border:1px solid #d1d9e0;border-radius:6px;padding:1rem 1.1rem;margin:0 0 1rem}
-.fact.rejected{border-color:#ff8182}.fact.unavailable{border-color:#d4a72c}
+.fact.rejected,.fact.disputed{border-color:#ff8182}.fact.unavailable{border-color:#d4a72c}
 .claim{margin:.25rem 0 .75rem}
 .claim .k,.where .k{color:#59636e;font-size:.85rem;font-weight:600;text-transform:uppercase;letter-spacing:.03em}
 figure{margin:0}
@@ -111,11 +111,15 @@ def _fact_html(n: int, item: FactItem) -> str:
         link = f'<a href="{src}">{src}</a>' if _http(fact.source) else src
         when = f', captured <time datetime="{html_text(fact.retrieved_at)}">{html_text(fact.retrieved_at)}</time>' \
             if fact.retrieved_at else ""
+        css, words, rest = tier(fact.reviewed)
         review = f'<p class="review">Not checked by citelint: {html_text("; ".join(fact.review))}.</p>\n' \
             if fact.review else ""
+        review += f'<p class="review"><span class="k">{html_text(words.removeprefix("✓ ").removeprefix("✗ "))}'\
+            f'</span> {html_text(rest)}</p>\n'
         warnings = _problems_block(item.problems)
-        return (f'<article class="fact verified" aria-labelledby="f{n}">\n'
-                f'<h3 id="f{n}">{label}<span class="badge ok">✓ verified excerpt</span></h3>\n{claim_html}'
+        disputed = " disputed" if css == "bad" else ""
+        return (f'<article class="fact verified{disputed}" aria-labelledby="f{n}">\n'
+                f'<h3 id="f{n}">{label}<span class="badge {css}">{words}</span></h3>\n{claim_html}'
                 f'<figure>\n<blockquote cite="{src}"><p>{html_text(fact.snippet or "")}</p></blockquote>\n'
                 f'<figcaption>— <cite>{link}</cite>{when}, revision '
                 f'<code title="{html_text(fact.capture_sha256 or "")}">'
@@ -156,8 +160,24 @@ _MARK_HTML = {
     "number-unverified": ("warn", "⚠ unverified figure", "span-warn"),
 }
 
-#: How each tier of a verified citation is named (citelint matched the excerpt; no person has judged it).
-TIER_WORDS = {"verified": "✓ excerpt verified by citelint"}
+def tier(review: Review | None) -> tuple[str, str, str]:
+    """A verified citation's tier: (badge colour, badge words, what follows in words).
+
+    Three tiers, each named in words (DESIGN: never blur what a machine matched with
+    what a person concluded): the excerpt verified by citelint and nobody has judged
+    it; a person reviewed it and found it supports its claim; or found it does not.
+    """
+    if review is None:
+        return "ok", "✓ excerpt verified by citelint", "not yet reviewed by a person"
+    who = f"by {review.by}, {review.at}" + (f": {review.note}" if review.note else "")
+    if review.verdict == "supports":
+        return "ok", "✓ reviewed: supports", who
+    return "bad", "✗ reviewed: does not support", who
+
+
+def _tier_html(review: Review | None) -> str:
+    css, words, rest = tier(review)
+    return f'<span class="badge {css}">{words}</span> {html_text(rest)}'
 
 
 def _where_to_check(mark: LinkMark) -> str:
@@ -168,8 +188,18 @@ def _where_to_check(mark: LinkMark) -> str:
     return f"its citation failed the check and was removed ({shown}): check it there"
 
 
-def _mark_html(mark: LinkMark) -> str:
+def _mark_words(mark: LinkMark, view: ReaderView) -> tuple[str, str]:
+    """A mark's badge colour and words; a verified quotation's say what a person judged too."""
     css, words, _ = _MARK_HTML[mark.kind]
+    review = view.notes[mark.note - 1].reviewed if 0 < mark.note <= len(view.notes) else None
+    if review is not None:
+        css, judged, _ = tier(review)
+        words = f"{words}; {judged.removeprefix('✓ ').removeprefix('✗ ')}"
+    return css, words
+
+
+def _mark_html(mark: LinkMark, view: ReaderView) -> str:
+    css, words = _mark_words(mark, view)
     if mark.kind == "number-failed" and any(f.severity == "error" for f in mark.problems):
         css = "bad"
     why = "; ".join(f"{f.rule}: {f.message}" for f in mark.problems)
@@ -207,12 +237,19 @@ def _body_html(view: ReaderView) -> str:
                 mark = ends[m.group()]
                 if mark.start and open_spans:
                     open_spans.pop()
-                out.append(_mark_html(mark))
+                out.append(_mark_html(mark, view))
         out.append(wrap(escaped[last:]))
         return "".join(out)
 
     return markdown_to_safe_html(view.markdown, view.vouched, text=text,
                                  unlinked=lambda: '<span class="mark bad">✗ link not verified</span>')
+
+
+def _judged(review: Review | None) -> str:
+    """Who judged a citation, as the end of the sentence that says a person must."""
+    if review is None:
+        return ""
+    return f" (reviewed by {html_text(review.by)}, {html_text(review.at)})"
 
 
 def _notes_html(view: ReaderView) -> str:
@@ -230,12 +267,12 @@ def _notes_html(view: ReaderView) -> str:
         sentence = (f'<p class="review">In the sentence: “{html_text(note.sentence)}”</p>\n'
                     if note.sentence and note.sentence != note.text else "")
         items.append(
-            f'<li id="evidence-{note.number}">\n<p class="tier"><span class="badge ok">'
-            f'{TIER_WORDS.get(note.tier, note.tier)}</span> not yet reviewed by a person</p>\n'
+            f'<li id="evidence-{note.number}">\n<p class="tier">{_tier_html(note.reviewed)}</p>\n'
             f'<figure>\n<blockquote cite="{src}"><p>{html_text(note.text)}</p></blockquote>\n'
             f"<figcaption>— <cite>{link}</cite>{when}{revision}</figcaption>\n</figure>\n{sentence}"
             '<p class="review">citelint found these words in the capture; whether they support the sentence is '
-            f'for a person to judge. <a href="#ref-{note.number}">Back to the text</a></p>\n</li>\n')
+            f'for a person to judge{_judged(note.reviewed)}. <a href="#ref-{note.number}">Back to the text</a>'
+            "</p>\n</li>\n")
     return ('<section aria-labelledby="evidence"><h2 id="evidence">Evidence for the quotations</h2>\n'
             '<ol class="notes">\n' + "".join(items) + "</ol>\n</section>\n")
 
@@ -243,8 +280,13 @@ def _notes_html(view: ReaderView) -> str:
 def _tally(view: ReaderView) -> str:
     if view.kind == "facts":
         n = {s: sum(1 for f in view.facts if f.status == s) for s in ("verified", "unavailable", "rejected")}
+        judged = [f.fact.reviewed.verdict for f in view.facts
+                  if f.status == "verified" and f.fact is not None and f.fact.reviewed is not None]
+        supports = judged.count("supports")
+        reviewed = (f" ({supports} reviewed: supports, {len(judged) - supports} reviewed: does not support)"
+                    if judged else "")
         return (f"{len(view.facts)} fact{'s' * (len(view.facts) != 1)}: {n['verified']} quoted from a captured "
-                f"source and verified, {n['unavailable']} unavailable, {n['rejected']} not verified")
+                f"source and verified{reviewed}, {n['unavailable']} unavailable, {n['rejected']} not verified")
     n = {k: sum(1 for m in view.marks if m.kind == k) for k in _MARK_HTML}
     verified = n["quote-verified"] + n["prose-verified"]
     failed = n["quote-unverified"] + n["prose-failed"]
@@ -331,7 +373,9 @@ def _fact_md(item: FactItem) -> str:
         when = f", captured {markdown_cell(fact.retrieved_at)}" if fact.retrieved_at else ""
         review = f"Not checked by citelint: {markdown_cell('; '.join(fact.review))}.\n\n" if fact.review else ""
         quoted = "\n>\n".join(f"> {markdown_cell(line)}" for line in (fact.snippet or "").split("\n"))
-        return (f"{head} (✓ verified excerpt)\n\n{claim_md}{quoted}\n\n— {_md_link(fact.source or '')}{when}, "
+        _, words, rest = tier(fact.reviewed)
+        review += f"{words}: {markdown_cell(rest)}.\n\n"
+        return (f"{head} ({words})\n\n{claim_md}{quoted}\n\n— {_md_link(fact.source or '')}{when}, "
                 f"revision {code_span(_short(fact.capture_sha256))}\n\n{review}{_problems_md(item.problems)}\n")
     if item.status == "unavailable" and item.fact is not None:
         where = item.info.check_at if item.info is not None else None
@@ -343,9 +387,9 @@ def _fact_md(item: FactItem) -> str:
             f"Why:\n\n{_problems_md(item.problems) or '(no finding located in it)'}\n\n")
 
 
-def _mark_md(mark: LinkMark) -> str:
+def _mark_md(mark: LinkMark, view: ReaderView) -> str:
     """A mark in the report's own Markdown: its words in parentheses, after ``⟧`` when it closes a span."""
-    words = _MARK_HTML[mark.kind][1]
+    words = _mark_words(mark, view)[1]
     if mark.kind == "number-unverified":
         words += ": " + markdown_cell(_where_to_check(mark))
     if mark.note:
@@ -362,7 +406,8 @@ def _notes_md(view: ReaderView) -> str:
         revision = f", revision {code_span(_short(note.sha256))}" if note.sha256 else ", the newest revision"
         sentence = (f"   In the sentence: “{markdown_cell(note.sentence)}”\n\n"
                     if note.sentence and note.sentence != note.text else "")
-        parts.append(f"{note.number}. **{TIER_WORDS.get(note.tier, note.tier)}**, not yet reviewed by a person\n\n"
+        _, words, rest = tier(note.reviewed)
+        parts.append(f"{note.number}. **{words}**, {markdown_cell(rest)}\n\n"
                      f"   > {markdown_cell(note.text)}\n\n   — {_md_link(note.source)}{when}{revision}\n\n{sentence}")
     return "".join(parts)
 
@@ -393,7 +438,7 @@ def render_markdown(view: ReaderView, version: str) -> str:
         # fence, headings of its own) can hide or imitate the sections citelint wrote above.
         body = view.markdown
         for mark in view.marks:
-            body = body.replace(mark.token, _mark_md(mark))
+            body = body.replace(mark.token, _mark_md(mark, view))
             if mark.start:
                 body = body.replace(mark.start, "⟦")
         parts.append("\n## Report, as its author wrote it (links checked)\n\n" + body.rstrip("\n") + "\n")

@@ -16,7 +16,6 @@ newest revision of each linked source (read-only).
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
@@ -63,7 +62,9 @@ def _fact_view(result: CheckResult, findings: list[Finding], facts: tuple[FactPl
     for index, (place, problems) in enumerate(zip(facts, owned)):
         label = place.label if place.label is not None else "(no label)"
         got = accepted.get(index)
-        if got is not None and not any(f.severity == "error" for f in problems):
+        # CL903 (a person found the excerpt does not support its label) leaves the excerpt verified:
+        # it is shown, with that judgment, rather than hidden as a fact that failed the check.
+        if got is not None and not any(f.severity == "error" and f.rule != "CL903" for f in problems):
             status = "verified" if got.state == "cited" else "unavailable"
         else:
             got, status = None, "rejected"
@@ -110,6 +111,8 @@ def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportD
     vouched: set[str] = set()
     linked: dict[str, int] = {}
     starts = SourceDocument(text).line_starts
+    # The quotations the check accepted (prose ones by their opening mark, links by their start).
+    accepted = {(q.line, q.col): q for q in result.quotations if q.path == base["path"]}
 
     def offset(line: int, col: int) -> int:
         return min(len(text), starts[min(line, len(starts)) - 1] + col - 1)
@@ -144,10 +147,12 @@ def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportD
             # (which a page opened from file:// may resolve anywhere) is unlinked.
             vouched.add(urls.href_escape(link.href))
             linked[link.cited or link.href] = linked.get(link.cited or link.href, 0) + 1
-            if quote and directive is not None:
-                mark(link.end, "quote-verified", tuple(sorted(verdict.findings)),
-                     note=_link_note(link.href, directive, text[link.start:link.end], config), before=space)
-    accepted = {(q.line, q.col): q for q in result.quotations if q.path == base["path"]}
+            if quote:
+                q = accepted.get((link.line, link.col))
+                note = None if q is None else EvidenceNote(
+                    0, "link", q.text, q.source, q.capture, _revision_date(config, q.source, q.capture),
+                    q.sentence, q.reviewed)
+                mark(link.end, "quote-verified", tuple(sorted(verdict.findings)), note=note, before=space)
     failed = {(f.line, f.col): f for f in findings if f.rule in ("CL205", "CL206") and f.end_line}
     for span in detail.claims:
         lo, hi = offset(span.line, span.col), offset(span.end_line, span.end_col)
@@ -155,7 +160,7 @@ def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportD
             q = accepted[(span.line, span.col)]
             when = _revision_date(config, q.source, q.capture)
             mark(hi, "prose-verified", start=lo,
-                 note=EvidenceNote(0, "prose", q.text, q.source, q.capture, when, q.sentence))
+                 note=EvidenceNote(0, "prose", q.text, q.source, q.capture, when, q.sentence, q.reviewed))
         elif span.kind == "unverified-number":
             mark(hi, "number-unverified", start=lo, removed=span.removed)
     for (line, col), f in failed.items():
@@ -174,35 +179,6 @@ def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportD
     return ReaderView(**base, kind="markdown", markdown=apply_ops(text, ops), marks=tuple(marks),
                       notes=tuple(notes), vouched=frozenset(vouched), problems=tuple(findings), token_prefix=prefix,
                       sources=_link_sources(linked, config))
-
-
-_TITLE_REVISION = re.compile(r"capture:([0-9a-f]{64})")
-
-
-def _link_note(href: str, directive: str, written: str, config: Config) -> EvidenceNote | None:
-    """The evidence note of a verified quotation link (``written``: its Markdown source,
-    where a ``capture:`` title names the revision it quotes), numbered 0 until
-    placed, or None when its directive does not parse (the check would then have
-    failed it)."""
-    from citelint import urls
-    from citelint.links.directive import DirectiveError, parse_directives, strip_directive
-
-    try:
-        terms = parse_directives(directive)
-    except DirectiveError:
-        return None
-    quoted_text = " […] ".join(d.start + (f" … {d.end}" if d.end else "") for d in terms)
-    plain = strip_directive(href)
-    ident = urls.analyse(plain)[1]
-    source = next((s for s in config.sources if ident is not None and urls.source_identity(s) == ident), plain)
-    named = _TITLE_REVISION.search(written)
-    store = Store(config.captures_dir)
-    if named is not None:
-        sha: str | None = named.group(1)
-    else:
-        groups = store.newest_revisions(source).groups
-        sha = max(groups[0], key=revision_key).sha256 if len(groups) == 1 else None
-    return EvidenceNote(0, "link", quoted_text, source, sha, _revision_date(config, source, sha) if sha else None)
 
 
 def _revision_date(config: Config, source: str, sha: str) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from citelint.model import AcceptedFact, Finding, LabelInfo
+from citelint.model import AcceptedFact, Finding, LabelInfo, Review
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,12 @@ class EvidenceNote:
     """A verified quotation's evidence, shown as a numbered footnote-style block.
 
     ``number`` is what its marks in the text refer to (1-based); ``kind``
-    ``link`` (a quotation link: ``text`` its directive's terms, ``…`` between
-    a start and an end) or ``prose`` (``text`` the quotation as rendered,
+    ``link`` (a quotation link: ``text`` the passage of the capture its
+    directive names) or ``prose`` (``text`` the quotation as rendered,
     ``sentence`` the sentence it stands in); ``source`` the cited source;
     ``sha256``/``retrieved_at`` the revision that holds it (None when not
-    known); ``tier`` in words (:data:`TIER_VERIFIED`: no person has judged
-    it yet).
+    known); ``reviewed`` the person's judgment that counts for it (the review
+    ledger), or None: then only the excerpt is verified, by citelint.
     """
 
     number: int
@@ -84,11 +84,7 @@ class EvidenceNote:
     sha256: str | None
     retrieved_at: str | None
     sentence: str = ""
-    tier: str = "verified"
-
-
-#: The tier of a citation whose excerpt citelint verified and no person has reviewed.
-TIER_VERIFIED = "verified"
+    reviewed: Review | None = None
 
 
 @dataclass(frozen=True)
