@@ -436,3 +436,35 @@ def test_hostile_quoted_text_in_the_evidence_notes_is_shown_never_obeyed(repo: R
             assert_self_contained(doc, run.stdout)
             assert doc.xpath("string(//ol[@class='notes']//blockquote)") == \
                 "<script>alert(1)</script> and \\u202eevil words here"
+
+
+def test_three_tiers_in_words_with_the_reviewer_named(repo: Repo) -> None:
+    from citelint.model import fact_fingerprint
+    from conftest import run_cli
+
+    repo.report(repo.cited(snippet="measured on 2026-07-01"),
+                repo.cited(label="sales", snippet="Inventory held steady"),
+                repo.cited(label="inventory2", snippet="Synthetic source: 42 items"))
+    repo.config(labels={"inventory": None, "sales": None, "inventory2": None})
+    sha = repo.records[SOURCE_A].sha256
+    approve = fact_fingerprint("inventory", SOURCE_A, sha, "measured on 2026-07-01")[:16]
+    reject = fact_fingerprint("sales", SOURCE_A, sha, "Inventory held steady")[:16]
+    assert run_cli("review", "--approve", approve, "--by", "ada@example.org", "--note", "the date line",
+                   cwd=repo.root).code == 0
+    assert run_cli("review", "--reject", reject, "--by", "bo@example.org", "--note", "that is stock, not sales",
+                   cwd=repo.root).code == 0
+    run = render(repo.root, "reports/r.json")
+    assert run.returncode == 1, run.stderr  # CL903 is an error
+    doc = page(run.stdout)
+    heads = [(a.get("class"), a.xpath("string(h3/span)")) for a in doc.xpath("//article")]
+    assert heads == [("fact verified", "✓ reviewed: supports"),
+                     ("fact verified disputed", "✗ reviewed: does not support"),
+                     ("fact verified", "✓ excerpt verified by citelint")]
+    texts = [a.text_content() for a in doc.xpath("//article")]
+    assert "by ada@example.org" in texts[0] and "the date line" in texts[0]
+    assert "by bo@example.org" in texts[1] and "that is stock, not sales" in texts[1]
+    assert doc.xpath("string(//article[2]//blockquote)") == "Inventory held steady"  # the excerpt is still shown
+    assert "not yet reviewed by a person" in texts[2]
+    md = render(repo.root, "reports/r.json", "--format", "md").stdout
+    assert "### inventory (✓ reviewed: supports)" in md and "### sales (✗ reviewed: does not support)" in md
+    assert "### inventory2 (✓ excerpt verified by citelint)" in md

@@ -331,3 +331,74 @@ def test_hostile_capture_text_at_a_difference_is_escaped(repo: Repo, tmp_path: P
     [(cited, captured, marked)] = _differences(tree)
     assert marked == ["2", "1"]
     assert "<script>alert(" in cited and "<script>alert(" in captured
+
+
+def _review_entries(text: str) -> list[tuple[str, str]]:
+    """(file heading, label) of each entry of the summary's semantic-review list."""
+    tree = shown(text)
+    details = [d for d in tree.xpath("//details") if d.xpath("string(summary)").startswith("Semantic review")]
+    if not details:
+        return []
+    return [(li.xpath("string(preceding::h4[1])"), li.xpath("string(strong)")) for li in details[0].xpath(".//li")]
+
+
+def test_with_base_the_review_list_holds_only_the_citations_the_change_added(repo: Repo, tmp_path: Path) -> None:
+    from citelint.model import fact_fingerprint
+    from conftest import run_cli
+    from gitrepo import commit_all, git, init_repo
+
+    init_repo(repo.root)
+    repo.report(repo.cited(snippet="measured on 2026-07-01"),
+                repo.cited(label="sales", snippet="Inventory held steady"), name="reports/old.json")
+    commit_all(repo.root, "reviewed repository")
+    git(repo.root, "checkout", "--quiet", "-b", "change")
+    # A pull-request-shaped change: one report moved (its citations are not new), one added.
+    git(repo.root, "mv", "reports/old.json", "reports/moved.json")
+    snippet = "17 items were sold in the second quarter"
+    repo.report(repo.cited(label="sales", source=SOURCE_B, snippet=snippet), name="reports/new.json")
+    commit_all(repo.root, "add a report")
+    summary = tmp_path / "summary.md"
+    assert check_process(repo.root, "--base", "main", "--summary-file", str(summary)).returncode == 0
+    text = summary.read_text(encoding="utf-8")
+    assert _review_entries(text) == [("reports/new.json", "sales")]
+    assert "2 more unreviewed citations were already on the base" in shown(text).text_content()
+    fingerprint = fact_fingerprint("sales", SOURCE_B, repo.records[SOURCE_B].sha256, snippet)
+    command = f"citelint review --approve {fingerprint[:16]} --by NAME"
+    assert shown(text).xpath(f"//details//li/code[.='{command}']")
+    # Without --base every unreviewed citation is listed.
+    summary.unlink()
+    assert check_process(repo.root, "--summary-file", str(summary)).returncode == 0
+    assert len(_review_entries(summary.read_text(encoding="utf-8"))) == 3
+    # Approving the added one clears the list; the summary names who judged it.
+    assert run_cli("review", "--approve", fingerprint[:16], "--by", "ada@example.org", cwd=repo.root).code == 0
+    commit_all(repo.root, "review")
+    summary.unlink()
+    assert check_process(repo.root, "--base", "main", "--summary-file", str(summary)).returncode == 0
+    text = summary.read_text(encoding="utf-8")
+    assert _review_entries(text) == []
+    page = shown(text).text_content()
+    assert "No unreviewed citation was added by this change (2 unreviewed citations on the base" in page
+    assert "reviewed: supports, by ada@example.org at " in page
+    # A base with no merge base (an unrelated history): every citation counts as added.
+    git(repo.root, "checkout", "--quiet", "--orphan", "unrelated")
+    commit_all(repo.root, "unrelated history")
+    git(repo.root, "checkout", "--quiet", "change")
+    summary.unlink()
+    assert check_process(repo.root, "--base", "unrelated", "--summary-file", str(summary)).returncode == 0
+    assert sorted(_review_entries(summary.read_text(encoding="utf-8"))) == [
+        ("reports/moved.json", "inventory"), ("reports/moved.json", "sales")]
+
+
+def test_quotations_join_the_review_list_with_their_sentence_and_approve_line(repo: Repo, tmp_path: Path) -> None:
+    repo.config(markdown=["reports/**/*.md"])
+    repo.write("reports/a.md", 'It says "Another source: 17 items were sold in the second quarter" '
+                               "[1](https://example.org/b.txt), and <b>more</b>.\n")
+    summary = tmp_path / "summary.md"
+    assert check_process(repo.root, "--summary-file", str(summary)).returncode == 0
+    raw = summary.read_text(encoding="utf-8")
+    assert "<b>more" not in raw
+    [item] = shown(raw).xpath("//details//li")
+    assert item.xpath("string(strong)") == "quotation"
+    assert item.xpath("string(.//blockquote//b)") == "Another source: 17 items were sold in the second quarter"
+    assert item.xpath("string(.//blockquote/p[1])").startswith('It says "Another source')
+    assert item.xpath("string(code)").startswith("citelint review --approve ")

@@ -348,7 +348,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
-              resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None) -> CheckResult:
+              resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
+              base_reports: bool = False) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -374,6 +375,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     fact's place and label, or a Markdown report's text and every link
     located with its verdict (a plain check keeps none: it costs time and
     memory).
+    ``base_reports`` (with ``base``) also checks the base's reports, in memory, for
+    the review fingerprints they yield (``result.base_fingerprints``: the step
+    summary lists only the unreviewed citations a change added); with no merge
+    base it stays None and every citation counts as added
+    (:mod:`citelint.check.basereports`).
     ``ledger`` is the review ledger when the caller has read it
     (``citelint review``); None reads it here, once, with a warning for each
     file that does not count (:func:`_load_ledger`).
@@ -437,6 +443,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
                            context_chars)
         _emit_verified(config, result, reports, verified, accepted, ledger)
+        if base_reports and base_captures is not None and base_captures.via == "merge-base":
+            _added_since(base_captures.commit, config, cwd, result)
         if one.allowlist_empty and result.links_governed:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -449,6 +457,19 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         if reviews_base is not None:
             reviews_base.close()
     return result
+
+
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult) -> None:
+    """Set ``result.base_fingerprints`` from the reports of ``commit``; when git cannot
+    list or read them, every citation counts as added, and a note says why."""
+    from citelint.check.basereports import base_fingerprints
+    from citelint.git.probe import GitBaseError
+
+    try:
+        result.base_fingerprints = base_fingerprints(
+            config, commit, lambda path, content: run_check(config, [], cwd, stdin=(path, content)))
+    except GitBaseError as exc:
+        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],

@@ -164,7 +164,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
                            base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
-                           stdin=stdin, context_chars=CONTEXT_CHARS if context else 0)
+                           stdin=stdin, context_chars=CONTEXT_CHARS if context else 0,
+                           # The step summary lists only the unreviewed citations the change added.
+                           base_reports=bool(args.summary_file) or fmt == "summary")
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:

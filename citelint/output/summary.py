@@ -7,9 +7,16 @@ Shape, for a reviewer who reads it in a pull request's checks tab:
    push the message off-screen behind a long path written as a code span),
    each location a link to the line at the commit checked when the run
    knows the repository (:func:`blob_url`);
-3. the semantic-review list inside ``<details>``: per accepted citation its
-   label, unit/period hints, and the snippet in bold with a few words of
-   the capture around it;
+   A CL104, CL204 or CL205 finding whose miss was explained shows the cited
+   text over the capture's at the first difference, the differing character
+   marked and named (:func:`_difference_block`);
+3. the semantic-review list inside ``<details>``: only the citations nobody
+   has reviewed (with ``--base``, only those the change added:
+   ``CheckResult.base_fingerprints``), per citation its label and
+   unit/period hints (or, for a quotation, its sentence), the excerpt in
+   bold in context, and the ``citelint review --approve`` line to run; then,
+   collapsed, the reviewed citations with their tier in words (reviewed:
+   supports / does not support, by whom, when);
 4. a hard cap (:data:`SUMMARY_MAX_BYTES`, under GitHub's 1 MiB per step):
    entries that do not fit are left out, and a note after the counts says
    how many and where the full list is.
