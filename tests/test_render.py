@@ -160,10 +160,10 @@ def test_markdown_report_flattens_ungrounded_links_and_marks_quotations(repo: Re
     assert_self_contained(doc, run.stdout)
     body = doc.xpath("//div[@class='body']")[0]
     assert body.xpath(".//h3/text()") == ["Answer"]  # the report's h1, under the page's h1 and h2
-    hrefs = body.xpath(".//a[not(@class='ref')]/@href")
+    hrefs = body.xpath(".//a[not(contains(@class, 'mark'))]/@href")
     assert hrefs == [SOURCE_A, f"{SOURCE_A}#:~:text=Inventory%20held%20steady"]
     # The verified quotation link refers to its evidence, shown under the report without hovering.
-    assert body.xpath(".//a[@class='ref']/@href") == ["#evidence-1"]
+    assert body.xpath(".//a[contains(@class, 'mark')]/@href") == ["#evidence-1"]
     [note] = doc.xpath("//ol[@class='notes']/li")
     assert note.get("id") == "evidence-1"
     assert note.xpath("string(.//blockquote)") == "Inventory held steady"
@@ -175,8 +175,9 @@ def test_markdown_report_flattens_ungrounded_links_and_marks_quotations(repo: Re
     text = body.text_content()
     for visible in ("invented b", "https://invented.example/auto", "https://invented.example/bare", "raw"):
         assert visible in text
-    marks = [(m.get("class"), m.text_content()) for m in body.xpath(".//span[contains(@class, 'mark')]")]
-    quoted = ("mark ok", "✓ quotation verified") if "CL204" in RULES else ("mark warn", "quotation not checked")
+    marks = [(m.get("class"), m.text_content()) for m in body.xpath(".//*[contains(@class, 'mark')]")]
+    quoted = ("mark ok", "✓ quotation verified (evidence 1)") if "CL204" in RULES else \
+        ("mark warn", "quotation not checked")
     assert marks == [("mark bad", "✗ link removed: not verified")] * 3 + [quoted] + \
         [("mark bad", "✗ quotation not found in the source"), ("mark bad", "✗ link removed: not verified")]
     assert "CL201" in body.xpath(".//span[@class='mark bad']/@title")[0]
@@ -376,7 +377,7 @@ def test_markdown_view_shows_each_quotation_and_number_where_it_stands(repo: Rep
     # The verified prose quotation: set apart, numbered, its evidence under the report.
     assert body.xpath("string(.//span[@class='span-ok'])") == \
         '"Another source: 17 items were sold in the second quarter"'
-    assert body.xpath(".//a[@class='ref']/@href") == ["#evidence-1"]
+    assert body.xpath(".//a[contains(@class, 'mark')]/@href") == ["#evidence-1"]
     [note] = doc.xpath("//ol[@class='notes']/li")
     assert note.xpath("string(.//blockquote)") == "Another source: 17 items were sold in the second quarter"
     assert note.xpath("string(.//cite)") == SOURCE_B
@@ -464,7 +465,7 @@ def test_three_tiers_in_words_with_the_reviewer_named(repo: Repo) -> None:
     assert "by ada@example.org" in texts[0] and "the date line" in texts[0]
     assert "by bo@example.org" in texts[1] and "that is stock, not sales" in texts[1]
     assert doc.xpath("string(//article[2]//blockquote)") == "Inventory held steady"  # the excerpt is still shown
-    assert "not yet reviewed by a person" in texts[2]
+    assert "Not yet reviewed by a person" in texts[2]
     md = render(repo.root, "reports/r.json", "--format", "md").stdout
     assert "### inventory (✓ reviewed: supports)" in md and "### sales (✗ reviewed: does not support)" in md
     assert "### inventory2 (✓ excerpt verified by citelint)" in md

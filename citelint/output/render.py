@@ -69,7 +69,7 @@ figcaption{margin-top:.4rem;color:#59636e;font-size:.875rem}
 .span-bad{background:#ffebe9;color:#82071e;text-decoration:line-through wavy #cf222e .06em}
 .span-warn{background:#fff8c5;color:#6c3b00;text-decoration:underline dotted #9a6700 .12em;
 text-underline-offset:.2em}
-.ref{font-size:.75rem;font-weight:600;vertical-align:super;margin-left:.1rem}
+a.mark{text-decoration:none}a.mark:hover,a.mark:focus{text-decoration:underline}
 .notes{padding-left:1.5rem}.notes>li{margin:0 0 1rem;padding-left:.25rem}.notes p{margin:.25rem 0}
 .tier{margin:0 0 .35rem}.tier .badge{margin-left:0}
 .flat{text-decoration:underline dotted #82071e}
@@ -114,8 +114,7 @@ def _fact_html(n: int, item: FactItem) -> str:
         css, words, rest = tier(fact.reviewed)
         review = f'<p class="review">Not checked by citelint: {html_text("; ".join(fact.review))}.</p>\n' \
             if fact.review else ""
-        review += f'<p class="review"><span class="k">{html_text(words.removeprefix("✓ ").removeprefix("✗ "))}'\
-            f'</span> {html_text(rest)}</p>\n'
+        review += f'<p class="review">{html_text(judgment(fact.reviewed, "claim"))}</p>\n'
         warnings = _problems_block(item.problems)
         disputed = " disputed" if css == "bad" else ""
         return (f'<article class="fact verified{disputed}" aria-labelledby="f{n}">\n'
@@ -175,6 +174,15 @@ def tier(review: Review | None) -> tuple[str, str, str]:
     return "bad", "✗ reviewed: does not support", who
 
 
+def judgment(review: Review | None, what: str) -> str:
+    """One sentence on who judged a verified citation against ``what`` (``claim``, ``sentence``)."""
+    if review is None:
+        return f"Not yet reviewed by a person: citelint verified the excerpt, not that it supports the {what}."
+    verdict = "supports" if review.verdict == "supports" else "does not support"
+    note = f" Note: {review.note}" if review.note else ""
+    return f"Reviewed by {review.by}, {review.at}: the excerpt {verdict} the {what}.{note}"
+
+
 def _tier_html(review: Review | None) -> str:
     css, words, rest = tier(review)
     return f'<span class="badge {css}">{words}</span> {html_text(rest)}'
@@ -204,10 +212,14 @@ def _mark_html(mark: LinkMark, view: ReaderView) -> str:
         css = "bad"
     why = "; ".join(f"{f.rule}: {f.message}" for f in mark.problems)
     title = f' title="{html_text(why)}"' if why else ""
-    ref = f'<a class="ref" id="ref-{mark.note}" href="#evidence-{mark.note}">[{mark.note}]</a>' if mark.note else ""
     if mark.kind == "number-unverified":
         return f'<span class="notice warn">{words}: {html_text(_where_to_check(mark))}</span>'
-    return f'{ref}<span class="mark {css}"{title}>{words}</span>'
+    if mark.note:
+        # The mark itself leads to the evidence; "evidence N", not "[N]": a report's own
+        # citation markers are often [1], [2]...
+        return (f'<a class="mark {css}" id="ref-{mark.note}" href="#evidence-{mark.note}"{title}>{words} '
+                f"(evidence {mark.note})</a>")
+    return f'<span class="mark {css}"{title}>{words}</span>'
 
 
 def _body_html(view: ReaderView) -> str:
@@ -291,9 +303,12 @@ def _tally(view: ReaderView) -> str:
     verified = n["quote-verified"] + n["prose-verified"]
     failed = n["quote-unverified"] + n["prose-failed"]
     figures = n["number-failed"] + n["number-unverified"]
-    return (f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text; "
-            f"{verified} quotation{'s' * (verified != 1)} verified, {failed} not verified; "
-            f"{figures} figure{'s' * (figures != 1)} not verified")
+    parts = [f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text"]
+    if verified or failed:
+        parts.append(f"{verified} quotation{'s' * (verified != 1)} verified, {failed} not verified")
+    if figures:
+        parts.append(f"{figures} figure{'s' * (figures != 1)} not verified")
+    return "; ".join(parts)
 
 
 def render_html(view: ReaderView, version: str) -> str:
@@ -373,8 +388,8 @@ def _fact_md(item: FactItem) -> str:
         when = f", captured {markdown_cell(fact.retrieved_at)}" if fact.retrieved_at else ""
         review = f"Not checked by citelint: {markdown_cell('; '.join(fact.review))}.\n\n" if fact.review else ""
         quoted = "\n>\n".join(f"> {markdown_cell(line)}" for line in (fact.snippet or "").split("\n"))
-        _, words, rest = tier(fact.reviewed)
-        review += f"{words}: {markdown_cell(rest)}.\n\n"
+        words = tier(fact.reviewed)[1]
+        review += f"{markdown_cell(judgment(fact.reviewed, 'claim'))}\n\n"
         return (f"{head} ({words})\n\n{claim_md}{quoted}\n\n— {_md_link(fact.source or '')}{when}, "
                 f"revision {code_span(_short(fact.capture_sha256))}\n\n{review}{_problems_md(item.problems)}\n")
     if item.status == "unavailable" and item.fact is not None:
