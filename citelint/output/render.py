@@ -258,10 +258,10 @@ def _body_html(view: ReaderView) -> str:
 
 
 def _judged(review: Review | None) -> str:
-    """Who judged a citation, as the end of the sentence that says a person must."""
+    """What citelint verified of a quotation, and whether a person has judged the rest."""
     if review is None:
-        return ""
-    return f" (reviewed by {html_text(review.by)}, {html_text(review.at)})"
+        return "citelint found these words in the capture; whether they support the sentence is for a person to judge."
+    return "citelint found these words in the capture; a person judged whether they support the sentence (above)."
 
 
 def _notes_html(view: ReaderView) -> str:
@@ -282,8 +282,7 @@ def _notes_html(view: ReaderView) -> str:
             f'<li id="evidence-{note.number}">\n<p class="tier">{_tier_html(note.reviewed)}</p>\n'
             f'<figure>\n<blockquote cite="{src}"><p>{html_text(note.text)}</p></blockquote>\n'
             f"<figcaption>— <cite>{link}</cite>{when}{revision}</figcaption>\n</figure>\n{sentence}"
-            '<p class="review">citelint found these words in the capture; whether they support the sentence is '
-            f'for a person to judge{_judged(note.reviewed)}. <a href="#ref-{note.number}">Back to the text</a>'
+            f'<p class="review">{_judged(note.reviewed)} <a href="#ref-{note.number}">Back to the text</a>'
             "</p>\n</li>\n")
     return ('<section aria-labelledby="evidence"><h2 id="evidence">Evidence for the quotations</h2>\n'
             '<ol class="notes">\n' + "".join(items) + "</ol>\n</section>\n")
@@ -317,7 +316,9 @@ def render_html(view: ReaderView, version: str) -> str:
     verdict = "The check passed" if ok else f"The check found {view.errors} error{'s' * (view.errors != 1)}"
     legend = ("Quoted excerpts, set in a box with a blue bar, occur word for word in the captured revision of "
               "the source named under them. citelint does not check that an excerpt supports the claim it is "
-              "attached to: the claims are the report's own." if view.kind == "facts" else
+              "attached to: the claims are the report's own. Each excerpt says whether a person has reviewed it "
+              "against its claim, and who: \u201creviewed: supports\u201d or \u201creviewed: does not "
+              "support\u201d." if view.kind == "facts" else
               "Links stay links only when they point at a captured source; the others are shown as plain text and "
               "marked. A quotation (in quotation marks, or a link naming a passage with #:~:text=) is marked "
               "verified when its words occur word for word in the capture it cites, and numbered: its evidence is "
