@@ -147,12 +147,17 @@ def write_repo(root: Path, *, sources: int, reports: int, facts_per_report: int,
                 sum(p.stat().st_size for p in files), [p for _, _, old in results for p in old])
 
 
+#: A generated directory's marker: what was generated there, and from which arguments.
+MARKER = ".generated.json"
+
+
 def copy_without(src: Repo, dst: Path, drop: list[Path]) -> Repo:
-    """Hard-link copy of ``src`` into ``dst`` without the files ``drop``."""
+    """Hard-link copy of ``src`` into ``dst`` without the files ``drop`` and
+    without ``src``'s marker (a linked marker would be written through)."""
     skip = {p.resolve() for p in drop}
     n = size = 0
     for path in sorted(src.root.rglob("*")):
-        if path.is_dir() or path.resolve() in skip:
+        if path.is_dir() or path.resolve() in skip or path.relative_to(src.root).as_posix() == MARKER:
             continue
         target = dst / path.relative_to(src.root)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -163,11 +168,85 @@ def copy_without(src: Repo, dst: Path, drop: list[Path]) -> Repo:
     return Repo(dst, src.sources, src.reports, src.facts, n, size)
 
 
-# --------------------------------------------------------------------------- floor
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary file and ``os.replace``: a reader sees
+    the old file or the new one, and a hard link to the old file keeps the old
+    content instead of being written through."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_marker(root: Path, shape: dict[str, object], repo: Repo | None = None) -> None:
+    """Record in ``root`` that it holds what ``shape`` (the generator's arguments) generates."""
+    meta: dict[str, object] = {"shape": shape}
+    if repo is not None:
+        meta["repo"] = {**{k: v for k, v in vars(repo).items() if k not in ("root", "older")},
+                        "older": [p.relative_to(root).as_posix() for p in repo.older]}
+    write_atomic(root / MARKER, json.dumps(meta, sort_keys=True) + "\n")
+
+
+def read_marker(root: Path, shape: dict[str, object]) -> dict[str, object] | None:
+    """The marker's record when ``root`` was generated from ``shape`` (JSON-equal), else None."""
+    try:
+        meta = json.loads((root / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("shape") != json.loads(json.dumps(shape)):
+        return None
+    return meta
+
+
+def cached_repo(root: Path, shape: dict[str, object]) -> Repo | None:
+    """The Repo recorded in ``root``'s marker when it was generated from ``shape``."""
+    meta = read_marker(root, shape)
+    if meta is None or not isinstance(meta.get("repo"), dict):
+        return None
+    fields: dict = dict(meta["repo"])
+    older = [root / p for p in fields.pop("older")]
+    return Repo(root, **fields, older=older)
+
+
+def write_yaml_config(root: Path, sources: list[str], labels: list[str]) -> None:
+    """``citelint.yaml`` in block style, one plain scalar a line (how a hand-kept config looks)."""
+    lines = ["sources:", *(f"  - {s}" for s in sources), "labels:", *(f"  - {label}" for label in labels)]
+    write_atomic(root / "citelint.yaml", "\n".join(lines) + "\n")
+
+
+def config_sources(root: Path) -> list[str]:
+    """The sources a config written by :func:`write_yaml_config` approves."""
+    lines = (root / "citelint.yaml").read_text(encoding="utf-8").splitlines()
+    return [line[4:] for line in lines[lines.index("sources:") + 1:lines.index("labels:")]]
+
+
+def write_hook_pair(small: Path, large: Path, *, extra_sources: int, **shape: int) -> tuple[Repo, Repo]:
+    """Two git repositories with the same captures and reports (``write_repo``
+    of ``shape``), committed: ``small``'s config approves the cited sources,
+    ``large``'s the same plus ``extra_sources`` more."""
+    repo = write_repo(small, **shape)
+    copy = copy_without(repo, large, [])
+    labels = [f"metric-{k}" for k in range(shape["facts_per_report"])]
+    cited = [source_url(i) for i in range(repo.sources)]
+    write_yaml_config(small, cited, labels)
+    write_yaml_config(large, cited + [f"https://bench.example/extra/{i:05d}" for i in range(extra_sources)], labels)
+    for root in (small, large):
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "generated")
+    # As write_history: an index written after its files, as in a developer's clone.
+    time.sleep(1.1)
+    for root in (small, large):
+        git(root, "update-index", "-q", "--really-refresh")
+    return repo, copy
+
+
+# --------------------------------------------------------------------------- the caching floor
 
 def floor(root: Path) -> tuple[int, int]:
-    """What any checker must do at least: read and ``json``-parse every report,
-    read, parse and SHA-256-hash each cited capture once, search each snippet.
+    """The caching floor: read and ``json``-parse every report, read, parse and
+    SHA-256-hash each cited capture once, search each snippet, in report order,
+    keeping every capture read (``check_bench.py --floor``; the grouped floor,
+    ``floor_grouped.py``, keeps one capture at a time).
 
     Returns (facts, snippets found), for a sanity check.
     """

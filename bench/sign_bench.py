@@ -14,6 +14,7 @@ Usage, from the repository root, with the virtual environment's Python::
 
     python bench/sign_bench.py                 # about 2 minutes on a 2-core machine
     python bench/sign_bench.py --repeats 5 --keep /tmp/sb
+    python bench/sign_bench.py --scale 0.01 --repeats 1   # smoke run: 10 sources, 10 reports
 """
 
 from __future__ import annotations
@@ -38,14 +39,14 @@ NO_CRYPTOGRAPHY = ("import sys; sys.modules['cryptography'] = None; from citelin
                    "sys.argv = ['citelint'] + sys.argv[1:]; main_exit()")
 
 
-def prepare(root: Path) -> tuple[gen.Repo | None, float]:
-    """Generate shape (b) in ``root`` (unless it is there), sign every capture, write signed.yaml."""
-    marker = root / ".signed"
-    if marker.exists():
+def prepare(root: Path, shape: dict[str, int]) -> tuple[gen.Repo | None, float]:
+    """Generate ``shape`` in ``root`` (unless its marker records it), sign every capture, write signed.yaml."""
+    recorded = {"signed": shape}
+    if gen.read_marker(root, recorded) is not None:
         return None, 0.0
     t0 = time.perf_counter()
     shutil.rmtree(root, ignore_errors=True)
-    repo = gen.write_repo(root, **SHAPE)
+    repo = gen.write_repo(root, **shape)
     key = root / "bench_key"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", str(key)], check=True)
     pub = " ".join(key.with_suffix(".pub").read_text().split()[:2])
@@ -61,7 +62,7 @@ def prepare(root: Path) -> tuple[gen.Repo | None, float]:
     outcomes = attest(root / "captures", config["sources"], signing, vouch_all=True)
     signed = sum(o.status == "signed" for o in outcomes)
     assert signed == repo.capture_files, (signed, repo.capture_files)
-    marker.write_text("")
+    gen.write_marker(root, recorded, repo)
     return repo, time.perf_counter() - t0
 
 
@@ -69,20 +70,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this directory")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply the numbers of sources and reports by this factor (a smoke run: 0.01)")
     parser.add_argument("--verifier", choices=["cryptography", "ssh-keygen"], default="cryptography")
     args = parser.parse_args()
     tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="citelint-sign-bench-")
     root = args.keep or Path(tmp.name) / "b"
     try:
-        _, made = prepare(root)
+        shape = {k: max(1, round(v * args.scale)) if k in ("sources", "reports") else v for k, v in SHAPE.items()}
+        _, made = prepare(root, shape)
         signed_argv = ([tool("citelint"), "check", "--config", "signed.yaml"] if args.verifier == "cryptography"
                        else [sys.executable, "-c", NO_CRYPTOGRAPHY, "check", "--config", "signed.yaml"])
         m = alternate({"signed": Cmd(signed_argv, root), "unsigned": Cmd([tool("citelint"), "check"], root)},
                       args.repeats)
-        ratio = m["signed"].wall / m["unsigned"].wall
-        print(f"10,000 facts / 1,000 captures of 100,000 characters, each signed (Ed25519), prepared in "
-              f"{made:.0f} s; verified with {args.verifier}: signed {seconds(m['signed'].wall)}, unsigned "
-              f"{seconds(m['unsigned'].wall)}; ratio signed / unsigned {ratio:.2f}")
+        facts = shape["reports"] * shape["facts_per_report"]
+        print(f"{facts:,} facts / {shape['sources']:,} captures of {shape['capture_chars']:,} characters, each "
+              f"signed (Ed25519), prepared in {made:.0f} s; verified with {args.verifier}: signed "
+              f"{seconds(m['signed'].wall)} (cpu {seconds(m['signed'].cpu)}), unsigned {seconds(m['unsigned'].wall)} "
+              f"(cpu {seconds(m['unsigned'].cpu)}); signed / unsigned {m.ratio('signed', 'unsigned')}, "
+              f"{m.load_text()}")
     finally:
         if tmp is not None:
             tmp.cleanup()

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The grouped floor: the least a checker of a fact repository must do, in the shape citelint itself uses.
+
+``python bench/floor_grouped.py ROOT`` reads and ``json``-parses every
+report in ``ROOT/reports``, groups the cited snippets by (source,
+captureSha256), then, for each capture once, reads its file from the store
+layout citelint writes (``ROOT/captures/<sha256(source)>/<captureSha256>.json``),
+parses the record, checks that the SHA-256 of its text is the digest, searches
+each of its snippets, and drops it: one capture in memory at a time.
+
+It prints nothing. Exit status 0 only when every snippet was found in a
+capture whose text has the cited digest (a sanity check that the floor did
+the work), 1 otherwise. Standard library only, and nothing from ``bench/`` or
+citelint, so that its process start-up is a bare interpreter's.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+
+def main(root: str) -> int:
+    reports = os.path.join(root, "reports")
+    captures = os.path.join(root, "captures")
+    groups: dict[tuple[str, str], list[str]] = {}
+    facts = 0
+    for name in sorted(os.listdir(reports)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(reports, name), "rb") as f:
+            report = json.loads(f.read())
+        for fact in report["facts"]:
+            facts += 1
+            key = (fact["source"], fact["captureSha256"])
+            snippets = groups.get(key)
+            if snippets is None:
+                groups[key] = snippets = []
+            snippets.append(fact["snippet"])
+    found = 0
+    while groups:  # each group dropped as it is done, with its capture
+        (source, digest), snippets = groups.popitem()
+        path = os.path.join(captures, hashlib.sha256(source.encode()).hexdigest(), digest + ".json")
+        with open(path, "rb") as f:
+            text = json.loads(f.read())["text"]
+        if hashlib.sha256(text.encode()).hexdigest() == digest:
+            for snippet in snippets:
+                found += snippet in text
+        del text
+    return 0 if facts and found == facts else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: floor_grouped.py ROOT")
+    sys.exit(main(sys.argv[1]))
