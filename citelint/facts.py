@@ -422,9 +422,10 @@ def rejected_message(what: str, review: Review, fingerprint: str) -> str:
     """CL903's message: ``what`` (the citation, in words) was reviewed as not
     supporting what it is cited for, by whom, when and why, and what to do."""
     note = f": {quoted(review.note, 300)}" if review.note else ""
-    return (f"{what} was reviewed as not supported by its excerpt (does-not-support) by {quoted(review.by, 80)} "
-            f"at {review.at}{note}; correct the citation (a changed one goes back on the review list), or if the "
-            f"review was wrong record a new one: `citelint review --approve {fingerprint[:16]} --by NAME`")
+    return (f"{what} was judged in review not to support what it is cited for (does-not-support) by "
+            f"{quoted(review.by, 80)} at {review.at}{note}; correct the citation (a changed one goes back on the "
+            f"review list), or if the review was wrong record a new one: `citelint review --approve "
+            f"{fingerprint[:16]} --by NAME`")
 
 
 def rejected_issue(entry: AcceptedEntry, review: Review, fingerprint: str) -> Issue:

@@ -385,6 +385,7 @@ def test_accepted_quotations_join_accepted_and_the_review_list(project: Project,
     main(["check", "--review"], stdout=out, stderr=io.StringIO())
     review = out.getvalue()
     assert "semantic review (CL901): 1 accepted citation;" in review
-    assert ("  quotation  reports/a.md:1\n"
+    fingerprint = quotation_fingerprint(sentence, ACT, project.act.sha256, text)  # type: ignore[attr-defined]
+    assert (f"  quotation  reports/a.md:1  {fingerprint[:16]}\n"
             "      “The employer shall pay [the worker] the refund within 30 days”\n") in review
     assert "the insertion [the worker] is the author's, not the source's" in review

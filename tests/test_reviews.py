@@ -38,6 +38,21 @@ def test_a_fact_fingerprint_covers_label_source_capture_and_snippet() -> None:
     assert fp != fact_fingerprint("inventory", SOURCE_A, SHA, SNIPPET.replace("42", "43"))
 
 
+def test_fingerprints_are_sha256_of_canonical_json() -> None:
+    """The definition docs/reviews.md gives, written out with the standard library."""
+    import hashlib
+
+    def canonical(obj: dict[str, str]) -> str:
+        data = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+    snippet = "Ein “Zitat” mit \\ und \" und \u2028 und \ud800"
+    assert fact_fingerprint("q1-c2", SOURCE_A, SHA, snippet) == canonical(
+        {"kind": "fact", "label": "q1-c2", "source": SOURCE_A, "capture": SHA, "snippet": snippet})
+    assert quotation_fingerprint(" It  says\n“x” https://a.example/ ", SOURCE_A, SHA, "x") == canonical(
+        {"kind": "quotation", "sentence": "It says “x”", "source": SOURCE_A, "capture": SHA, "text": "x"})
+
+
 def test_a_fact_fingerprint_never_collides_with_a_quotation_of_the_same_words() -> None:
     assert fact_fingerprint("x", SOURCE_A, SHA, SNIPPET) != quotation_fingerprint("x", SOURCE_A, SHA, SNIPPET)
 
@@ -131,7 +146,8 @@ def test_the_latest_review_counts_ties_broken_by_digest(repo: Repo) -> None:
              for verdict in ("supports", "does-not-support")]
     winner = max(paths, key=lambda p: p.name)
     ledger = load_ledger(ReviewSettings(other.root / "reviews"))
-    assert ledger.latest[fp].digest == winner.stem
+    record = ledger.record(fp)
+    assert record is not None and record.digest == winner.stem
     assert (other.check().code == 1) is (json.loads(winner.read_bytes())["verdict"] == "does-not-support")
 
 
@@ -312,3 +328,32 @@ def _key_hex(key: Path) -> str:
     from citelint.evidence.sshsig import PublicKey
 
     return PublicKey.from_openssh(key.with_suffix(".pub").read_text()).fingerprint_hex()
+
+
+def test_a_check_without_a_reviews_folder_loads_no_ledger_code(repo: Repo) -> None:
+    """In a fresh interpreter: no reviews/ folder, so neither the ledger nor the signature code loads."""
+    import sys
+
+    repo.report(repo.cited(snippet=SNIPPET))
+    code = ("import io, sys\nfrom citelint.cli import main\n"
+            "code = main(['check'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "print(code, sorted(m for m in sys.modules\n"
+            "                   if m.startswith(('citelint.evidence', 'citelint.store.reviews'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True)
+    assert out.stdout.split(maxsplit=1) == ["0", "[]\n"], out.stdout + out.stderr
+    review(repo, fp_of(repo))
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True)
+    assert "'citelint.evidence.ledger'" in out.stdout, out.stdout + out.stderr
+
+
+def test_a_check_reads_only_the_review_folders_of_its_citations(repo: Repo) -> None:
+    """A hook checking one report reads that report's reviews, not the whole ledger:
+    a broken review of another citation is not even opened, and `review --stale` finds it."""
+    repo.report(repo.cited(snippet=SNIPPET))
+    review(repo, fp_of(repo))
+    elsewhere = review(repo, "ee" * 32)
+    elsewhere.write_bytes(b"not json")
+    run = repo.check()
+    assert run.code == 0 and "does not count" not in run.out + run.err and "1 reviewed: supports" in run.out
+    stale = run_cli("review", "--stale", cwd=repo.root)
+    assert f"does not count: reviews/{'ee' * 32}/" in stale.out

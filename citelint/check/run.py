@@ -382,7 +382,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     (:mod:`citelint.check.basereports`).
     ``ledger`` is the review ledger when the caller has read it
     (``citelint review``); None reads it here, once, with a warning for each
-    file that does not count (:func:`_load_ledger`).
+    file read that does not count (:func:`_load_ledger`, :func:`_report_ledger`).
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
@@ -425,6 +425,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
+        # Read here (and reported after the citations are judged) unless the caller read it.
+        reading_ledger = ledger is None
         ledger = _load_ledger(config, cwd, result) if ledger is None else ledger or None
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
                          n=job_count(jobs, len(numbered)), ledger=ledger)
@@ -443,8 +445,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
                            context_chars)
         _emit_verified(config, result, reports, verified, accepted, ledger)
+        if ledger is not None and reading_ledger:
+            _report_ledger(ledger, config, cwd, result)
         if base_reports and base_captures is not None and base_captures.via == "merge-base":
-            _added_since(base_captures.commit, config, cwd, result)
+            _added_since(base_captures.commit, config, cwd, result, ledger)
         if one.allowlist_empty and result.links_governed:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -459,15 +463,16 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     return result
 
 
-def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult) -> None:
-    """Set ``result.base_fingerprints`` from the reports of ``commit``; when git cannot
-    list or read them, every citation counts as added, and a note says why."""
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
+    """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
+    the run's ``ledger``, read once); when git cannot list or read them, every citation
+    counts as added, and a note says why."""
     from citelint.check.basereports import base_fingerprints
     from citelint.git.probe import GitBaseError
 
     try:
         result.base_fingerprints = base_fingerprints(
-            config, commit, lambda path, content: run_check(config, [], cwd, stdin=(path, content)))
+            config, commit, lambda path, content: run_check(config, [], cwd, stdin=(path, content), ledger=ledger))
     except GitBaseError as exc:
         result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
 
@@ -526,10 +531,9 @@ UNCOUNTED_SHOWN = 20
 
 
 def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | None:
-    """The review ledger of the run, read once (docs/reviews.md), or None when
-    it holds no review that counts; a run with no reviews folder costs one
-    ``lstat`` and loads no signature code. Each file that does not count is a
-    warning naming it and why (the first :data:`UNCOUNTED_SHOWN`, then their number).
+    """The review ledger of the run (docs/reviews.md), or None when it has no
+    review folder; a run with no reviews folder costs one ``lstat`` and loads
+    no signature code. Stray entries are warnings (:func:`_report_ledger`).
 
     Raises:
         UsageError: ``reviews.allowed_signers`` cannot be read or parsed.
@@ -539,9 +543,20 @@ def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | Non
     from citelint.evidence.ledger import load_ledger, relative
 
     ledger = load_ledger(config.reviews, relative(cwd))
+    if not ledger:
+        _report_ledger(ledger, config, cwd, result)
+        return None
+    return ledger
+
+
+def _report_ledger(ledger: Ledger, config: Config, cwd: Path, result: CheckResult) -> None:
+    """After the citations were judged: CL109 for each review that counted
+    for one of them and that git has neither committed nor staged (it counts
+    here and not in a clean clone), and a warning for each ledger file read
+    that does not count, naming it and why (the first :data:`UNCOUNTED_SHOWN`,
+    then their number)."""
     tracking = GitTracking(config, cwd, config.reviews.dir)
-    for record in ledger.counted if tracking.enabled else ():
-        # Counted here, absent from a clean clone: the check would pass here and fail there (CL109).
+    for record in ledger.applied.values() if tracking.enabled else ():
         untracked = tracking.untracked_file(f"{record.fingerprint}/{record.digest}.json")
         if untracked:
             Emitter(config, result, untracked)("CL109", Position(1, 1), (
@@ -553,7 +568,6 @@ def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | Non
     if len(ledger.uncounted) > UNCOUNTED_SHOWN:
         result.warnings_text.append(f"{len(ledger.uncounted) - UNCOUNTED_SHOWN} more review files do not count "
                                     "(`citelint review --stale` lists every one)")
-    return ledger if ledger else None
 
 
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _stale(ledger, citations, config, cwd, out, args.format)
     if judging:
         try:
-            return _judge(args, config, ledger, citations, out, err)
+            return _judge(args, config, citations, out, err)
         except UsageError as exc:
             err.write(f"citelint: {terminal(str(exc))}\n")
             return EXIT_USAGE
@@ -167,7 +167,7 @@ def resolve(prefixes: list[str], fingerprints: list[str]) -> list[str]:
     return chosen
 
 
-def _judge(args: argparse.Namespace, config: Config, ledger: Ledger, citations: list[AcceptedFact | AcceptedQuotation],
+def _judge(args: argparse.Namespace, config: Config, citations: list[AcceptedFact | AcceptedQuotation],
            out: TextIO, err: TextIO) -> int:
     """Write one record (and its signature) per named fingerprint."""
     from citelint.errors import UsageError
@@ -213,7 +213,7 @@ def _judge(args: argparse.Namespace, config: Config, ledger: Ledger, citations: 
         state = "recorded" if created else "already recorded"
         out.write(f"{state}: {fp[:16]} {verdict} by {terminal(args.by)} ({terminal(shown)}"
                   f"{', signed' if blob is not None else ''})\n")
-    if not ledger.signed and key is None and refused < len(signed):
+    if signers is None and refused < len(signed):
         err.write("citelint: note: reviews.allowed_signers is not set, so the ledger is advisory: anyone who can "
                   "commit can add a review (docs/reviews.md)\n")
     return EXIT_FINDINGS if refused else EXIT_OK
@@ -283,6 +283,7 @@ def _stale(ledger: Ledger, citations: list[AcceptedFact | AcceptedQuotation], co
     """Print the counting reviews no accepted citation matches, and the files that do not count."""
     from citelint.store.reviews import review_path
 
+    ledger.read_all()
     current = {c.fingerprint for c in citations}
     stale = [r for r in ledger.counted if r.fingerprint not in current]
     if fmt == "json":

@@ -29,6 +29,7 @@ file and line, never a silent pass.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -68,10 +69,15 @@ class Entry:
     line: int
 
 
+@functools.lru_cache(maxsize=256)
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    # Compiled once per pattern: a run judges every review's principal against the same few lines.
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)
+
+
 def _pattern_match(pattern: str, value: str) -> bool:
     """OpenSSH's ``match_pattern``: ``*`` any run, ``?`` one character, nothing else special."""
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, value, re.DOTALL) is not None
+    return _pattern_regex(pattern).fullmatch(value) is not None
 
 
 def match_list(patterns: tuple[str, ...], value: str) -> bool:

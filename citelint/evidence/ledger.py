@@ -13,8 +13,10 @@ drafted a report cannot approve its citations without a reviewer's key.
 with the latest ``at``; records with the same ``at`` are ordered by their
 digest, so every clone picks the same one.
 
-The ledger is read once per run, whole, and costs one ``lstat`` when the
-folder does not exist. Read-only: nothing here writes.
+The ledger is read once per run: its folder of fingerprints is listed
+once, and each fingerprint's folder is read the first time a citation asks
+for it, never again (one ``lstat`` when the ledger does not exist).
+Read-only: nothing here writes.
 """
 
 from __future__ import annotations
@@ -24,23 +26,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from citelint.evidence.allowed_signers import Entry, judge, load, match_list
-from citelint.evidence.sshsig import (
-    EXTRA_HINT,
-    BackendMissing,
-    PublicKey,
-    Signature,
-    SignatureFormatError,
-    dearmor,
-    verify,
-)
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.model import Review
 from citelint.store.record import time_key
-from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, scan
+from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list_folders, read_folder
 
 if TYPE_CHECKING:
     from citelint.config import ReviewSettings
+    from citelint.evidence.allowed_signers import Entry
+    from citelint.evidence.sshsig import PublicKey
+
+# The signature modules (and what they load: subprocess, dataclasses) are imported only
+# where a signature is judged: an advisory ledger, without reviews.allowed_signers, never needs them.
 
 #: The SSHSIG namespace of review signatures: a capture's signature (namespace
 #: ``citelint``) can never be passed off as a review, nor the other way round.
@@ -57,60 +54,89 @@ class Uncounted(NamedTuple):
 
 
 class Ledger:
-    """The reviews of a run: ``latest`` maps each fingerprint (64 hex) to the
-    record that counts for it; ``counted`` lists every counting record (for
-    ``review --stale``); ``uncounted`` every file that does not count, with why.
-    ``signed`` says whether signatures were required (``reviews.allowed_signers``)."""
+    """The reviews of a run. The folder of fingerprints is listed once; a
+    fingerprint's folder is read, and its signatures verified, the first time
+    a citation of that fingerprint asks (:meth:`review`), and never again, so
+    a hook checking one report reads the reviews of that report's citations
+    only, not the whole ledger.
 
-    def __init__(self, counted: list[ReviewRecord], uncounted: list[Uncounted], signed: bool):
-        self.counted, self.uncounted, self.signed = counted, uncounted, signed
-        self.latest: dict[str, ReviewRecord] = {}
-        for record in counted:
-            held = self.latest.get(record.fingerprint)
-            if held is None or (time_key(record.at), record.digest) > (time_key(held.at), held.digest):
-                self.latest[record.fingerprint] = record
+    ``signed`` says whether signatures are required (``reviews.allowed_signers``).
+    ``counted`` lists the counting records of the folders read so far,
+    ``uncounted`` the files there (and stray entries of the ledger) that do
+    not count, with why; ``applied`` maps each fingerprint asked about to
+    the record that counts for it. :meth:`read_all` reads every folder
+    (``citelint review --stale``).
+    """
+
+    def __init__(self, root: Path, folders: frozenset[str], stray: list[Uncounted], entries: list[Entry] | None):
+        self.root, self.folders, self._entries = root, folders, entries
+        self.signed = entries is not None
+        self.counted: list[ReviewRecord] = []
+        self.uncounted: list[Uncounted] = list(stray)
+        self.applied: dict[str, ReviewRecord] = {}
+        self._read: set[str] = set()
 
     def __bool__(self) -> bool:
-        return bool(self.latest)
+        return bool(self.folders)
+
+    def record(self, fingerprint: str | None) -> ReviewRecord | None:
+        """The record that counts for ``fingerprint`` (the latest by ``at``, then
+        by digest, of those that count), or None."""
+        if fingerprint is None or fingerprint not in self.folders:
+            return None
+        if fingerprint not in self._read:
+            self._read_folder(fingerprint)
+        return self.applied.get(fingerprint)
 
     def review(self, fingerprint: str | None) -> Review | None:
         """The review that counts for ``fingerprint``, or None (None too for no fingerprint)."""
-        record = self.latest.get(fingerprint) if fingerprint is not None else None
+        record = self.record(fingerprint)
         return None if record is None else record.review
 
+    def read_all(self) -> None:
+        """Read every fingerprint folder (in name order), as :meth:`record` would."""
+        for fingerprint in sorted(self.folders - self._read):
+            self._read_folder(fingerprint)
 
-#: A ledger with no review in it: what a run without a reviews folder uses.
-EMPTY = Ledger([], [], False)
+    def _read_folder(self, fingerprint: str) -> None:
+        self._read.add(fingerprint)
+        files, stray = read_folder(self.root, fingerprint)
+        self.uncounted.extend(Uncounted(path, why) for path, why in stray)
+        latest: ReviewRecord | None = None
+        for found in files:
+            if isinstance(found.record, ReviewCorrupt):
+                self.uncounted.append(Uncounted(found.path, str(found.record)))
+                continue
+            why = None if self._entries is None else signed_by_reviewer(found, found.record, self._entries)
+            if why:
+                self.uncounted.append(Uncounted(found.path, why))
+                continue
+            record = found.record
+            self.counted.append(record)
+            if latest is None or (time_key(record.at), record.digest) > (time_key(latest.at), latest.digest):
+                latest = record
+        if latest is not None:
+            self.applied[fingerprint] = latest
 
 
 def load_ledger(settings: ReviewSettings, display: Callable[[Path], str] = str) -> Ledger:
-    """Read the ledger ``settings.dir`` once, judging signatures against
-    ``settings.allowed_signers`` when set; ``display`` renders a path for
-    the ``why`` of an uncounted file.
+    """The ledger ``settings.dir``, its folder of fingerprints listed (records
+    are read when asked for, :class:`Ledger`); signatures are judged against
+    ``settings.allowed_signers`` when set; ``display`` renders that file's
+    path in its errors.
 
     Raises:
         SignersError: (a :class:`~citelint.errors.UsageError`) the
             allowed-signers file is missing, unreadable or malformed, and the
-            ledger has at least one record (a run with no reviews never reads it).
+            ledger holds a review folder (a run with no reviews never reads it).
     """
-    files, stray = scan(settings.dir)
-    uncounted = [Uncounted(path, why) for path, why in stray]
-    if not files:
-        return Ledger([], uncounted, settings.allowed_signers is not None) if uncounted else EMPTY
+    folders, stray = list_folders(settings.dir)
     entries = None
-    if settings.allowed_signers is not None:
+    if settings.allowed_signers is not None and folders:
+        from citelint.evidence.allowed_signers import load
+
         entries = load(settings.allowed_signers, display(settings.allowed_signers), "reviews.allowed_signers")
-    counted = []
-    for found in files:
-        if isinstance(found.record, ReviewCorrupt):
-            uncounted.append(Uncounted(found.path, str(found.record)))
-            continue
-        why = None if entries is None else signed_by_reviewer(found, found.record, entries)
-        if why:
-            uncounted.append(Uncounted(found.path, why))
-        else:
-            counted.append(found.record)
-    return Ledger(counted, uncounted, entries is not None)
+    return Ledger(settings.dir, folders, [Uncounted(path, why) for path, why in stray], entries)
 
 
 def signed_by_reviewer(found: LedgerFile, record: ReviewRecord, entries: list[Entry]) -> str | None:
@@ -131,6 +157,9 @@ def signed_by_reviewer(found: LedgerFile, record: ReviewRecord, entries: list[En
 
 def _one(path: Path, data: bytes, record: ReviewRecord, entries: list[Entry]) -> str | None:
     """None for a good signature of the reviewer at ``path``, else why not."""
+    from citelint.evidence.allowed_signers import judge
+    from citelint.evidence.sshsig import EXTRA_HINT, BackendMissing, Signature, SignatureFormatError, dearmor, verify
+
     try:
         armored = read_regular(path, MAX_SIGNATURE_BYTES, follow_symlinks=False)
         sig = Signature.parse(dearmor(armored.decode("ascii")))
@@ -161,6 +190,8 @@ def key_allows(entries: list[Entry], key: PublicKey, by: str, at: str) -> str | 
     the reviewer ``by`` (a principal pattern of its line matches) at ``at``
     (RFC 3339 UTC); else why not. ``citelint review --sign-key`` asks this
     before it writes, so no review that could not count is ever added."""
+    from citelint.evidence.allowed_signers import judge, match_list
+
     entry, why = judge(entries, key, NAMESPACE, None)
     if entry is None:
         return f"{why}; only keys listed in reviews.allowed_signers may sign reviews"

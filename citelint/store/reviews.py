@@ -149,61 +149,68 @@ class LedgerFile(NamedTuple):
     signatures: tuple[Path, ...]
 
 
-def scan(root: Path) -> tuple[list[LedgerFile], list[tuple[Path, str]]]:
-    """Every record of the ledger at ``root``, read once, in path order, and
-    the entries that are neither a record nor a signature, with why.
-
-    A missing ``root`` is an empty ledger (one ``lstat``). Folders are named
-    by a fingerprint, records and signatures by a record digest; a symlink
-    anywhere is refused and never followed, like any other stray entry.
-    """
+def list_folders(root: Path) -> tuple[frozenset[str], list[tuple[Path, str]]]:
+    """The fingerprint folders of the ledger at ``root`` (one ``scandir``), and
+    the entries there that are not one, with why. A missing ``root`` is an
+    empty ledger (one ``lstat``); a symlinked folder is refused, never followed."""
     try:
         st = os.lstat(root)
     except FileNotFoundError:
-        return [], []
+        return frozenset(), []
     if not stat.S_ISDIR(st.st_mode):
-        return [], [(root, "the reviews directory is not a directory")]
-    found: list[LedgerFile] = []
+        return frozenset(), [(root, "the reviews directory is not a directory")]
+    folders: set[str] = set()
     stray: list[tuple[Path, str]] = []
-    with os.scandir(root) as folders:
-        entries = sorted(folders, key=lambda e: e.name)
-    for folder in entries:
-        path = Path(folder.path)
-        if folder.name.startswith("."):
-            continue  # .gitattributes and the like
-        if not _HEX64.fullmatch(folder.name) or not folder.is_dir(follow_symlinks=False):
-            stray.append((path, "not a fingerprint folder (64 hex characters)"))
-            continue
-        with os.scandir(folder.path) as it:
-            names = sorted(e.name for e in it)
-        signed: dict[str, list[Path]] = {}
-        records: list[str] = []
-        for name in names:
-            m = _SIG_NAME.fullmatch(name)
-            if m:
-                signed.setdefault(m.group(1), []).append(path / name)
-            elif _RECORD_NAME.fullmatch(name):
-                records.append(name)
-            elif not name.startswith(".tmp-"):
-                stray.append((path / name, "neither a review record (<sha256>.json) nor its signature"))
-        for name in records:
-            digest = name[:-5]
-            target = path / name
-            data = b""
-            record: ReviewRecord | ReviewCorrupt
-            try:
-                data = read_regular(target, MAX_RECORD_BYTES, follow_symlinks=False)
-                record = parse_review(data, fingerprint=folder.name, digest=digest)
-            except FileTooLarge:
-                record = ReviewCorrupt(f"over {MAX_RECORD_BYTES} bytes; refused unread")
-            except NotRegularFile:
-                record = ReviewCorrupt("not a regular file")
-            except OSError as exc:
-                record = ReviewCorrupt(f"cannot be read ({exc.strerror or exc})")
-            except ReviewCorrupt as exc:
-                record = exc
-            found.append(LedgerFile(target, record, data, tuple(signed.pop(digest, ()))))
-        for orphans in signed.values():
-            stray.extend((p, "a signature with no review record beside it") for p in orphans)
-    return found, stray
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue  # .gitattributes and the like
+            if _HEX64.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+                folders.add(entry.name)
+            else:
+                stray.append((Path(entry.path), "not a fingerprint folder (64 hex characters)"))
+    return frozenset(folders), sorted(stray)
 
+
+def read_folder(root: Path, fingerprint: str) -> tuple[list[LedgerFile], list[tuple[Path, str]]]:
+    """Every record of ``fingerprint``'s folder of the ledger at ``root``, read
+    once, in name order, and the entries that are neither a record nor a
+    signature beside one, with why."""
+    folder = root / fingerprint
+    try:
+        with os.scandir(folder) as it:
+            names = sorted(e.name for e in it)
+    except OSError as exc:
+        return [], [(folder, f"cannot be listed ({exc.strerror or exc})")]
+    signed: dict[str, list[Path]] = {}
+    records: list[str] = []
+    stray: list[tuple[Path, str]] = []
+    for name in names:
+        m = _SIG_NAME.fullmatch(name)
+        if m:
+            signed.setdefault(m.group(1), []).append(folder / name)
+        elif _RECORD_NAME.fullmatch(name):
+            records.append(name)
+        elif not name.startswith(".tmp-"):
+            stray.append((folder / name, "neither a review record (<sha256>.json) nor its signature"))
+    found: list[LedgerFile] = []
+    for name in records:
+        digest = name[:-len(".json")]
+        target = folder / name
+        data = b""
+        record: ReviewRecord | ReviewCorrupt
+        try:
+            data = read_regular(target, MAX_RECORD_BYTES, follow_symlinks=False)
+            record = parse_review(data, fingerprint=fingerprint, digest=digest)
+        except FileTooLarge:
+            record = ReviewCorrupt(f"over {MAX_RECORD_BYTES} bytes; refused unread")
+        except NotRegularFile:
+            record = ReviewCorrupt("not a regular file")
+        except OSError as exc:
+            record = ReviewCorrupt(f"cannot be read ({exc.strerror or exc})")
+        except ReviewCorrupt as exc:
+            record = exc
+        found.append(LedgerFile(target, record, data, tuple(signed.pop(digest, ()))))
+    for orphans in signed.values():
+        stray.extend((p, "a signature with no review record beside it") for p in orphans)
+    return found, stray
