@@ -20,11 +20,12 @@ from citelint.config import Config
 from citelint.model import CheckResult
 
 
-def base_fingerprints(config: Config, commit: str, check: Callable[[str, bytes], CheckResult]) -> frozenset[str]:
+def base_fingerprints(config: Config, commit: str,
+                      check: Callable[[list[tuple[str, bytes]]], CheckResult]) -> frozenset[str]:
     """The fingerprints of every citation the reports of ``commit`` (under the
     config's directory, matched by its ``reports`` and ``markdown`` globs) have
-    accepted; ``check(path, content)`` checks one report's content as if it were
-    the file ``path`` (absolute), as ``check - --stdin-filename`` does.
+    accepted; ``check(documents)`` checks (absolute path, content) pairs, each as
+    if it were that file, as ``check - --stdin-filename`` does, in one run.
 
     Raises:
         GitBaseError: git fails to list or read the base's tree.
@@ -33,13 +34,9 @@ def base_fingerprints(config: Config, commit: str, check: Callable[[str, bytes],
     from citelint.git.probe import files_at, read_blob
 
     root = Path(config.root)
-    found: set[str] = set()
-    for rel, oid in files_at(commit, root):
-        path = root / rel
-        if checked_as(config, str(path))[0] is None:
-            continue
-        found.update(_fingerprints(check(str(path), read_blob(oid, root))))
-    return frozenset(found)
+    documents = [(str(root / rel), read_blob(oid, root)) for rel, oid in files_at(commit, root)
+                 if checked_as(config, str(root / rel))[0] is not None]
+    return frozenset(_fingerprints(check(documents))) if documents else frozenset()
 
 
 def _fingerprints(result: CheckResult) -> set[str]:

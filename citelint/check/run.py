@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.check.targets import Target, read_target, select_targets, stdin_target
+from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
 from citelint.escape import quoted
@@ -349,7 +349,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
               resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
-              base_reports: bool = False) -> CheckResult:
+              base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = ()) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -361,7 +361,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     or ``skip`` (a note, and no diff-aware rule, unless the config sets
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
-    as if it were the file ``name`` (``paths`` is then ignored).
+    as if it were the file ``name`` (``paths`` is then ignored); ``documents``
+    are several such (name, bytes), each checked as that file (``paths`` and
+    ``stdin`` are then ignored).
     ``jobs`` is the number of processes loading reports and verifying
     citations (None: :func:`job_count` decides for each phase).
     ``context_chars`` is how much capture text (code points) each accepted
@@ -395,7 +397,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.git.base.load_base`).
     """
-    selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
+    if documents:
+        selection = Selection(targets=[t for name, content in documents
+                                       for t in stdin_target(config, name, content, cwd).targets])
+    else:
+        selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
@@ -472,7 +478,7 @@ def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, le
 
     try:
         result.base_fingerprints = base_fingerprints(
-            config, commit, lambda path, content: run_check(config, [], cwd, stdin=(path, content), ledger=ledger))
+            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
     except GitBaseError as exc:
         result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
 
