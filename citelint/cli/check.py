@@ -36,6 +36,11 @@ examples:
   citelint check --strict --quiet        warnings fail too; print errors only
   citelint check --base origin/main      also: captures changed since main (CL301, CL302)
   citelint check --sarif-file out.sarif  text on stdout, SARIF for code scanning in out.sarif
+  citelint check --base origin/main --summary-file "$GITHUB_STEP_SUMMARY"
+                                         a pull request's step summary: each finding (a missed
+                                         excerpt over the capture's text), and only the
+                                         unreviewed citations the change added, each with its
+                                         `citelint review --approve` line
   citelint check --jobs 2                two processes (the default uses every core for large runs)
   citelint check --review                also list the accepted citations for semantic review
   citelint check --statistics            one line per rule with its count, instead of the findings
@@ -70,7 +75,8 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--fix", action="store_true",
                        help="degrade ungrounded Markdown links to their text (Markdown reports only)")
     check.add_argument("--summary-file", type=Path, metavar="FILE",
-                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE")
+                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE; "
+                            "with --base its review list holds only the citations the change added")
     check.add_argument("--sarif-file", type=Path, metavar="FILE",
                        help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
     check.add_argument("--base", metavar="REF",
