@@ -223,7 +223,7 @@ def _review_item(notice: Finding, item: AcceptedFact | AcceptedQuotation | None,
     where = _link(options, notice.path, notice.line, f"line {notice.line}")
     if isinstance(item, AcceptedQuotation):
         what = "quotation link" if item.form == "link" else "quotation"
-        return (f"- **{what}** ({where}): check that the quoted words support the sentence they stand in\n"
+        return (f"- **{what}** ({where}): check that the quoted words support the sentence they stand in.<br>\n"
                 + _approve_line(item.fingerprint) + _quotation_quote(item))
     fact = item
     if fact is None or fact.snippet is None or fact.source is None:
@@ -237,7 +237,8 @@ def _review_item(notice: Finding, item: AcceptedFact | AcceptedQuotation | None,
     if fact.retrieved_at:
         origin += f", captured {markdown_cell(fact.retrieved_at)}"
     # The command goes before the quotation: a line after it would continue the blockquote.
-    return (f"- **{markdown_cell(_cut(fact.label, 200))}** ({where}): {markdown_cell(hints)}\n"
+    # A line break (not a new paragraph, which would make the list loose) before the command.
+    return (f"- **{markdown_cell(_cut(fact.label, 200))}** ({where}): {markdown_cell(hints)}.<br>\n"
             + _approve_line(fact.fingerprint) + f"  > {quote_line}\n  >\n  > — {origin}\n")
 
 
