@@ -121,10 +121,11 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
 
 class Config:
     """A validated configuration. Paths are absolute; globs are relative to
-    ``root``. ``root``, ``captures_dir`` and the glob lists are read once, at
-    construction (make a new Config to change them)."""
+    ``root``. ``path`` is the config file, or None for a config given as data
+    (:func:`config_from_data`). ``root``, ``captures_dir`` and the glob lists
+    are read once, at construction (make a new Config to change them)."""
 
-    def __init__(self, path: Path, root: Path, captures_dir: Path, reports: list[str] | None = None,
+    def __init__(self, path: Path | None, root: Path, captures_dir: Path, reports: list[str] | None = None,
                  markdown: list[str] | None = None, exclude: list[str] | None = None,
                  rules: dict[str, str] | None = None, require_captures_on_base: bool = False,
                  sources: list[str] | None = None, labels: ApprovedLabels | None = None,
@@ -412,7 +413,22 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
         raise ConfigError(f"{shown}: is a symlink to {real}, outside its own directory; citelint reads the "
                           "config only from the project it governs (replace the link by the file)")
     data, locate = load_raw(path, shown)
+    return config_from_data(data, path.parent.resolve(), path.resolve(), shown, locate)
 
+
+def config_from_data(data: Any, root: Path, path: Path | None, shown: str,
+                     locate: Callable[[str], tuple[int, int] | None] = lambda pointer: None) -> Config:
+    """Validate and resolve a config's parsed ``data`` (what a config file
+    holds, or a mapping built in Python) for the project directory ``root``
+    (absolute). ``path`` is the config file (None: none, the config was
+    given as data); ``shown`` how messages name it; ``locate(pointer)`` the
+    (line, column) of a JSON Pointer in the file, or None. ``data`` is
+    changed in place (a key holding null becomes empty): pass a copy.
+
+    Raises:
+        ConfigError: ``data`` fails the schema or a check below; the message
+            starts with ``shown`` and names the key (and line when known).
+    """
     def error(pointer: str, message: str) -> ConfigError:
         pos = locate(pointer) if pointer else None
         where = f"{pos[0]}:{pos[1]}: " if pos else ""
@@ -476,7 +492,6 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
             raise error(where, f"labels: {visible_repr(name)} holds the invisible character U+{ord(hidden):04X}, "
                                "so it looks like another label; remove it")
 
-    root = path.parent.resolve()
     cap = data.get("capture", {})
     extractors = _capture_extractors(cap, error)
     ca_file = cap.get("ca_file")
@@ -510,7 +525,7 @@ def load_config(explicit: Path | None, cwd: Path) -> Config:
                            min_segment_chars=int(qt.get("min_segment_chars", defaults.min_segment_chars)),
                            max_elision_chars=int(qt.get("max_elision_chars", defaults.max_elision_chars)))
     return Config(
-        path=path.resolve(),
+        path=path,
         root=root,
         # Lexical, not resolved: a captures/ swapped for a symlink must stay
         # visible as such to the diff-aware rules (CL301).

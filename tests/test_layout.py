@@ -24,14 +24,17 @@ PACKAGE = REPO_ROOT / "citelint"
 
 #: The layer order, top first. A unit is a top-level entry of the package: a
 #: sub-package with everything in it (``cli``), a flat module (``facts``), or
-#: ``__init__`` for the package's own ``__init__.py`` (it holds ``__version__``).
+#: ``__init__`` for the package's own ``__init__.py`` (it holds ``__version__``,
+#: and re-exports the public API lazily: see :func:`lazy_exports`).
 #: A module may import from its own unit and from any unit of a lower layer;
 #: the units of one layer are independent: none imports another, except as
 #: SIDEWAYS says. The README's "### Layout" section states this order
 #: (test_readme_states_the_layer_order).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
-    ("cli", "fetch"),
+    ("cli",),
+    # The public Python API (docs/api.md): the CLI's check runs through it.
+    ("api",),
     # capture --from-request reads a request's documents with the importer's
     # parser (imports.documents, imports.sourcemap), and output.render formats
     # the reader view's plain data (reader.view): both point down one layer.
@@ -242,14 +245,41 @@ def unit_of(tree: Scan, module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def layer_problems(tree: Scan, layers: tuple[tuple[str, ...], ...]) -> tuple[list[str], set[tuple[str, str]]]:
-    """Upward imports, and units missing from ``layers``; with the sideways pairs (importer, imported) seen."""
+def lazy_exports(package_dir: Path) -> dict[str, str]:
+    """The package ``__init__``'s PEP 562 table ``_LAZY`` (public name -> the
+    module serving it on first attribute access), read from its source; {}
+    when it has none."""
+    module = ast.parse((package_dir / "__init__.py").read_text(encoding="utf-8"))
+    for node in module.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else \
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id == "_LAZY" and node.value is not None:
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def is_lazy_export(tree: Scan, imp: Import, lazy: dict[str, str]) -> bool:
+    """True for an ``if TYPE_CHECKING:`` import in the package's ``__init__``
+    of a name its ``_LAZY`` table serves from that same module: a re-export
+    for type checkers only, which never runs (at run time ``__getattr__``
+    imports the module on first use), so it is no import against the layer
+    order. Any other import in ``__init__`` still counts."""
+    return imp.importer == tree.package and imp.type_checking and imp.name is not None \
+        and lazy.get(imp.name) == imp.target
+
+
+def layer_problems(tree: Scan, layers: tuple[tuple[str, ...], ...],
+                   lazy: dict[str, str] | None = None) -> tuple[list[str], set[tuple[str, str]]]:
+    """Upward imports, and units missing from ``layers``; with the sideways pairs (importer, imported) seen.
+    ``lazy`` is the package's lazy re-export table (:func:`lazy_exports`)."""
     rank = {unit: i for i, layer in enumerate(layers) for unit in layer}
     problems = sorted(
         f"{unit} is in no layer" for unit in {unit_of(tree, m) for m in tree.modules} if unit not in rank
     )
     sideways: set[tuple[str, str]] = set()
     for imp in tree.imports:
+        if lazy and is_lazy_export(tree, imp, lazy):
+            continue
         src, dst = unit_of(tree, imp.importer), unit_of(tree, imp.target)
         if src == dst or src not in rank or dst not in rank:
             continue
@@ -338,7 +368,7 @@ def test_no_import_cycle_but_the_known_ones(tree: Scan) -> None:
 
 def test_imports_follow_the_layer_order(tree: Scan) -> None:
     assert len({u for layer in LAYERS for u in layer}) == sum(map(len, LAYERS)), "a unit is in two layers"
-    problems, sideways = layer_problems(tree, LAYERS)
+    problems, sideways = layer_problems(tree, LAYERS, lazy_exports(PACKAGE))
     assert problems == []
     assert sorted(sideways - set(SIDEWAYS)) == [], "units of one layer import each other"
     assert sorted(set(SIDEWAYS) - sideways) == [], "a SIDEWAYS import is gone: delete its entry"
@@ -441,6 +471,35 @@ def test_layout_check_finds_missing_extra_and_malformed_lines(tmp_path: Path) ->
         "layout block line 7 is not '<indent><name>  <what it is for>': "
         "'                wrapped description'",
     ]
+
+
+def test_lazy_reexports_are_exempt_only_under_type_checking_and_only_as_listed(tmp_path: Path) -> None:
+    package_dir = make_tree(tmp_path, {
+        "__init__.py": ("from typing import TYPE_CHECKING\n"
+                        "if TYPE_CHECKING:\n    from pkg.top import Api\n    from pkg.top import Other\n"
+                        "_LAZY = {'Api': 'pkg.top'}\n"
+                        "def f():\n    from pkg.top import Api\n"),
+        "top.py": "Api = Other = 1\n",
+    })
+    layers = (("top",), ("__init__",))
+    tree = scan(package_dir)
+    assert lazy_exports(package_dir) == {"Api": "pkg.top"}
+    # The TYPE_CHECKING import of a listed name passes; an unlisted name, or a run-time import, does not.
+    problems, _ = layer_problems(tree, layers, lazy_exports(package_dir))
+    assert problems == [
+        "pkg:4: imports pkg.top from a higher layer (__init__ → top)",
+        "pkg:7: imports pkg.top from a higher layer (__init__ → top)",
+    ]
+
+
+def test_import_citelint_loads_none_of_its_modules() -> None:
+    """PEP 562 for real: importing the package runs none of the imports the layout test exempts."""
+    import subprocess
+    import sys
+
+    code = "import sys, citelint; print(sorted(m for m in sys.modules if m.startswith('citelint.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    assert out.stdout.strip() == "[]"
 
 
 def test_layers_render_as_the_readme_states_them() -> None:

@@ -15,7 +15,9 @@ Modules, one job each:
 - :mod:`~citelint.capture.sign`: signing captures (``--sign-key``,
   ``citelint attest``; docs/evidence.md).
 
-This is the public API. Importing it loads no network library: urllib3 is
+These are the stage's entry points inside citelint (the public API is
+``citelint.Project.capture`` and ``record``, docs/api.md, which call them).
+Importing it loads no network library: urllib3 is
 imported when a fetch is made (or a transport name below is first used).
 ``citelint check`` never imports this package.
 """

@@ -10,6 +10,7 @@ opens a socket.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import gc
 import os
@@ -349,7 +350,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
               resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
-              base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = ()) -> CheckResult:
+              base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = (),
+              given: Target | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -362,7 +364,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
     as if it were the file ``name`` (``paths`` is then ignored); ``documents``
-    are several such (name, bytes), each checked as that file (``paths`` and
+    are several such (name, bytes), each checked as that file. ``given``
+    is one report with its content (:func:`citelint.check.targets.given_target`),
+    checked alone as its ``kind`` whatever the globs say (``paths``, ``documents`` and
     ``stdin`` are then ignored).
     ``jobs`` is the number of processes loading reports and verifying
     citations (None: :func:`job_count` decides for each phase).
@@ -397,7 +401,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.git.base.load_base`).
     """
-    if documents:
+    if given is not None:
+        selection = Selection([given])
+    elif documents:
         selection = Selection(targets=[t for name, content in documents
                                        for t in stdin_target(config, name, content, cwd).targets])
     else:
@@ -412,8 +418,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     # The cyclic collector would scan every report, fact and result the run
     # holds, again each time they grow by a quarter, and find nothing: they
     # hold no reference cycles (about a tenth of a large run's time).
-    collecting = gc.isenabled()
-    gc.disable()
+    _COLLECTOR.pause()
     try:
         store = Store(config.captures_dir)
         legacy = legacy_unmigrated(store)
@@ -460,8 +465,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
                 "every governed link is ungrounded; capture the sources first")
     finally:
-        if collecting:
-            gc.enable()
+        _COLLECTOR.resume()
         if pending is not None:
             pending.close()
         if reviews_base is not None:
@@ -481,6 +485,33 @@ def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, le
             config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
     except GitBaseError as exc:
         result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
+
+
+class _CollectorPause:
+    """The cyclic collector paused while at least one check runs in this
+    process: checks may run in several threads at once (the Python API), so
+    the first to start disables it (when it was enabled) and the last to
+    finish enables it again; a collector the caller had disabled stays so."""
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()  # threading's Lock, without importing threading
+        self._running, self._resume = 0, False
+
+    def pause(self) -> None:
+        with self._lock:
+            if self._running == 0:
+                self._resume = gc.isenabled()
+                gc.disable()
+            self._running += 1
+
+    def resume(self) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running == 0 and self._resume:
+                gc.enable()
+
+
+_COLLECTOR = _CollectorPause()
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],

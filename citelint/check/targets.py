@@ -232,6 +232,20 @@ def stdin_target(config: Config, name: str, content: bytes, cwd: Path) -> Select
                                      syntax=_syntax(kind, ext))])
 
 
+def given_target(name: str, content: bytes, kind: str, cwd: Path, syntax: str | None = None) -> Target:
+    """A report given with its ``content`` rather than read from a file (the
+    Python API's ``check_report`` and ``check_markdown``): ``kind``
+    (``"report"`` or ``"markdown"``) is what it is checked as, whatever the
+    globs say; ``name`` (relative to ``cwd``; it need not exist) is how
+    findings name it; ``syntax`` (``"json"`` or ``"yaml"``) how a fact
+    report is parsed, by default from ``name``'s extension (JSON unless it
+    ends in ``.yaml`` or ``.yml``)."""
+    path = os.path.normpath(os.path.join(cwd, name))
+    if syntax is None:
+        syntax = "markdown" if kind == "markdown" else ("yaml" if kind_of(path) == "yaml" else "json")
+    return Target(Path(path), kind, content=content, display=relpath(path, cwd), syntax=syntax)
+
+
 def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection:
     """Files to check. With no ``paths``, every file under the config root that
     matches a report or Markdown glob; otherwise the given files (and files

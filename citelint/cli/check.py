@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from citelint import __version__
-from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, run_check
+from citelint.api.project import check_paths, open_project, project_config
+from citelint.check.run import AUTO_JOBS_MIN_CAPTURES
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, clashing_outputs, isatty
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
@@ -146,11 +147,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         stdin = (args.stdin_filename, _read_stdin())
     resolving = _ask_git_early(args.base, args.config)
     try:
-        config = load_config(args.config, Path.cwd())
+        project = open_project(args.config, Path.cwd())
     except ConfigError as exc:
         if resolving is not None:
             resolving.close()
         return _did_not_run(f"config error: {exc}", fmt, args, out, err)
+    config = project_config(project)
     outputs = _outputs(args, config)
     clash = clashing_outputs(list(outputs.values()))
     if clash:
@@ -168,11 +170,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     context = bool(args.summary_file) or form.context
     progress = _progress(err) if isatty(err) else None
     try:
-        result = run_check(config, [] if stdin else args.paths, Path.cwd(), fix=args.fix, progress=progress,
-                           base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
-                           stdin=stdin, context_chars=CONTEXT_CHARS if context else 0,
-                           # The step summary lists only the unreviewed citations the change added.
-                           base_reports=bool(args.summary_file) or fmt == "summary")
+        # The check the Python API runs (citelint.Project), so the two cannot disagree.
+        result = check_paths(project, [] if stdin else args.paths, cwd=Path.cwd(), fix=args.fix, progress=progress,
+                             base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
+                             stdin=stdin, context_chars=CONTEXT_CHARS if context else 0,
+                             # The step summary lists only the unreviewed citations the change added.
+                             base_reports=bool(args.summary_file) or fmt == "summary")
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:

@@ -217,11 +217,14 @@ class Allowlist:
         if self._by_host is None:
             # host without "www." -> path length -> sources: every kind of near
             # miss has a path within two edits, so within two characters' length.
-            self._by_host = {}
+            # Built whole before it is published: readers in other threads (the
+            # Python API) see no index or all of it.
+            index: dict[str, dict[int, list[tuple[str, str, str | None, str]]]] = {}
             for c_ident, source in self._sources:
                 c_auth, c_path, c_query = _split_identity(c_ident)
-                by_length = self._by_host.setdefault(_strip_www(c_auth), {})
+                by_length = index.setdefault(_strip_www(c_auth), {})
                 by_length.setdefault(len(c_path), []).append((c_auth, c_path, c_query, source))
+            self._by_host = index
         authority, path, query = _split_identity(ident)
         best: tuple[int, str] | None = None
         by_length = self._by_host.get(_strip_www(authority), {})

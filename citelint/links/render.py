@@ -10,8 +10,8 @@ allocates (:func:`_load_freeing_renderer`).
 
 from __future__ import annotations
 
-import functools
 import re
+from _thread import allocate_lock  # threading's Lock itself, without importing threading
 from collections.abc import Callable, Sequence
 
 import cmarkgfm
@@ -57,7 +57,6 @@ def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
     """
     try:
         import ctypes
-        from _thread import allocate_lock  # threading's Lock itself, without importing threading
 
         from cmarkgfm import _cmark
 
@@ -126,6 +125,8 @@ def cmarkgfm_to_html(markdown: str, options: int, extensions: Sequence[str]) -> 
     break), which that function's strict decoding refuses, through the
     freeing renderer, which writes U+FFFD for the broken bytes. Raises
     ValueError for an unknown extension."""
+    if not _registered:
+        _register_extensions()
     try:
         return cmarkgfm.markdown_to_html_with_extensions(markdown, options, list(extensions))
     except UnicodeDecodeError:
@@ -143,10 +144,32 @@ FREEING_AFTER_CHARS = 256 * 1024
 _rendered = 0
 
 
-@functools.lru_cache(maxsize=1)
+#: Held while cmark-gfm's process-wide state is set up: its list of syntax
+#: extensions (which registering appends to) and its one arena. cffi and
+#: ctypes release the GIL during a C call, so two threads rendering their
+#: first document at once (the Python API) would otherwise both set it up.
+_SETUP = allocate_lock()
+_registered = False
+_loaded: list[Callable[..., str] | None] = []  # the freeing renderer (or None), once loaded
+
+
+def _register_extensions() -> None:
+    """Register cmark-gfm's core extensions, once per process."""
+    global _registered
+    with _SETUP:
+        if not _registered:
+            cmarkgfm.cmark.core_extensions_ensure_registered()
+            _registered = True
+
+
 def _freeing_renderer() -> Callable[..., str] | None:
-    """:func:`_load_freeing_renderer`, loaded once."""
-    return _load_freeing_renderer()
+    """:func:`_load_freeing_renderer`, loaded once per process (one renderer,
+    so one lock around the one arena)."""
+    if not _loaded:
+        with _SETUP:
+            if not _loaded:
+                _loaded.append(_load_freeing_renderer())
+    return _loaded[0]
 
 
 def cmark_to_html(markdown: str, options: int, extensions: Sequence[str]) -> str:
