@@ -344,14 +344,11 @@ def test_the_cli_check_runs_through_the_api_without_loading_its_result_types() -
     fresh interpreter, without paying for the result dataclasses (``dataclasses`` loads ``inspect``)."""
     import subprocess
 
-    # The model-output example: the expertqa one's signed review ledger loads the signature
-    # code, which uses dataclasses of its own.
     code = ("import io, sys\nfrom citelint.cli import main\n"
-            "code = main(['check', 'reports/answer.json'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "code = main(['check', 'reports/q2.json'], stdout=io.StringIO(), stderr=io.StringIO())\n"
             "print(code, sorted(m for m in sys.modules if m in ('citelint.api.project', 'citelint.api.result',"
             " 'citelint.api.links', 'dataclasses', 'inspect')))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=EXAMPLES / "model-output", capture_output=True,
-                         text=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=EXAMPLES / "expertqa", capture_output=True, text=True)
     assert out.stdout.split(maxsplit=1) == ["0", "['citelint.api.project']\n"], out.stdout + out.stderr
 
 

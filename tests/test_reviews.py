@@ -111,7 +111,10 @@ def test_a_reviewed_fact_leaves_the_review_list_and_json_says_who(repo: Repo) ->
     assert doc["accepted"][0]["reviewed"] == {"verdict": "supports", "by": "ada@example.org",
                                               "at": "2026-12-01T10:00:00Z",
                                               "note": "the count is of items held, as the label means"}
-    assert "1 reviewed: supports" in repo.check().err + repo.check().out
+    assert "1 reviewed: supports" in repo.check().out
+    sarif = json.loads(repo.check("--format", "sarif").out)["runs"][0]
+    assert sarif["results"] == [] and sarif["properties"]["acceptedCitations"] == 2
+    assert sarif["properties"]["counts"]["reviewed"] == 1 and sarif["properties"]["counts"]["semanticReview"] == 1
 
 
 def test_a_moved_report_keeps_its_review_and_a_changed_snippet_loses_it(repo: Repo) -> None:
@@ -187,8 +190,13 @@ def test_bad_review_files_never_count_and_are_named(repo: Repo) -> None:
     shown = run.out + run.err
     assert run.code == 0
     assert "does not count: its bytes do not hash to its file name" in shown
-    assert "notes.txt does not count: not a fingerprint folder" in shown
     assert "1 for semantic review" in shown
+    # A stray entry beside the fingerprint folders is never read by a check; --stale names it.
+    (repo.root / "reviews" / fp_of(repo)[:40]).mkdir()
+    (repo.root / "reviews" / fp_of(repo)[:40] / "r.json").write_text("{}", encoding="utf-8")
+    stale = run_cli("review", "--stale", cwd=repo.root)
+    assert "notes.txt: not a fingerprint folder" in stale.out and f"{fp_of(repo)[:40]}: not a fingerprint" in stale.out
+    assert "its bytes do not hash to its file name" in stale.out
 
 
 def test_a_missing_ledger_costs_nothing_and_says_nothing(repo: Repo) -> None:
@@ -357,3 +365,36 @@ def test_a_check_reads_only_the_review_folders_of_its_citations(repo: Repo) -> N
     assert run.code == 0 and "does not count" not in run.out + run.err and "1 reviewed: supports" in run.out
     stale = run_cli("review", "--stale", cwd=repo.root)
     assert f"does not count: reviews/{'ee' * 32}/" in stale.out
+
+
+def test_a_broken_allowed_signers_file_is_a_usage_error_when_a_review_is_judged(repo: Repo) -> None:
+    repo.report(repo.cited(snippet=SNIPPET))
+    repo.config(reviews={"allowed_signers": "review_signers"})
+    repo.write("review_signers", "ada@example.org not-a-key-type AAAA\n")
+    review(repo, "ee" * 32)
+    assert repo.check().code == 0  # no review of this run's citations: the file is not read
+    review(repo, fp_of(repo))
+    run = repo.check()
+    assert run.code == 2 and "review_signers:1:" in run.err and "Traceback" not in run.err
+
+
+def test_symlinks_in_the_ledger_are_never_followed(repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A review is a real file in a real folder of the project's reviews directory, never a
+    link to one elsewhere (a pull request could otherwise point the ledger at any approvals)."""
+    repo.report(repo.cited(snippet=SNIPPET))
+    outside = tmp_path_factory.mktemp("outside")
+    data = record_bytes(fp_of(repo), "supports", "ada", "2026-12-01T10:00:00Z", None)
+    path = write_review(outside / "reviews", fp_of(repo), data)[1]
+    (repo.root / "reviews").symlink_to(outside / "reviews")
+    run = repo.check()
+    assert run.code == 2 and "citelint.yaml:" in run.err and "reviews.dir: 'reviews' leads outside" in run.err
+    (repo.root / "reviews").unlink()
+    (repo.root / "reviews").mkdir()
+    (repo.root / "reviews" / fp_of(repo)).symlink_to(path.parent)
+    run = repo.check()
+    assert "reviewed: supports" not in run.out and "not a directory" in run.out, run.out
+    (repo.root / "reviews" / fp_of(repo)).unlink()
+    (repo.root / "reviews" / fp_of(repo)).mkdir()
+    (repo.root / "reviews" / fp_of(repo) / path.name).symlink_to(path)
+    run = repo.check()
+    assert "reviewed: supports" not in run.out and "a symlink, never followed" in run.out, run.out

@@ -21,6 +21,7 @@ Read-only: nothing here writes.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.model import Review
 from citelint.store.record import time_key
-from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list_folders, read_folder
+from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list_folders, read_folder, stray_names
 
 if TYPE_CHECKING:
     from citelint.config import ReviewSettings
@@ -60,6 +61,11 @@ class Ledger:
     a hook checking one report reads the reviews of that report's citations
     only, not the whole ledger.
 
+    Made by :func:`load_ledger` from the ledger's ``root``, the names listed
+    there (``folders``), what was wrong with ``root`` itself (``stray``) and
+    ``signers``, which gives the allowed-signers entries when first needed
+    (None: signatures are not required), so a run whose citations have no
+    review never reads the allowed-signers file nor loads the signature code.
     ``signed`` says whether signatures are required (``reviews.allowed_signers``).
     ``counted`` lists the counting records of the folders read so far,
     ``uncounted`` the files there (and stray entries of the ledger) that do
@@ -68,9 +74,11 @@ class Ledger:
     (``citelint review --stale``).
     """
 
-    def __init__(self, root: Path, folders: frozenset[str], stray: list[Uncounted], entries: list[Entry] | None):
-        self.root, self.folders, self._entries = root, folders, entries
-        self.signed = entries is not None
+    def __init__(self, root: Path, folders: frozenset[str], stray: list[Uncounted],
+                 signers: Callable[[], list[Entry]] | None):
+        self.root, self.folders, self._signers = root, folders, signers
+        self._entries: list[Entry] | None = None
+        self.signed = signers is not None
         self.counted: list[ReviewRecord] = []
         self.uncounted: list[Uncounted] = list(stray)
         self.applied: dict[str, ReviewRecord] = {}
@@ -94,8 +102,12 @@ class Ledger:
         return None if record is None else record.review
 
     def read_all(self) -> None:
-        """Read every fingerprint folder (in name order), as :meth:`record` would."""
-        for fingerprint in sorted(self.folders - self._read):
+        """Read every fingerprint folder (in name order), as :meth:`record` would,
+        and name the entries that are no fingerprint folder."""
+        strays = stray_names(self.root, self.folders)
+        self.uncounted.extend(Uncounted(path, why) for path, why in strays)
+        names = {path.name for path, _ in strays}
+        for fingerprint in sorted(self.folders - self._read - names):
             self._read_folder(fingerprint)
 
     def _read_folder(self, fingerprint: str) -> None:
@@ -107,7 +119,7 @@ class Ledger:
             if isinstance(found.record, ReviewCorrupt):
                 self.uncounted.append(Uncounted(found.path, str(found.record)))
                 continue
-            why = None if self._entries is None else signed_by_reviewer(found, found.record, self._entries)
+            why = None if self._signers is None else signed_by_reviewer(found, found.record, self._trusted())
             if why:
                 self.uncounted.append(Uncounted(found.path, why))
                 continue
@@ -118,6 +130,17 @@ class Ledger:
         if latest is not None:
             self.applied[fingerprint] = latest
 
+    def _trusted(self) -> list[Entry]:
+        """The allowed-signers entries, read on first use.
+
+        Raises:
+            SignersError: the file is missing, unreadable or malformed.
+        """
+        if self._entries is None:
+            assert self._signers is not None
+            self._entries = self._signers()
+        return self._entries
+
 
 def load_ledger(settings: ReviewSettings, display: Callable[[Path], str] = str) -> Ledger:
     """The ledger ``settings.dir``, its folder of fingerprints listed (records
@@ -125,18 +148,22 @@ def load_ledger(settings: ReviewSettings, display: Callable[[Path], str] = str) 
     ``settings.allowed_signers`` when set; ``display`` renders that file's
     path in its errors.
 
-    Raises:
-        SignersError: (a :class:`~citelint.errors.UsageError`) the
-            allowed-signers file is missing, unreadable or malformed, and the
-            ledger holds a review folder (a run with no reviews never reads it).
+    The allowed-signers file is read when the first review is judged: then
+    :meth:`Ledger.record` (and :meth:`Ledger.review`) raise
+    :class:`~citelint.evidence.allowed_signers.SignersError` (a
+    :class:`~citelint.errors.UsageError`) when it is missing, unreadable or
+    malformed; a run whose citations have no review never reads it.
     """
     folders, stray = list_folders(settings.dir)
-    entries = None
-    if settings.allowed_signers is not None and folders:
-        from citelint.evidence.allowed_signers import load
+    path = settings.allowed_signers
+    signers = None if path is None else functools.partial(_read_signers, path, display(path))
+    return Ledger(settings.dir, folders, [Uncounted(p, why) for p, why in stray], signers)
 
-        entries = load(settings.allowed_signers, display(settings.allowed_signers), "reviews.allowed_signers")
-    return Ledger(settings.dir, folders, [Uncounted(path, why) for path, why in stray], entries)
+
+def _read_signers(path: Path, shown: str) -> list[Entry]:
+    from citelint.evidence.allowed_signers import load
+
+    return load(path, shown, "reviews.allowed_signers")
 
 
 def signed_by_reviewer(found: LedgerFile, record: ReviewRecord, entries: list[Entry]) -> str | None:

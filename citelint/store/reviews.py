@@ -20,6 +20,7 @@ ledger the same way.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -150,26 +151,26 @@ class LedgerFile(NamedTuple):
 
 
 def list_folders(root: Path) -> tuple[frozenset[str], list[tuple[Path, str]]]:
-    """The fingerprint folders of the ledger at ``root`` (one ``scandir``), and
-    the entries there that are not one, with why. A missing ``root`` is an
-    empty ledger (one ``lstat``); a symlinked folder is refused, never followed."""
+    """The names in the ledger at ``root`` (one ``listdir``; names starting with
+    ``.`` left out), which a fingerprint is looked up in, and why ``root``
+    cannot be a ledger (a file, say). A missing ``root`` is an empty ledger
+    (one ``lstat``). Names are not judged here: :func:`read_folder` refuses a
+    folder that is not a real directory, and :func:`stray_names` names the
+    entries that are not fingerprints."""
     try:
         st = os.lstat(root)
     except FileNotFoundError:
         return frozenset(), []
     if not stat.S_ISDIR(st.st_mode):
         return frozenset(), [(root, "the reviews directory is not a directory")]
-    folders: set[str] = set()
-    stray: list[tuple[Path, str]] = []
-    with os.scandir(root) as entries:
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue  # .gitattributes and the like
-            if _HEX64.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
-                folders.add(entry.name)
-            else:
-                stray.append((Path(entry.path), "not a fingerprint folder (64 hex characters)"))
-    return frozenset(folders), sorted(stray)
+    return frozenset(name for name in os.listdir(root) if not name.startswith(".")), []
+
+
+def stray_names(root: Path, names: frozenset[str]) -> list[tuple[Path, str]]:
+    """The entries of ``names`` (from :func:`list_folders`) that cannot be a
+    fingerprint folder (64 lower-case hex characters), with why, sorted."""
+    return sorted((root / name, "not a fingerprint folder (64 hex characters)")
+                  for name in names if not _HEX64.fullmatch(name))
 
 
 def read_folder(root: Path, fingerprint: str) -> tuple[list[LedgerFile], list[tuple[Path, str]]]:
@@ -178,8 +179,10 @@ def read_folder(root: Path, fingerprint: str) -> tuple[list[LedgerFile], list[tu
     signature beside one, with why."""
     folder = root / fingerprint
     try:
-        with os.scandir(folder) as it:
-            names = sorted(e.name for e in it)
+        # A symlinked folder could lead anywhere: it is refused, never followed.
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return [], [(folder, "not a directory (a fingerprint folder is a real directory)")]
+        names = sorted(os.listdir(folder))
     except OSError as exc:
         return [], [(folder, f"cannot be listed ({exc.strerror or exc})")]
     signed: dict[str, list[Path]] = {}
@@ -207,7 +210,8 @@ def read_folder(root: Path, fingerprint: str) -> tuple[list[LedgerFile], list[tu
         except NotRegularFile:
             record = ReviewCorrupt("not a regular file")
         except OSError as exc:
-            record = ReviewCorrupt(f"cannot be read ({exc.strerror or exc})")
+            record = ReviewCorrupt("a symlink, never followed (a review is a regular file)" if exc.errno == errno.ELOOP
+                                   else f"cannot be read ({exc.strerror or exc})")
         except ReviewCorrupt as exc:
             record = exc
         found.append(LedgerFile(target, record, data, tuple(signed.pop(digest, ()))))
