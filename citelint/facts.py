@@ -25,7 +25,7 @@ from citelint.excerpts import (
     short_message,
     shown_digests,
 )
-from citelint.model import RULES, LabelInfo, Review, fact_fingerprint
+from citelint.model import RULES, Difference, LabelInfo, Review, fact_fingerprint
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 
 #: Code points of capture text kept on each side of an accepted snippet, so a
@@ -43,7 +43,8 @@ class Issue(NamedTuple):
     points at ('' for the fact object itself); ``at`` a code-point offset
     into that key's string value to point at instead of its start (CL104:
     the first character that differs from the capture); ``fact_index``
-    the fact's place in the facts array. The rules about one snippet or
+    the fact's place in the facts array; ``difference`` both texts where a
+    snippet and its capture part (CL104), when the miss was explained. The rules about one snippet or
     capture write theirs with ``fact_index`` 0, not knowing which fact they
     judge; :func:`verify_snippet` and :func:`verify_group` give each the
     index of its fact.
@@ -54,6 +55,7 @@ class Issue(NamedTuple):
     message: str
     at: int = 0
     fact_index: int = 0
+    difference: Difference | None = None
 
 
 # --------------------------------------------------------------------------- verification
@@ -116,9 +118,9 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
     if offset < 0:
         budget = budget or MissBudget(text)
         made_by = record.extractor.describe() if record.extractor is not None else None
-        at, other = 0, None
+        at, other, difference = 0, None, None
         if budget.take():
-            hint, at = explain_miss_at(snippet, text, made_by)
+            hint, at, difference = explain_miss_at(snippet, text, made_by)
             other = _elsewhere(store, record.source, record.sha256, snippet)
         else:
             hint = f"{budget.why}; quote the capture verbatim"
@@ -130,7 +132,7 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
             hint += ("; a snippet is one contiguous passage of the capture and cannot elide with an "
                      "ellipsis: cite one passage, or each part as a fact of its own")
         return (Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
-                      at, citation.index),), None
+                      at, citation.index, difference),), None
     issues = []
     if not unique:
         pass  # CL105 is off: not even the search for a second occurrence runs

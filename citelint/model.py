@@ -77,6 +77,25 @@ def _load_catalog() -> dict[str, Rule]:
 RULES: dict[str, Rule] = _load_catalog()
 
 
+class Difference(NamedTuple):
+    """Where a cited excerpt and the capture it was checked against part (CL104,
+    CL204, CL205), kept so a reviewer can see both texts one above the other.
+
+    ``before`` is the text both share just before the first differing
+    character (at most a few dozen code points, possibly ""); ``cited`` the
+    excerpt from that character on and ``captured`` the capture's text from
+    there on (each cut to a few dozen code points). ``aligned`` is False when
+    no passage of the capture starts like the excerpt: then ``before`` is ""
+    and ``captured`` is the capture's nearest passage, or "" when it has none.
+    Untrusted text, both: escape it for the output it goes to.
+    """
+
+    before: str
+    cited: str
+    captured: str
+    aligned: bool = True
+
+
 class Finding(NamedTuple):
     """One problem at one place.
 
@@ -100,6 +119,9 @@ class Finding(NamedTuple):
     #: The index in its report's facts array of the fact the finding is about, else None
     #: (a finding about the file, or a Markdown report's).
     fact_index: int | None = None
+    #: Where the excerpt and the capture part (CL104, CL204, CL205), when the miss was explained, else None.
+    #: Display only: the JSON and SARIF outputs leave it out.
+    difference: Difference | None = None
 
     @property
     def name(self) -> str:
@@ -421,6 +443,26 @@ class LinkVerdict(NamedTuple):
     error: bool
 
 
+class ClaimSpan(NamedTuple):
+    """A span of a Markdown report's prose that its reader view marks, kept by the check.
+
+    ``kind`` is ``quotation`` (a prose quotation that passed CL205: the one of
+    :attr:`CheckResult.quotations` at ``line``/``col``) or ``unverified-number``
+    (a number in a sentence none of whose citations survived the check, or
+    that has none). ``line``/``col`` to ``end_line``/``end_col`` (1-based, code
+    points, end exclusive) is the quotation, marks included, or the number;
+    ``removed`` the hrefs of the sentence's citations that failed the check
+    (where a reader could look), empty when it cites nothing.
+    """
+
+    kind: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    removed: tuple[str, ...] = ()
+
+
 class ReportDetail(NamedTuple):
     """What the check keeps of one report for its reader view (``citelint
     render``), so the view is built from the result: the report is never
@@ -431,13 +473,15 @@ class ReportDetail(NamedTuple):
     report did not load or has no facts array). A Markdown report's
     ``markdown`` is its text as checked and ``links`` each of its followable
     links, located, in document order, with its verdict ('' and () when it
-    could not be read).
+    could not be read); ``claims`` the spans of its prose the view marks
+    (:class:`ClaimSpan`), in document order.
     """
 
     kind: str
     facts: tuple[FactPlace, ...] | None = None
     markdown: str = ""
     links: tuple[LinkVerdict, ...] = ()
+    claims: tuple[ClaimSpan, ...] = ()
 
 
 class CheckResult:
@@ -481,6 +525,10 @@ class CheckResult:
         self.quotations: list[AcceptedQuotation] = []
         self.reviewed = 0
         self.rejected = 0
+        #: With ``--base``, the review fingerprints of the citations the base's reports hold, so a
+        #: summary lists only the unreviewed citations a change added; None without ``--base`` or
+        #: when no merge base is known (then every citation counts as added).
+        self.base_fingerprints: frozenset[str] | None = None
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.loaded import Emitter
 from citelint.check.targets import Target, read_target
@@ -21,6 +21,7 @@ from citelint.model import (
     RULES,
     AcceptedQuotation,
     CheckResult,
+    ClaimSpan,
     Finding,
     FixedLink,
     LinkVerdict,
@@ -63,6 +64,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
+    spans: list[ClaimSpan] = []
     quotes = config.quotes.enabled and config.severity("CL205") != "off"
     numbers = config.severity("CL206") != "off"
     if quotes or numbers:
@@ -74,6 +76,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
         if claims.issues:
             issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
         accepted = claims.accepted
+        spans.extend(ClaimSpan("quotation", *span) for span in claims.spans)
     else:
         accepted = []
     if report.quoted:
@@ -102,7 +105,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     failing: set[int] = set()  # id(link) of each link with an error
     for issue in issues:
         finding = emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message,
-                       issue.capture)
+                       issue.capture, difference=issue.difference)
         if keep:
             if finding is not None and finding.severity != "notice":
                 at_link.setdefault(id(issue.link), []).append(finding)
@@ -111,8 +114,31 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
                 failing.add(id(issue.link))
     emit.close()
     if result.details is not None:
+        spans.extend(_unverified_numbers(text, report.located, failing))
+        spans.sort(key=lambda span: (span.line, span.col))
         result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
-            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
+            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located),
+            claims=tuple(spans))
+
+
+def _unverified_numbers(text: str, located: Sequence[Any], failing: set[int]) -> list[ClaimSpan]:
+    """The numbers of ``text`` (as CL206 finds them, in every sentence) that no
+    surviving citation backs: each citation of their sentence failed the check
+    (its link is in ``failing``, by id) or is not a grounded link, or there is
+    none. Only for the reader view: a plain check never pays for it."""
+    from citelint.links.prose import cited_numbers
+
+    kept = {(link.start, link.end) for link in located
+            if id(link) not in failing and link.category == "governed" and link.located}
+    failed = {(link.start, link.end): link.href for link in located if id(link) in failing}
+    out = []
+    for n in cited_numbers(text, every=True):
+        at = [(link.start, link.end) for link in n.citations]
+        if any(span in kept for span in at):
+            continue
+        removed = tuple(dict.fromkeys(failed[span] for span in at if span in failed))
+        out.append(ClaimSpan("unverified-number", n.line, n.col, n.line, n.col + len(n.text), removed))
+    return out
 
 
 def _accept_quotations(emit: Emitter, result: CheckResult, display: str,

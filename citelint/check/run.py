@@ -39,6 +39,7 @@ from citelint.facts import (
 )
 from citelint.model import (
     CheckResult,
+    Difference,
     FactPlace,
     Finding,
     Position,
@@ -233,7 +234,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
         return {"counts": {name: getattr(r, name) for name in _COUNTS},
-                "findings": pack_rows(r.findings, Finding._fields), "notices": pack_rows(r.notices, Finding._fields),
+                "findings": _plain_differences(pack_rows(r.findings, Finding._fields)),
+                "notices": _plain_differences(pack_rows(r.notices, Finding._fields)),
                 "reports": pack_rows(one.reports, _REPORT_FIELDS),
                 "citations": {"order": [order for order, _ in one.citations],
                               **pack_rows([c for _, c in one.citations], Citation._fields)},
@@ -245,8 +247,9 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                  for path, d in r.details.items()}}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
-        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, packed["findings"]),
-                                    notices=unpack_rows(Finding, packed["notices"]), **packed["counts"]))
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, _differences(packed["findings"])),
+                                    notices=unpack_rows(Finding, _differences(packed["notices"])),
+                                    **packed["counts"]))
         loaded = packed["reports"]
         one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
                        for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
@@ -347,6 +350,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
               resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
+              base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = (),
               given: Target | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
@@ -359,9 +363,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     or ``skip`` (a note, and no diff-aware rule, unless the config sets
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
-    as if it were the file ``name`` (``paths`` is then ignored). ``given``
+    as if it were the file ``name`` (``paths`` is then ignored); ``documents``
+    are several such (name, bytes), each checked as that file. ``given``
     is one report with its content (:func:`citelint.check.targets.given_target`),
-    checked alone as its ``kind`` whatever the globs say (``paths`` and
+    checked alone as its ``kind`` whatever the globs say (``paths``, ``documents`` and
     ``stdin`` are then ignored).
     ``jobs`` is the number of processes loading reports and verifying
     citations (None: :func:`job_count` decides for each phase).
@@ -376,6 +381,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     fact's place and label, or a Markdown report's text and every link
     located with its verdict (a plain check keeps none: it costs time and
     memory).
+    ``base_reports`` (with ``base``) also checks the base's reports, in memory, for
+    the review fingerprints they yield (``result.base_fingerprints``: the step
+    summary lists only the unreviewed citations a change added); with no merge
+    base it stays None and every citation counts as added
+    (:mod:`citelint.check.basereports`).
     ``ledger`` is the review ledger when the caller has read it
     (``citelint review``); None reads it here, once, with a warning for each
     file read that does not count (:func:`_load_ledger`, :func:`_report_ledger`).
@@ -391,8 +401,13 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.git.base.load_base`).
     """
-    selection = Selection([given]) if given is not None else \
-        stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
+    if given is not None:
+        selection = Selection([given])
+    elif documents:
+        selection = Selection(targets=[t for name, content in documents
+                                       for t in stdin_target(config, name, content, cwd).targets])
+    else:
+        selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
@@ -443,6 +458,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         _emit_verified(config, result, reports, verified, accepted, ledger)
         if ledger is not None and reading_ledger:
             _report_ledger(ledger, config, cwd, result)
+        if base_reports and base_captures is not None and base_captures.via == "merge-base":
+            _added_since(base_captures.commit, config, cwd, result, ledger)
         if one.allowlist_empty and result.links_governed:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -454,6 +471,20 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         if reviews_base is not None:
             reviews_base.close()
     return result
+
+
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
+    """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
+    the run's ``ledger``, read once); when git cannot list or read them, every citation
+    counts as added, and a note says why."""
+    from citelint.check.basereports import base_fingerprints
+    from citelint.git.probe import GitBaseError
+
+    try:
+        result.base_fingerprints = base_fingerprints(
+            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
+    except GitBaseError as exc:
+        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
 
 
 class _CollectorPause:
@@ -594,14 +625,16 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
 
     def pack(verified: list[_Verified]) -> dict[str, Any]:
         entries = [entry for _, _, _, entry in verified if entry is not None]
-        return {"issues": pack_rows([issue for _, _, issues, _ in verified for issue in issues], Issue._fields),
+        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in verified for issue in issues],
+                                              Issue._fields))
+        return {"issues": issues,
                 "issue_counts": [len(issues) for _, _, issues, _ in verified],
                 "accepted": [entry is not None for _, _, _, entry in verified],
                 "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
         cited = [item for _, group in groups[start:stop] for item in group]
-        issues = iter(unpack_rows(Issue, packed["issues"]))
+        issues = iter(unpack_rows(Issue, _differences(packed["issues"])))
         accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
         entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
                                                    "fact": [c.fact for c in accepted]}))
@@ -613,6 +646,18 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     if parts is None:
         return _phase_two(groups, *settings)
     return [verified for part in parts for verified in part]
+
+
+def _plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Packed findings or issues with each :class:`~citelint.model.Difference` as a plain
+    tuple: marshal, which carries a worker's result, writes no NamedTuple."""
+    columns["difference"] = [None if d is None else tuple(d) for d in columns["difference"]]
+    return columns
+
+
+def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The columns :func:`_plain_differences` packed, each difference a Difference again."""
+    return {**columns, "difference": [None if d is None else Difference(*d) for d in columns["difference"]]}
 
 
 #: What an accepted entry's worker leaves out: this process has the citation.
