@@ -18,7 +18,7 @@ if _typing.TYPE_CHECKING:
     from citelint.api.capture import CaptureRef
     from citelint.api.links import Allowlist, Enforced, RemovedLink, enforce_links
     from citelint.api.project import Project
-    from citelint.api.result import AcceptedFact, AcceptedQuotation, Counts, Finding, Result
+    from citelint.api.result import AcceptedFact, AcceptedQuotation, Counts, Finding, Result, Review
     from citelint.capture.policy import CaptureRefused
     from citelint.errors import CitelintError, ConfigError, FindingsError, UsageError
 
@@ -30,6 +30,7 @@ _LAZY = {
     "AcceptedFact": "citelint.api.result",
     "AcceptedQuotation": "citelint.api.result",
     "Counts": "citelint.api.result",
+    "Review": "citelint.api.result",
     "Enforced": "citelint.api.links",
     "RemovedLink": "citelint.api.links",
     "CaptureRef": "citelint.api.capture",
@@ -51,6 +52,7 @@ __all__ = [
     "AcceptedFact",
     "AcceptedQuotation",
     "Counts",
+    "Review",
     "Enforced",
     "RemovedLink",
     "CaptureRef",

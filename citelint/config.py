@@ -70,6 +70,18 @@ class EvidenceSettings(NamedTuple):
     require_signatures: bool = False
 
 
+class ReviewSettings(NamedTuple):
+    """The review ledger (docs/reviews.md): ``dir`` is the absolute path of the
+    committed, append-only folder of reviews (config ``reviews.dir``, default
+    ``reviews`` beside the config); ``allowed_signers`` the absolute path of
+    the allowed-signers file (git's format) whose keys may sign reviews
+    (namespace ``citelint-review``), or None: then every well-formed review
+    counts and the ledger is advisory."""
+
+    dir: Path
+    allowed_signers: Path | None = None
+
+
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
     """Compile a POSIX-path glob: ``**`` spans folders, ``*`` and ``?`` do not.
 
@@ -119,7 +131,7 @@ class Config:
                  sources: list[str] | None = None, labels: ApprovedLabels | None = None,
                  capture: CaptureSettings | None = None, links: LinkSettings | None = None,
                  facts_pointer: str | None = None, evidence: EvidenceSettings | None = None,
-                 quotes: QuoteSettings | None = None):
+                 quotes: QuoteSettings | None = None, reviews: ReviewSettings | None = None):
         self.path, self.root, self.captures_dir = path, root, captures_dir
         self.reports = list(DEFAULT_REPORTS) if reports is None else reports
         self.markdown = list(DEFAULT_MARKDOWN) if markdown is None else markdown
@@ -133,6 +145,7 @@ class Config:
         self.facts_pointer = facts_pointer
         self.evidence = EvidenceSettings() if evidence is None else evidence
         self.quotes = QuoteSettings() if quotes is None else quotes
+        self.reviews = ReviewSettings(Path(os.path.normpath(root / "reviews"))) if reviews is None else reviews
         self._compile()
 
     def __repr__(self) -> str:
@@ -148,6 +161,8 @@ class Config:
         self._root_prefix = dir_prefix(self._root)
         self._captures = str(self.captures_dir)
         self._captures_prefix = dir_prefix(self._captures)
+        self._reviews = str(self.reviews.dir)
+        self._reviews_prefix = dir_prefix(self._reviews)
 
     def severity(self, rule: str) -> str:
         """Configured severity of ``rule``: error, warning, notice or off.
@@ -183,12 +198,14 @@ class Config:
             return None, f"outside the project directory {self.root} (where the config is)"
         if text.startswith(self._captures_prefix) or text == self._captures:
             return None, "inside the captures directory (evidence, not a report)"
+        if text.startswith(self._reviews_prefix) or text == self._reviews:
+            return None, "inside the reviews directory (the review ledger, not a report)"
         return self.match(rel)
 
     def evidence_dirs(self) -> tuple[Path, ...]:
         """The directories whose files are evidence, written only by the
-        evidence writer (the captures directory; reviews will join it)."""
-        return (self.captures_dir,)
+        evidence writer: the captures directory and the reviews directory."""
+        return (self.captures_dir, self.reviews.dir)
 
     def protects(self, path: Path, *, reports: bool = True) -> str | None:
         """Why the output writer must not write ``path`` (resolved), or None.
@@ -206,10 +223,11 @@ class Config:
                 for spelled in {str(folder), os.path.realpath(folder)}:
                     if text == spelled or text.startswith(dir_prefix(spelled)):
                         return (f"it is evidence (under {relpath(folder, os.getcwd())}/); only `citelint "
-                                "capture`, `migrate` and `attest` add files there, and never replace one: "
-                                "write elsewhere")
+                                "capture`, `migrate`, `attest` and `review` add files there, and never replace "
+                                "one: write elsewhere")
             for config_file, what in ((self.path, "the config"),
-                                      (self.evidence.allowed_signers, "the config's allowed-signers file")):
+                                      (self.evidence.allowed_signers, "the config's allowed-signers file"),
+                                      (self.reviews.allowed_signers, "the config's allowed-signers file")):
                 if config_file is not None and text in (str(config_file), os.path.realpath(config_file)):
                     return f"it is {what}; citelint never writes it: write elsewhere"
             if reports and self.classify(text)[0] is not None:
@@ -311,9 +329,15 @@ def salvage_config(config_file: Path) -> list[Config] | None:
     except re.error:
         return None
     root = path.parent
+    block = data.get("reviews")
+    reviews = block.get("dir") if isinstance(block, dict) else None
+    # Each captures directory it could name, and each reviews directory, is protected as evidence.
+    folders = sorted({Path(os.path.normpath(root / "captures")), Path(os.path.normpath(root / named))})
+    ledgers = sorted({Path(os.path.normpath(root / "reviews"))}
+                     | ({Path(os.path.normpath(root / reviews))} if isinstance(reviews, str) and reviews else set()))
     return [Config(path=path, root=root, captures_dir=folder, reports=DEFAULT_REPORTS + globs["reports"],
-                   markdown=DEFAULT_MARKDOWN + globs["markdown"])
-            for folder in sorted({Path(os.path.normpath(root / "captures")), Path(os.path.normpath(root / named))})]
+                   markdown=DEFAULT_MARKDOWN + globs["markdown"], reviews=ReviewSettings(ledger))
+            for folder in folders for ledger in ledgers]
 
 
 def _capture_extractors(cap: dict, error: Callable[[str, str], ConfigError]) -> tuple[tuple[str, str], ...]:
@@ -493,6 +517,7 @@ def config_from_data(data: Any, root: Path, path: Path | None, shown: str,
                                  "store, so reports and evidence would overlap; name a subdirectory such as "
                                  "`captures`")
     evidence = _evidence(data.get("evidence", {}), root, error)
+    reviews = _reviews(data.get("reviews", {}), root, captures_dir, error)
     qt = data.get("quotes", {})
     defaults = QuoteSettings()
     quotes = QuoteSettings(enabled=bool(qt.get("enabled", defaults.enabled)),
@@ -517,6 +542,7 @@ def config_from_data(data: Any, root: Path, path: Path | None, shown: str,
         facts_pointer=data.get("facts_pointer"),
         evidence=evidence,
         quotes=quotes,
+        reviews=reviews,
     )
 
 
@@ -525,17 +551,37 @@ def _evidence(block: dict, root: Path, error: Callable[[str, str], ConfigError])
     project (DESIGN §9: reads stay inside it), and requiring signatures
     needs someone allowed to make them."""
     signers = block.get("allowed_signers")
-    path = None
-    if signers is not None:
-        path = Path(os.path.normpath(root / signers))
-        if not Path(os.path.realpath(path)).is_relative_to(root):
-            raise error("/evidence/allowed_signers", f"evidence.allowed_signers: {signers!r} leads outside the "
-                                                     "project directory; keep the file in the repository")
+    path = None if signers is None else \
+        _inside(root, signers, "/evidence/allowed_signers", "evidence.allowed_signers", error)
     require = bool(block.get("require_signatures", False))
     if require and path is None:
         raise error("/evidence/require_signatures", "evidence.require_signatures needs evidence.allowed_signers "
                                                     "(the keys allowed to sign captures)")
     return EvidenceSettings(allowed_signers=path, require_signatures=require)
+
+
+def _inside(root: Path, value: str, pointer: str, what: str, error: Callable[[str, str], ConfigError]) -> Path:
+    """``value`` (a path relative to ``root``) as an absolute path, which must
+    lie inside the project (DESIGN §9: reads stay inside it)."""
+    path = Path(os.path.normpath(root / value))
+    if not Path(os.path.realpath(path)).is_relative_to(root):
+        raise error(pointer, f"{what}: {value!r} leads outside the project directory; keep it in the repository")
+    return path
+
+
+def _reviews(block: dict, root: Path, captures_dir: Path, error: Callable[[str, str], ConfigError]) -> ReviewSettings:
+    """The ``reviews`` block: the ledger folder and the allowed-signers file
+    lie inside the project; the folder is neither the project itself nor
+    inside or around the captures directory, so reviews, reports and
+    captures never overlap."""
+    folder = _inside(root, block.get("dir", "reviews"), "/reviews/dir", "reviews.dir", error)
+    if folder == root or root.is_relative_to(folder) or folder.is_relative_to(captures_dir) \
+            or captures_dir.is_relative_to(folder):
+        raise error("/reviews/dir", f"reviews.dir: {block.get('dir')!r} would overlap the project or the captures "
+                                    "directory; name a folder of its own such as `reviews`")
+    signers = block.get("allowed_signers")
+    return ReviewSettings(folder, None if signers is None else
+                          _inside(root, signers, "/reviews/allowed_signers", "reviews.allowed_signers", error))
 
 
 def relpath(path: Path | str, cwd: Path | str) -> str:

@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from citelint.escape import is_variation_selector, quoted
+from citelint.model import Difference
 
 #: CL105: an excerpt shorter than this (code points) is too weak to identify a passage.
 MIN_SNIPPET_CHARS = 20
@@ -264,16 +265,46 @@ def _first_difference(snippet: str, passage: str) -> tuple[int, str, str] | None
     return None
 
 
+#: Code points of shared text, and of each side from the first difference on, a :class:`Difference` keeps.
+DIFFERENCE_BEFORE = 40
+DIFFERENCE_AFTER = 40
+
+
+class Miss(NamedTuple):
+    """Why an excerpt does not occur in a capture (:func:`explain_miss_at`).
+
+    ``hint`` is the explanation for the finding's message; ``at`` the
+    code-point index in the excerpt of its first differing character (0
+    when nothing of its start occurs), where the finding should point;
+    ``difference`` both texts at that character, for the step summary.
+    """
+
+    hint: str
+    at: int
+    difference: Difference
+
+
+def difference_at(excerpt: str, i: int, text: str, j: int) -> Difference:
+    """The :class:`Difference` of ``excerpt`` and ``text`` that agree just before
+    index ``i`` of the one and ``j`` of the other and part there.
+
+    Each part keeps one code point more than :data:`DIFFERENCE_BEFORE` or
+    :data:`DIFFERENCE_AFTER` when the text goes on, so a display can tell a
+    cut text (and show ``…``) from one that ends there."""
+    before = excerpt[max(0, i - DIFFERENCE_BEFORE - 1):i]
+    return Difference(before, excerpt[i:i + DIFFERENCE_AFTER + 1], text[j:j + DIFFERENCE_AFTER + 1])
+
+
 def explain_miss(snippet: str, text: str, extractor: str | None = None, *, what: str = "snippet") -> str:
     """The hint of :func:`explain_miss_at`, without the position."""
-    return explain_miss_at(snippet, text, extractor, what=what)[0]
+    return explain_miss_at(snippet, text, extractor, what=what).hint
 
 
-def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
-                    what: str = "snippet") -> tuple[str, int]:
-    """A hint for a snippet that is not a substring of ``text`` (CL104), and the
-    code-point index in ``snippet`` of the first character that differs (0 when
-    nothing of its start occurs), where a finding should point.
+def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *, what: str = "snippet") -> Miss:
+    """Why ``snippet`` is not a substring of ``text`` (CL104, CL204, CL205): a
+    :class:`Miss` with the hint, the code-point index in ``snippet`` of the
+    first character that differs (0 when nothing of its start occurs), where
+    a finding should point, and both texts there.
 
     When the snippet occurs after folding (Unicode form, quotes, dashes,
     whitespace runs, no-break or invisible characters, ligatures, words
@@ -306,13 +337,15 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
             kind = _kind(a or " ", b or " ", passage, i)
             have = char_name(a) if a else "its end"
             want = char_name(b) if b else "the end of the passage"
+            shown = difference_at(snippet, i, text, start + i)
             if extractor and kind in EXTRACTION_ARTEFACTS:
-                return (f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
-                        f"capture has {want}, as extractor {extractor} wrote the text: a typical artefact of "
-                        "extraction, not a sign of fabrication; quote the capture's text as it is "
-                        "(`citelint show` prints it)"), i
-            return (f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
-                    f"capture has {want}; copy the text exactly from the capture, never edit the capture"), i
+                return Miss(f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
+                            f"capture has {want}, as extractor {extractor} wrote the text: a typical artefact of "
+                            "extraction, not a sign of fabrication; quote the capture's text as it is "
+                            "(`citelint show` prints it)", i, shown)
+            return Miss(f"near miss ({kind}): at {what} character {i + 1} the {what} has {have} where the "
+                        f"capture has {want}; copy the text exactly from the capture, never edit the capture",
+                        i, shown)
     lo, hi = 0, len(snippet)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -321,11 +354,15 @@ def explain_miss_at(snippet: str, text: str, extractor: str | None = None, *,
         else:
             hi = mid - 1
     if lo < 5:  # a few letters occur anywhere; that says nothing
-        return f"no part of the {what}'s start occurs in the capture; quote the capture verbatim", 0
+        return Miss(f"no part of the {what}'s start occurs in the capture; quote the capture verbatim", 0,
+                    Difference("", snippet[:DIFFERENCE_BEFORE + DIFFERENCE_AFTER + 1], nearest_passage(text, snippet),
+                               aligned=False))
     nxt = snippet[lo]
     of = "" if what == "snippet" else f" of the {what}"
-    return (f"the first {lo} characters{of} occur in the capture, then {what} character {lo + 1} "
-            f"({char_name(nxt)}) does not follow them; quote the capture verbatim"), lo
+    # The capture's text where the snippet's longest occurring start ends (its first occurrence).
+    shown = difference_at(snippet, lo, text, text.find(snippet[:lo]) + lo)
+    return Miss(f"the first {lo} characters{of} occur in the capture, then {what} character {lo + 1} "
+                f"({char_name(nxt)}) does not follow them; quote the capture verbatim", lo, shown)
 
 
 # --------------------------------------------------------------------------- prose quotations
@@ -428,10 +465,17 @@ def _rest(flat: Flat, end: int, parts: Sequence[str], gaps: Sequence[int], i: in
 
 
 def nearest(text: str, wanted: str) -> str:
-    """The passage of ``text`` nearest ``wanted``, quoted with :data:`NEAREST_CONTEXT` characters
-    either side and ``…`` where it is cut, or "" when no part of at least 8 characters of its
-    start or end occurs. The longest start of ``wanted`` that occurs is tried first, then its
-    longest end."""
+    """The passage of ``text`` nearest ``wanted`` (:func:`nearest_passage`), quoted for a message
+    (printable ASCII), or "" when there is none."""
+    passage = nearest_passage(text, wanted)
+    return quoted(passage, len(passage) + 2) if passage else ""
+
+
+def nearest_passage(text: str, wanted: str) -> str:
+    """The passage of ``text`` nearest ``wanted``, with :data:`NEAREST_CONTEXT` characters
+    either side and ``...`` where it is cut, as the capture has it (untrusted text), or ""
+    when no part of at least 8 characters of its start or end occurs. The longest start of
+    ``wanted`` that occurs is tried first, then its longest end."""
     def longest(ok: int) -> int:
         lo, hi = 0, len(wanted)
         while lo < hi:
@@ -453,5 +497,4 @@ def nearest(text: str, wanted: str) -> str:
     else:
         at = max(0, text.find(wanted[len(wanted) - tail:]) - (len(wanted) - tail))
     lo, hi = max(0, at - NEAREST_CONTEXT), min(len(text), at + len(wanted) + NEAREST_CONTEXT)
-    passage = ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")
-    return quoted(passage, len(passage) + 2)
+    return ("..." if lo else "") + text[lo:hi] + ("..." if hi < len(text) else "")

@@ -1,4 +1,4 @@
-"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302, CL401–CL403 and CL901, logic and messages.
+"""Every fact rule: CL003–CL004, CL101–CL106, CL108, CL302, CL401–CL403, CL901 and CL903, logic and messages.
 
 A cited fact is accepted only when its source is approved (exact string),
 the capture of exactly (source, captureSha256) exists and verifies, and the
@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
-from citelint.escape import is_invisible, visible_repr
+from citelint.escape import is_invisible, quoted, visible_repr
 from citelint.excerpts import (
     MIN_SNIPPET_CHARS,
     MissBudget,
@@ -25,7 +25,7 @@ from citelint.excerpts import (
     short_message,
     shown_digests,
 )
-from citelint.model import RULES, LabelInfo
+from citelint.model import RULES, Difference, LabelInfo, Review, fact_fingerprint
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 
 #: Code points of capture text kept on each side of an accepted snippet, so a
@@ -43,7 +43,8 @@ class Issue(NamedTuple):
     points at ('' for the fact object itself); ``at`` a code-point offset
     into that key's string value to point at instead of its start (CL104:
     the first character that differs from the capture); ``fact_index``
-    the fact's place in the facts array. The rules about one snippet or
+    the fact's place in the facts array; ``difference`` both texts where a
+    snippet and its capture part (CL104), when the miss was explained. The rules about one snippet or
     capture write theirs with ``fact_index`` 0, not knowing which fact they
     judge; :func:`verify_snippet` and :func:`verify_group` give each the
     index of its fact.
@@ -54,6 +55,7 @@ class Issue(NamedTuple):
     message: str
     at: int = 0
     fact_index: int = 0
+    difference: Difference | None = None
 
 
 # --------------------------------------------------------------------------- verification
@@ -116,9 +118,9 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
     if offset < 0:
         budget = budget or MissBudget(text)
         made_by = record.extractor.describe() if record.extractor is not None else None
-        at, other = 0, None
+        at, other, difference = 0, None, None
         if budget.take():
-            hint, at = explain_miss_at(snippet, text, made_by)
+            hint, at, difference = explain_miss_at(snippet, text, made_by)
             other = _elsewhere(store, record.source, record.sha256, snippet)
         else:
             hint = f"{budget.why}; quote the capture verbatim"
@@ -130,7 +132,7 @@ def verify_snippet(citation: Citation, record: CaptureRecord, store: Store, newe
             hint += ("; a snippet is one contiguous passage of the capture and cannot elide with an "
                      "ellipsis: cite one passage, or each part as a fact of its own")
         return (Issue("CL104", "snippet", f"snippet not found in capture {shown[record.sha256]}: {hint}",
-                      at, citation.index),), None
+                      at, citation.index, difference),), None
     issues = []
     if not unique:
         pass  # CL105 is off: not even the search for a second occurrence runs
@@ -407,4 +409,26 @@ def review_notice(entry: AcceptedEntry) -> Issue:
     is not verified, only its excerpt; the entry's review hints say what to look at."""
     detail = "; ".join(entry.review) if entry.review else "check that the snippet supports this label"
     return Issue("CL901", "", f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}",
+                 fact_index=entry.index)
+
+
+def entry_fingerprint(entry: AcceptedEntry) -> str:
+    """The review fingerprint of an accepted cited fact (:func:`citelint.model.fact_fingerprint`)."""
+    fact = entry.fact
+    return fact_fingerprint(fact["label"], fact["source"], fact["captureSha256"], fact["snippet"])
+
+
+def rejected_message(what: str, review: Review, fingerprint: str) -> str:
+    """CL903's message: ``what`` (the citation, in words) was reviewed as not
+    supporting what it is cited for, by whom, when and why, and what to do."""
+    note = f": {quoted(review.note, 300)}" if review.note else ""
+    return (f"{what} was judged in review not to support what it is cited for (does-not-support) by "
+            f"{quoted(review.by, 80)} at {review.at}{note}; correct the citation (a changed one goes back on the "
+            f"review list), or if the review was wrong record a new one: `citelint review --approve "
+            f"{fingerprint[:16]} --by NAME`")
+
+
+def rejected_issue(entry: AcceptedEntry, review: Review, fingerprint: str) -> Issue:
+    """The CL903 issue of an accepted cited fact whose latest review says ``does-not-support``."""
+    return Issue("CL903", "", rejected_message(f"label {entry.fact['label']!r}", review, fingerprint),
                  fact_index=entry.index)

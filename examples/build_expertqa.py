@@ -266,11 +266,14 @@ def yaml_str(value: str) -> str:
 
 
 def write_config(path: Path, *, header: str, captures: str, sources: Iterable[str],
-                 labels: dict[str, str]) -> None:
-    """Write a citelint.yaml approving ``sources`` and ``labels`` (name -> description)."""
+                 labels: dict[str, str], review_signers: str | None = None) -> None:
+    """Write a citelint.yaml approving ``sources`` and ``labels`` (name -> description);
+    with ``review_signers``, the review ledger counts only reviews signed by a key it lists."""
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
-    lines += [f"captures: {captures}", "reports:", '  - "reports/**/*.json"', "markdown:", '  - "reports/**/*.md"',
-              "sources:"]
+    lines += [f"captures: {captures}", "reports:", '  - "reports/**/*.json"', "markdown:", '  - "reports/**/*.md"']
+    if review_signers is not None:
+        lines += ["reviews:", f"  allowed_signers: {review_signers}"]
+    lines += ["sources:"]
     lines += [f"  - {yaml_str(s)}" for s in sources]
     lines.append("labels:")
     for name, description in labels.items():
@@ -408,6 +411,65 @@ def make_faults(conv: Conversion) -> list[dict[str, str]]:
     return faults
 
 
+# --------------------------------------------------------------------------- reviews
+
+#: The example reviewer's SSH key. It is published on purpose, so that a
+#: rebuild signs the same reviews byte for byte (Ed25519 signatures are
+#: deterministic); a real reviewer's private key is never committed, and no
+#: real project should list this one.
+REVIEWER_KEY = HERE / "example-reviewer_ed25519"
+REVIEWER = "reviewer@example.org"
+REVIEWED_AT = "2026-12-03T12:00:00Z"
+REVIEW_SIGNERS = ".citelint/review_signers"
+#: The citations the example reviewer checked, each with what was checked
+#: against the captured passage (label -> note): every one supports its claim.
+EXAMPLE_REVIEWS = {
+    "q1-c5": ("The youthranch.org passage says exposure makes children 'more vulnerable to emotional problems "
+              "like depression and anxiety': the raised risk of depression and anxiety the claim states."),
+    "q3-c10": ("The Environmental Microbiome review's sentence gives the same figure as the claim: around 14% of "
+               "microorganisms reported to degrade plastic have the conferring gene sequences elucidated."),
+    "q5-c3": ("The bega.com passage says an LED lamp uses around 80 to 85 percent less electricity "
+              "than a halogen lamp with the same luminous intensity, which is the claim."),
+}
+
+
+def write_reviews(example: Path, facts: Iterable[dict[str, str]]) -> int:
+    """Sign and write the example reviews (:data:`EXAMPLE_REVIEWS`) of ``facts``
+    into ``example/reviews`` with ``citelint review``'s writer, and the
+    allowed-signers file that lets the example reviewer's key count; return how
+    many were written.
+
+    Raises:
+        LookupError: a reviewed label is not among the cited facts.
+    """
+    from citelint.capture.sign import read_key
+    from citelint.evidence.ledger import NAMESPACE
+    from citelint.evidence.sshsig import armor
+    from citelint.model import fact_fingerprint
+    from citelint.store.reviews import record_bytes
+    from citelint.store.writer import write_review, write_review_signature
+
+    key = read_key(str(REVIEWER_KEY), "the example reviewer's key")
+    public = " ".join(REVIEWER_KEY.with_suffix(".pub").read_text(encoding="ascii").split()[:2])
+    signers = example / REVIEW_SIGNERS
+    signers.parent.mkdir(parents=True, exist_ok=True)
+    signers.write_text(f"# The example reviewer (examples/example-reviewer_ed25519, published: never trust it).\n"
+                       f'{REVIEWER} namespaces="citelint-review" {public}\n', encoding="ascii")
+    cited = {f["label"]: f for f in facts if f["state"] == "cited"}
+    written = 0
+    for label, note in EXAMPLE_REVIEWS.items():
+        if label not in cited:
+            raise LookupError(f"the example reviews {label}, which is not a cited fact any more")
+        fact = cited[label]
+        fingerprint = fact_fingerprint(label, fact["source"], fact["captureSha256"], fact["snippet"])
+        data = record_bytes(fingerprint, "supports", REVIEWER, REVIEWED_AT, note)
+        _, path = write_review(example / "reviews", fingerprint, data)
+        write_review_signature(example / "reviews", fingerprint, path.stem, key.public_key.fingerprint_hex(),
+                               armor(key.sign(data, namespace=NAMESPACE)).encode("ascii"))
+        written += 1
+    return written
+
+
 # --------------------------------------------------------------------------- the example
 
 HEADER = """\
@@ -433,8 +495,10 @@ def build(corpus: Path, out: Path, *, questions: int = EXAMPLE_QUESTIONS) -> Con
     labels = conv.labels
     sources = list(conv.captures)
 
-    write_config(example / "citelint.yaml", header=header, captures="captures", sources=sources, labels=labels)
+    write_config(example / "citelint.yaml", header=header, captures="captures", sources=sources, labels=labels,
+                 review_signers=REVIEW_SIGNERS)
     write_captures(example / "captures", conv)
+    write_reviews(example, (fact for _, fact in conv.facts))
     by_question: dict[int, list[dict[str, str]]] = {}
     for claim, fact in conv.facts:
         by_question.setdefault(claim.question, []).append(fact)

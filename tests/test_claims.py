@@ -16,6 +16,7 @@ import pytest
 
 from citelint.cli import main
 from citelint.excerpts import flatten, nearest, occurs
+from citelint.model import quotation_fingerprint
 from citelint.store.captures import CaptureRecord, make_record
 from citelint.store.writer import write_capture
 from conftest import corpus_path
@@ -368,11 +369,15 @@ def test_accepted_quotations_join_accepted_and_the_review_list(project: Project,
     doc = json.loads(out.getvalue())
     schema = json.loads((REPO_ROOT / "schemas" / "output.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(doc, schema)
+    sentence = "The Act says “The employer shall pay [the worker] the refund within 30 days” 1."
+    text = "The employer shall pay [the worker] the refund within 30 days"
     assert doc["accepted"] == [{
         "path": "reports/a.md", "line": 1, "column": 14, "kind": "quotation", "form": "prose",
-        "sentence": "The Act says “The employer shall pay [the worker] the refund within 30 days” 1.",
-        "text": "The employer shall pay [the worker] the refund within 30 days", "source": ACT,
-        "capture": project.act.sha256, "label": None, "insertions": ["[the worker]"]}]  # type: ignore[attr-defined]
+        "sentence": sentence,
+        "text": text, "source": ACT, "capture": project.act.sha256, "label": None,  # type: ignore[attr-defined]
+        "insertions": ["[the worker]"],
+        "fingerprint": quotation_fingerprint(sentence, ACT, project.act.sha256, text),  # type: ignore[attr-defined]
+        "reviewed": None}]
     assert doc["counts"]["quotations"] == 1 and doc["counts"]["semanticReview"] == 1
     assert [f["rule"] for f in doc["findings"]] == ["CL205"]  # the misquotation is not accepted
     assert doc["semanticReview"][0]["rule"] == "CL901" and "[the worker]" in doc["semanticReview"][0]["message"]
@@ -380,6 +385,7 @@ def test_accepted_quotations_join_accepted_and_the_review_list(project: Project,
     main(["check", "--review"], stdout=out, stderr=io.StringIO())
     review = out.getvalue()
     assert "semantic review (CL901): 1 accepted citation;" in review
-    assert ("  quotation  reports/a.md:1\n"
+    fingerprint = quotation_fingerprint(sentence, ACT, project.act.sha256, text)  # type: ignore[attr-defined]
+    assert (f"  quotation  reports/a.md:1  {fingerprint[:16]}\n"
             "      “The employer shall pay [the worker] the refund within 30 days”\n") in review
     assert "the insertion [the worker] is the author's, not the source's" in review

@@ -75,7 +75,7 @@ def test_summary_file_is_appended(repo: Repo, tmp_path_factory) -> None:
     text = summary.read_text()
     assert text.startswith("previous\n## citelint")
     assert "- **error** [CL104](" in text and "<script>" not in text
-    assert "<summary>Semantic review: 1 accepted citation to read" in text
+    assert "<summary>Semantic review: 1 unreviewed citation to read" in text
 
 
 def test_ls_and_show(repo: Repo) -> None:

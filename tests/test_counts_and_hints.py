@@ -245,3 +245,34 @@ def test_a_fact_reports_its_label_source_and_snippet_problems_at_once(repo: Repo
         run.out
     assert "label 'nope' is not approved" in run.out and "label 'also-nope' is not approved" in run.out
     assert "semantic review" not in run.out
+
+
+@pytest.mark.parametrize("snippet, capture, cited, captured", [
+    # A zero-width space the reader cannot see: the capture's text resumes one character on.
+    ("the rate is 0.18 EUR per kilometre", "Today the rate is 0.18\u200b EUR per kilometre.", "", "\u200b"),
+    # A composed letter against a decomposed one (NFC vs NFD).
+    ("the caf\u00e9 said we sold 17 items", "so the cafe\u0301 said we sold 17 items", "\u00e9", "e"),
+    # The start occurs, then one digit differs.
+    ("the program cost the state roughly $500,000", "the program cost the state roughly $449,000 in", "5", "4"),
+])
+def test_a_miss_keeps_both_texts_at_the_first_difference(snippet: str, capture: str, cited: str,
+                                                         captured: str) -> None:
+    from citelint.excerpts import explain_miss_at
+
+    miss = explain_miss_at(snippet, capture)
+    d = miss.difference
+    assert d.aligned
+    # Both texts share what comes before; each goes on from the differing character.
+    assert snippet[:miss.at].endswith(d.before) and snippet[miss.at:].startswith(d.cited)
+    assert (d.before + d.captured) in capture
+    if cited:
+        assert d.cited.startswith(cited)
+    assert d.captured.startswith(captured)
+
+
+def test_a_miss_with_nothing_alike_shows_the_cited_text_and_the_nearest_passage() -> None:
+    from citelint.excerpts import explain_miss_at
+
+    d = explain_miss_at("Nothing of this sentence is in the capture at all.",
+                        "A capture about other things.").difference
+    assert not d.aligned and d.before == "" and d.cited.startswith("Nothing of this") and d.captured == ""

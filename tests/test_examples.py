@@ -62,11 +62,15 @@ def test_clean_example_passes_with_semantic_review(monkeypatch: pytest.MonkeyPat
     cited = sum(f["state"] == "cited" for f in facts)
     assert cited >= 20 and len(facts) > cited, "the example needs cited facts and unavailable facts"
 
+    # A few citations ship reviewed, signed by the example reviewer: a first run shows both states.
+    reviewed = len(list((CLEAN / "reviews").glob("*/*.json")))
+    assert 0 < reviewed < cited and len(list((CLEAN / "reviews").glob("*/*.sig"))) == reviewed
+
     code, out, err = check(CLEAN, monkeypatch)
 
     assert code == 0, out + err
     assert findings(out) == [], out
-    assert out.splitlines()[-1].startswith(f"{cited} accepted citations to review for meaning")
+    assert out.splitlines()[-1].startswith(f"{cited - reviewed} accepted citations to review for meaning")
     markdown = list((CLEAN / "reports").glob("*.md"))
     links = sum(text.count("](http") + text.count("<http") for text in (p.read_text(encoding="utf-8")
                                                                          for p in markdown))
@@ -74,7 +78,25 @@ def test_clean_example_passes_with_semantic_review(monkeypatch: pytest.MonkeyPat
     assert out.splitlines()[-2] == (
         f"citelint: {len(reports) + len(markdown)} files, {len(facts)} facts ({cited} cited, "
         f"{len(facts) - cited} unavailable), {links} links ({links} grounded): 0 errors, 0 warnings, "
-        f"{cited} for semantic review")
+        f"{cited - reviewed} for semantic review, {reviewed} reviewed: supports")
+
+
+def test_clean_example_reviews_count_only_with_the_reviewers_key(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped reviews are signed by the key the example's allowed-signers file lists; without
+    that line they do not count, and each note says what was checked."""
+    import shutil
+
+    for record in (CLEAN / "reviews").glob("*/*.json"):
+        note = json.loads(record.read_bytes())["note"]
+        assert len(note) > 60 and ("passage" in note or "sentence" in note)
+    copy = tmp_path / "expertqa"
+    shutil.copytree(CLEAN, copy)
+    signers = copy / ".citelint" / "review_signers"
+    signers.write_text("".join(line for line in signers.read_text().splitlines(keepends=True)
+                               if line.startswith("#")), encoding="ascii")
+    code, out, _ = check(copy, monkeypatch)
+    assert code == 0 and "reviewed: supports" not in out and out.count("does not count: ") == 3
 
 
 def test_clean_example_captures_are_real_passages_with_two_revisions() -> None:

@@ -639,7 +639,7 @@ def test_action_installs_pinned_and_skips_diff_rules_without_base(action_kit: Ac
     assert run.outputs == {"findings": "0", "errors": "0", "warnings": "0", "semantic-review": "1",
                            "exit-code": "0"}
     assert "## citelint" in run.summary and "No findings." in run.summary
-    assert "<summary>Semantic review: 1 accepted citation to read" in run.summary
+    assert "<summary>Semantic review: 1 unreviewed citation to read" in run.summary
 
 
 @pytest.mark.slow
@@ -678,7 +678,7 @@ def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, 
     assert [c.name for c in commands[3:4]] == ["stop-commands"] and len(commands) == 5
     assert "#### reports/pr\\.json (2)\n\n- **error** [CL302](" in run.summary
     assert "\n- **warning** [CL105](" in run.summary
-    assert "<summary>Semantic review: 2 accepted citations to read" in run.summary
+    assert "<summary>Semantic review: 2 unreviewed citations to read" in run.summary
     sarif = json.loads((ws / "citelint.sarif").read_text(encoding="utf-8"))
     assert [r["ruleId"] for r in sarif["runs"][0]["results"]][:2] == ["CL302", "CL105"]
 

@@ -36,7 +36,7 @@ def _busy_repo(repo: Repo) -> Repo:
     return repo
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "summary"])
 def test_output_is_identical_for_any_number_of_processes(repo: Repo, fmt: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Both phases cut into chunks that several processes share (the

@@ -160,16 +160,26 @@ def test_markdown_report_flattens_ungrounded_links_and_marks_quotations(repo: Re
     assert_self_contained(doc, run.stdout)
     body = doc.xpath("//div[@class='body']")[0]
     assert body.xpath(".//h3/text()") == ["Answer"]  # the report's h1, under the page's h1 and h2
-    hrefs = body.xpath(".//a/@href")
+    hrefs = body.xpath(".//a[not(contains(@class, 'mark'))]/@href")
     assert hrefs == [SOURCE_A, f"{SOURCE_A}#:~:text=Inventory%20held%20steady"]
+    # The verified quotation link refers to its evidence, shown under the report without hovering.
+    assert body.xpath(".//a[contains(@class, 'mark')]/@href") == ["#evidence-1"]
+    [note] = doc.xpath("//ol[@class='notes']/li")
+    assert note.get("id") == "evidence-1"
+    assert note.xpath("string(.//blockquote)") == "Inventory held steady"
+    assert note.xpath("string(.//cite)") == SOURCE_A and "captured 2026-07-01T00:00:00Z" in note.text_content()
+    assert "✓ excerpt verified by citelint" in note.xpath("string(.//span[@class='badge ok'])")
+    # The failed quotation link's text is struck through where it stands, not only tagged.
+    assert body.xpath("string(.//span[@class='span-bad'])") == "q"
     assert not doc.xpath("//a[contains(@href, 'invented')]")
     text = body.text_content()
     for visible in ("invented b", "https://invented.example/auto", "https://invented.example/bare", "raw"):
         assert visible in text
-    marks = [(m.get("class"), m.text_content()) for m in body.xpath(".//span[contains(@class, 'mark')]")]
-    quoted = ("mark ok", "✓ quotation verified") if "CL204" in RULES else ("mark warn", "quotation not checked")
+    marks = [(m.get("class"), m.text_content()) for m in body.xpath(".//*[contains(@class, 'mark')]")]
+    quoted = ("mark ok", "✓ quotation verified (evidence 1)") if "CL204" in RULES else \
+        ("mark warn", "quotation not checked")
     assert marks == [("mark bad", "✗ link removed: not verified")] * 3 + [quoted] + \
-        [("mark bad", "✗ quotation not verified"), ("mark bad", "✗ link removed: not verified")]
+        [("mark bad", "✗ quotation not found in the source"), ("mark bad", "✗ link removed: not verified")]
     assert "CL201" in body.xpath(".//span[@class='mark bad']/@title")[0]
     assert body.xpath("string(.//span[@class='image'])") == "[image: img]"
     assert [li.xpath("string(.//cite)") for li in doc.xpath("//ul[@class='sources']/li")] == [SOURCE_A]
@@ -182,7 +192,7 @@ def test_format_md_is_the_same_reader_view_in_markdown(facts_repo: Repo) -> None
     doc = lxml_html.fromstring("<div>" + cmarkgfm.github_flavored_markdown_to_html(run.stdout) + "</div>")
     assert doc.xpath("string(//h1)") == "reports/r.json"
     assert [h.text_content() for h in doc.xpath("//h3")] == [
-        "inventory (✓ verified excerpt)", "sales (unverified: not available)",
+        "inventory (✓ excerpt verified by citelint)", "sales (unverified: not available)",
         "headcount (unverified: not available)", "margin (✗ not verified: failed the check)"]
     assert doc.xpath("string(//blockquote)").strip() == "Inventory held steady at 42 items."
     assert [a.get("href") for a in doc.xpath("//a")] == [SOURCE_A, CHECK_AT, SOURCE_A]
@@ -346,3 +356,116 @@ def test_sources_tied_for_newest_are_each_listed(repo: Repo) -> None:
     assert run.returncode == 0, run.stderr
     listed = run.stdout.split("## Captured sources used\n\n")[1].split("\n\n")[0]
     assert listed.count(SOURCE_A) >= 2 and first.sha256[:12] in listed and second.sha256[:12] in listed
+
+
+CLAIMS_REPORT = (
+    "# Answer\n\n"
+    'The source says "Another source: 17 items were sold in the second quarter" [1](https://example.org/b.txt), '
+    "and that 18 were sold later [2](https://example.org/b.txt).\n\n"
+    'It adds that "Synthetic source: 43 items, measured on" [3](https://example.org/a.txt).\n\n'
+    "About 35 percent was lost [4](https://invented.example/lost). Then 12 more, with no citation.\n")
+
+
+def test_markdown_view_shows_each_quotation_and_number_where_it_stands(repo: Repo) -> None:
+    repo.config(markdown=["reports/**/*.md"])
+    repo.write("reports/a.md", CLAIMS_REPORT)
+    run = render(repo.root, "reports/a.md")
+    assert run.returncode == 1, run.stderr
+    doc = page(run.stdout)
+    assert_self_contained(doc, run.stdout)
+    body = doc.xpath("//div[@class='body']")[0]
+    # The verified prose quotation: set apart, numbered, its evidence under the report.
+    assert body.xpath("string(.//span[@class='span-ok'])") == \
+        '"Another source: 17 items were sold in the second quarter"'
+    assert body.xpath(".//a[contains(@class, 'mark')]/@href") == ["#evidence-1"]
+    [note] = doc.xpath("//ol[@class='notes']/li")
+    assert note.xpath("string(.//blockquote)") == "Another source: 17 items were sold in the second quarter"
+    assert note.xpath("string(.//cite)") == SOURCE_B
+    assert note.xpath("string(.//code/@title)") == repo.records[SOURCE_B].sha256
+    assert "In the sentence: “The source says" in note.text_content()
+    assert "not yet reviewed by a person" in note.text_content()
+    # The misquotation (CL205) is struck through in the sentence, with the reason in words.
+    [bad] = body.xpath(".//span[@class='span-bad']")
+    assert bad.text_content() == '"Synthetic source: 43 items, measured on"'
+    assert bad.getnext().text_content() == "✗ quotation not found in the cited source"
+    assert "CL205" in bad.getnext().get("title")
+    # The figure the capture lacks (CL206), the one whose only citation was removed, the uncited one.
+    figures = [(s.text_content(), s.getnext().text_content()) for s in body.xpath(".//span[@class='span-warn']")]
+    assert figures == [
+        ("18", "⚠ figure not found in the cited source"),
+        ("35", "⚠ unverified figure: its citation failed the check and was removed "
+               "(https://invented.example/lost): check it there"),
+        ("12", "⚠ unverified figure: the sentence cites no source for it")]
+    assert not doc.xpath("//a[contains(@href, 'invented')]")  # where to check is text, never a link
+    assert "1 quotation verified, 1 not verified; 3 figures not verified" in doc.xpath("string(//p[@class='verdict'])")
+
+
+def test_markdown_format_marks_spans_and_lists_the_evidence_before_the_report(repo: Repo) -> None:
+    repo.config(markdown=["reports/**/*.md"])
+    repo.write("reports/a.md", CLAIMS_REPORT)
+    run = render(repo.root, "reports/a.md", "--format", "md")
+    assert run.returncode == 1, run.stderr
+    out = run.stdout
+    evidence, report = out.index("## Evidence for the quotations"), out.index("## Report, as its author wrote it")
+    assert evidence < report
+    assert "1. **✓ excerpt verified by citelint**, not yet reviewed by a person" in out
+    body = out[report:]
+    assert ('⟦"Another source: 17 items were sold in the second quarter"⟧ *(✓ quotation verified: evidence [1] '
+            "above)*") in body
+    assert '⟦"Synthetic source: 43 items, measured on"⟧ *(✗ quotation not found in the cited source)*' \
+        in body
+    assert "⟦18⟧ *(⚠ figure not found in the cited source)*" in body
+    assert "⟦12⟧ *(⚠ unverified figure: the sentence cites no source for it)*" in body
+
+
+def test_hostile_quoted_text_in_the_evidence_notes_is_shown_never_obeyed(repo: Repo) -> None:
+    repo.config(markdown=["reports/**/*.md"])
+    repo.capture(SOURCE_A, "Before. <script>alert(1)</script> and \u202eevil words here. After.",
+                 when="2026-08-01T00:00:00Z")
+    repo.write("reports/a.md", 'It says "&lt;script&gt;alert(1)&lt;/script&gt; and \u202eevil words here" '
+                               f"[1]({SOURCE_A}).\n")
+    for fmt in ("html", "md"):
+        run = render(repo.root, "reports/a.md", "--format", fmt)
+        assert run.returncode == 0, run.stderr
+        # What citelint writes; in Markdown the report's own text follows it as written.
+        ours = run.stdout if fmt == "html" else run.stdout[:run.stdout.index("## Report, as its author")]
+        assert "<script" not in ours and "\u202e" not in ours
+        if fmt == "md":
+            assert "   > &lt;script&gt;alert\\(1\\)&lt;/script&gt; and \\\\u202eevil words here\n" in ours
+        if fmt == "html":
+            doc = page(run.stdout)
+            assert_self_contained(doc, run.stdout)
+            assert doc.xpath("string(//ol[@class='notes']//blockquote)") == \
+                "<script>alert(1)</script> and \\u202eevil words here"
+
+
+def test_three_tiers_in_words_with_the_reviewer_named(repo: Repo) -> None:
+    from citelint.model import fact_fingerprint
+    from conftest import run_cli
+
+    repo.report(repo.cited(snippet="measured on 2026-07-01"),
+                repo.cited(label="sales", snippet="Inventory held steady"),
+                repo.cited(label="inventory2", snippet="Synthetic source: 42 items"))
+    repo.config(labels={"inventory": None, "sales": None, "inventory2": None})
+    sha = repo.records[SOURCE_A].sha256
+    approve = fact_fingerprint("inventory", SOURCE_A, sha, "measured on 2026-07-01")[:16]
+    reject = fact_fingerprint("sales", SOURCE_A, sha, "Inventory held steady")[:16]
+    assert run_cli("review", "--approve", approve, "--by", "ada@example.org", "--note", "the date line",
+                   cwd=repo.root).code == 0
+    assert run_cli("review", "--reject", reject, "--by", "bo@example.org", "--note", "that is stock, not sales",
+                   cwd=repo.root).code == 0
+    run = render(repo.root, "reports/r.json")
+    assert run.returncode == 1, run.stderr  # CL903 is an error
+    doc = page(run.stdout)
+    heads = [(a.get("class"), a.xpath("string(h3/span)")) for a in doc.xpath("//article")]
+    assert heads == [("fact verified", "✓ reviewed: supports"),
+                     ("fact verified disputed", "✗ reviewed: does not support"),
+                     ("fact verified", "✓ excerpt verified by citelint")]
+    texts = [a.text_content() for a in doc.xpath("//article")]
+    assert "by ada@example.org" in texts[0] and "the date line" in texts[0]
+    assert "by bo@example.org" in texts[1] and "that is stock, not sales" in texts[1]
+    assert doc.xpath("string(//article[2]//blockquote)") == "Inventory held steady"  # the excerpt is still shown
+    assert "Not yet reviewed by a person" in texts[2]
+    md = render(repo.root, "reports/r.json", "--format", "md").stdout
+    assert "### inventory (✓ reviewed: supports)" in md and "### sales (✗ reviewed: does not support)" in md
+    assert "### inventory2 (✓ excerpt verified by citelint)" in md

@@ -379,9 +379,9 @@ def test_fallback_signing_with_ssh_keygen_verifies_in_process(keys: dict[str, Pa
     from citelint.capture.sign import load_key
 
     key = load_key(str(keys[kind]), None)
-    blob = key._sign_ssh_keygen(b"message")  # the fallback path, taken where cryptography is missing
+    blob = key._sign_ssh_keygen(b"message", "citelint")  # the fallback path, taken where cryptography is missing
     assert verify(Signature.parse(blob), b"message", "citelint", using="cryptography")
-    assert Signature.parse(key._sign_cryptography(b"message")).public_key == key.public_key
+    assert Signature.parse(key._sign_cryptography(b"message", "citelint")).public_key == key.public_key
 
 
 def test_sshsig_parser_refuses_malformed_blobs(keys: dict[str, Path]) -> None:
@@ -564,7 +564,7 @@ def test_fallback_signing_of_a_key_held_in_memory_leaves_no_copy(keys: dict[str,
 
     monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR (the standard library caches it)
     key = SigningKey(keys["ed25519"].read_text(), None, "$CITELINT_SIGN_KEY")
-    blob = key._sign_ssh_keygen(b"message")
+    blob = key._sign_ssh_keygen(b"message", "citelint")
     assert verify(Signature.parse(blob), b"message", "citelint")
     assert list(tmp_path.iterdir()) == []  # the private copy went with its directory
 

@@ -25,7 +25,7 @@ from citelint.facts import CONTEXT_CHARS
 from citelint.model import AcceptedFact, CheckResult, Finding
 from citelint.output import RenderOptions
 from citelint.output.summary import SUMMARY_MAX_BYTES, blob_url, render
-from conftest import REPO_ROOT, SOURCE_A, Repo
+from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, Repo
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 GITHUB = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "octo/reports", "GITHUB_SHA": SHA}
@@ -112,7 +112,7 @@ def test_clean_run_passes_and_semantic_review_is_collapsible_with_snippet_in_con
     tree = shown(text)
     assert "No findings." in tree.text_content()
     [details] = tree.xpath("//details")
-    assert details.xpath("string(summary)").startswith("Semantic review: 2 accepted citations to read")
+    assert details.xpath("string(summary)").startswith("Semantic review: 2 unreviewed citations to read")
     entries = details.xpath(".//li")
     assert [e.xpath("string(strong)") for e in entries] == ["inventory", "sales"]
     # The label's unit hint; the snippet in bold with words of the capture around it.
@@ -251,3 +251,154 @@ def test_review_entries_match_their_accepted_fact() -> None:
     quotes = [q.xpath("string(p[1])") for q in tree.xpath("//details//blockquote")]
     assert quotes[0] == "first tail"
     assert quotes[1] == "… partial words before second" + " after" * 9 + "…"
+
+
+def _differences(tree: lxml_html.HtmlElement) -> list[tuple[str, str, list[str]]]:
+    """Each ``<pre>`` of the findings: its cited line, its capture line, its marked characters."""
+    out = []
+    for pre in tree.xpath(".//pre"):
+        lines = pre.text_content().strip("\n").split("\n")
+        out.append((lines[0], lines[1], [b.text_content() for b in pre.xpath(".//b")]))
+    return out
+
+
+def test_expertqa_faults_summary_shows_cited_and_captured_text_for_each_cl104(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    run = check_process(REPO_ROOT / "examples" / "expertqa-faults", "--summary-file", str(summary), env=GITHUB)
+    assert run.returncode == 1, run.stderr
+    tree = shown(summary.read_text(encoding="utf-8"))
+    items = [li for li in tree.xpath("//h4/following-sibling::ul[1]/li") if li.xpath("string(a[1])") == "CL104"]
+    assert len(items) == 3
+    diffs = [_differences(li) for li in items]
+    assert all(len(d) == 1 for d in diffs)
+    # Faults 1 and 2: nothing of the capture starts like the snippet; the cited text is shown all the same.
+    for (cited, captured, marked), start in zip((d[0] for d in diffs[:2]),
+                                               ("Exposure to domestic violence", "However, you can exclude")):
+        assert cited.startswith(f"cited:   {start}") and "no passage of this capture" in captured
+        assert marked == []
+    # Fault 3: the snippet's straight apostrophe over the capture's curly one, in the same column.
+    cited, captured, marked = diffs[2][0]
+    assert cited.removeprefix("cited:   ").startswith("…children or even towards pets – children's emotional")
+    assert captured.removeprefix("capture: ").startswith("…children or even towards pets – children\u2019s emotional")
+    assert cited.index("'") == captured.index("\u2019")
+    assert marked == ["'", "\u2019"]
+    assert ("The cited text has U+0027 APOSTROPHE where the capture has U+2019 RIGHT SINGLE QUOTATION MARK."
+            in items[2].text_content())
+    # The location links to the line at the commit, as for every finding.
+    assert items[2].xpath("a[2]/@href") == [
+        f"https://github.com/octo/reports/blob/{SHA}/examples/expertqa-faults/reports/faults.json#L22"]
+
+
+def test_quotation_misses_cl204_and_cl205_show_both_texts_with_invisible_characters_named(
+        repo: Repo, tmp_path: Path) -> None:
+    repo.config(markdown=["reports/**/*.md"])
+    repo.capture(SOURCE_B, "Another source: 17\u00a0items were sold in the second quarter, and <b>more</b>.",
+                 when="2026-08-01T00:00:00Z")  # the newest revision, so the one both quotations are checked against
+    repo.write("reports/q.md", (
+        "Sales [were up](https://example.org/b.txt#:~:text=17%20items%20were%20sold) this year.\n\n"
+        'The source says "17 items were sold in the second quarter, and <b>less</b>." '
+        "[1](https://example.org/b.txt)\n"))
+    summary = tmp_path / "summary.md"
+    run = check_process(repo.root, "--summary-file", str(summary))
+    assert run.returncode == 1, run.stderr
+    raw = summary.read_text(encoding="utf-8")
+    assert "<b>less" not in raw and "<b>more" not in raw  # the report's and the capture's markup, escaped
+    tree = shown(raw)
+    rules = [li.xpath("string(a[1])") for li in tree.xpath("//h4/following-sibling::ul[1]/li")]
+    assert rules == ["CL204", "CL205"]
+    (cl204,), (cl205,) = (_differences(li) for li in tree.xpath("//h4/following-sibling::ul[1]/li"))
+    # A space against a no-break space: neither is visible, so each is named in the line itself.
+    assert cl204[2] == ["⟨U+0020⟩", "⟨U+00A0⟩"]
+    assert cl204[0] == "cited:   17⟨U+0020⟩items were sold"
+    assert cl204[1].startswith("capture: 17⟨U+00A0⟩items were sold in the second quarter")
+    assert "where the capture has U+00A0 NO-BREAK SPACE" in tree.text_content()
+    # CL205 against the prose quotation: the capture's own text at the first difference, markup as text.
+    assert cl205[2] == ["l", "<"]
+    assert cl205[0].endswith("second quarter, and less.") and cl205[1].endswith("second quarter, and <b>more</b>.")
+    assert not tree.xpath("//pre//b[not(parent::pre)]")  # only citelint's marks are elements
+
+
+def test_hostile_capture_text_at_a_difference_is_escaped(repo: Repo, tmp_path: Path) -> None:
+    repo.capture(SOURCE_A, "Intro words here. " + HOSTILE + " and more words after it.")
+    repo.report(repo.cited(snippet="Intro words here. <script>alert(2)</script> ::error::pwned"))
+    summary = tmp_path / "summary.md"
+    assert check_process(repo.root, "--summary-file", str(summary)).returncode == 1
+    raw = summary.read_text(encoding="utf-8")
+    for bad in ("<script", "\x1b", "\u202e", "::error::", "::add-mask::"):
+        assert bad not in raw, bad
+    tree = shown(raw)
+    assert not tree.xpath("//script")
+    [(cited, captured, marked)] = _differences(tree)
+    assert marked == ["2", "1"]
+    assert "<script>alert(" in cited and "<script>alert(" in captured
+
+
+def _review_entries(text: str) -> list[tuple[str, str]]:
+    """(file heading, label) of each entry of the summary's semantic-review list."""
+    tree = shown(text)
+    details = [d for d in tree.xpath("//details") if d.xpath("string(summary)").startswith("Semantic review")]
+    if not details:
+        return []
+    return [(li.xpath("string(preceding::h4[1])"), li.xpath("string(strong)")) for li in details[0].xpath(".//li")]
+
+
+def test_with_base_the_review_list_holds_only_the_citations_the_change_added(repo: Repo, tmp_path: Path) -> None:
+    from citelint.model import fact_fingerprint
+    from conftest import run_cli
+    from gitrepo import commit_all, git, init_repo
+
+    init_repo(repo.root)
+    repo.report(repo.cited(snippet="measured on 2026-07-01"),
+                repo.cited(label="sales", snippet="Inventory held steady"), name="reports/old.json")
+    commit_all(repo.root, "reviewed repository")
+    git(repo.root, "checkout", "--quiet", "-b", "change")
+    # A pull-request-shaped change: one report moved (its citations are not new), one added.
+    git(repo.root, "mv", "reports/old.json", "reports/moved.json")
+    snippet = "17 items were sold in the second quarter"
+    repo.report(repo.cited(label="sales", source=SOURCE_B, snippet=snippet), name="reports/new.json")
+    commit_all(repo.root, "add a report")
+    summary = tmp_path / "summary.md"
+    assert check_process(repo.root, "--base", "main", "--summary-file", str(summary)).returncode == 0
+    text = summary.read_text(encoding="utf-8")
+    assert _review_entries(text) == [("reports/new.json", "sales")]
+    assert "2 more unreviewed citations were already on the base" in shown(text).text_content()
+    fingerprint = fact_fingerprint("sales", SOURCE_B, repo.records[SOURCE_B].sha256, snippet)
+    command = f"citelint review --approve {fingerprint[:16]} --by NAME"
+    assert shown(text).xpath(f"//details//li/code[.='{command}']")
+    # Without --base every unreviewed citation is listed.
+    summary.unlink()
+    assert check_process(repo.root, "--summary-file", str(summary)).returncode == 0
+    assert len(_review_entries(summary.read_text(encoding="utf-8"))) == 3
+    # Approving the added one clears the list; the summary names who judged it.
+    assert run_cli("review", "--approve", fingerprint[:16], "--by", "ada@example.org", cwd=repo.root).code == 0
+    commit_all(repo.root, "review")
+    summary.unlink()
+    assert check_process(repo.root, "--base", "main", "--summary-file", str(summary)).returncode == 0
+    text = summary.read_text(encoding="utf-8")
+    assert _review_entries(text) == []
+    page = shown(text).text_content()
+    assert "No unreviewed citation was added by this change (2 unreviewed citations on the base" in page
+    assert "reviewed: supports, by ada@example.org at " in page
+    # A base with no merge base (an unrelated history): every citation counts as added.
+    git(repo.root, "checkout", "--quiet", "--orphan", "unrelated")
+    commit_all(repo.root, "unrelated history")
+    git(repo.root, "checkout", "--quiet", "change")
+    summary.unlink()
+    assert check_process(repo.root, "--base", "unrelated", "--summary-file", str(summary)).returncode == 0
+    assert sorted(_review_entries(summary.read_text(encoding="utf-8"))) == [
+        ("reports/moved.json", "inventory"), ("reports/moved.json", "sales")]
+
+
+def test_quotations_join_the_review_list_with_their_sentence_and_approve_line(repo: Repo, tmp_path: Path) -> None:
+    repo.config(markdown=["reports/**/*.md"])
+    repo.write("reports/a.md", 'It says "Another source: 17 items were sold in the second quarter" '
+                               "[1](https://example.org/b.txt), and <b>more</b>.\n")
+    summary = tmp_path / "summary.md"
+    assert check_process(repo.root, "--summary-file", str(summary)).returncode == 0
+    raw = summary.read_text(encoding="utf-8")
+    assert "<b>more" not in raw
+    [item] = shown(raw).xpath("//details//li")
+    assert item.xpath("string(strong)") == "quotation"
+    assert item.xpath("string(.//blockquote//b)") == "Another source: 17 items were sold in the second quarter"
+    assert item.xpath("string(.//blockquote/p[1])").startswith('It says "Another source')
+    assert item.xpath("string(code)").startswith("citelint review --approve ")

@@ -10,6 +10,7 @@ field for, and the tests compare the fields with ``schemas/output.schema.json``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -74,15 +75,33 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Review:
+    """The review that counts for an accepted citation, from the committed
+    review ledger (docs/reviews.md): ``verdict`` ``"supports"`` or
+    ``"does-not-support"``, ``by`` the reviewer, ``at`` when (RFC 3339
+    UTC), ``note`` what was checked, or None. ``by`` and ``note`` are
+    untrusted text: escape them before printing them.
+    """
+
+    verdict: str
+    by: str
+    at: str
+    note: str | None
+
+
+@dataclass(frozen=True)
 class AcceptedFact:
     """A fact that passed every check (``kind`` is ``"fact"``).
 
     ``state`` is ``cited`` or ``unavailable``. A cited fact has its
     ``source``, ``capture_sha256`` (the revision), ``snippet`` and
     ``offset`` (code-point index of the snippet in the capture text);
-    ``review`` lists semantic-review hints. An unavailable fact has its
-    ``reason`` and None for the rest. ``path``, ``line``, ``column``: where
-    the fact starts in its report (1-based, code points).
+    ``review`` lists semantic-review hints; ``fingerprint`` is its review
+    fingerprint (64 hex: docs/reviews.md) and ``reviewed`` the
+    :class:`Review` that counts for it, or None (nobody reviewed it). An
+    unavailable fact has its ``reason`` and None for the rest. ``path``,
+    ``line``, ``column``: where the fact starts in its report (1-based,
+    code points).
     """
 
     path: str
@@ -97,6 +116,8 @@ class AcceptedFact:
     offset: int | None
     reason: str | None
     review: tuple[str, ...] = ()
+    fingerprint: str | None = None
+    reviewed: Review | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +131,9 @@ class AcceptedQuotation:
     words, ``source`` the cited source, ``capture`` the sha256 of the
     revision that holds them, ``label`` None (prose carries no label),
     ``insertions`` the bracketed insertions (``[sic]``), which are the
-    author's words, not the source's.
+    author's words, not the source's; ``fingerprint`` its review fingerprint
+    (64 hex: docs/reviews.md) and ``reviewed`` the :class:`Review` that
+    counts for it, or None.
     """
 
     path: str
@@ -124,6 +147,8 @@ class AcceptedQuotation:
     capture: str
     label: str | None
     insertions: tuple[str, ...] = ()
+    fingerprint: str = ""
+    reviewed: Review | None = None
 
 
 #: An accepted citation: a fact or a prose quotation.
@@ -137,8 +162,10 @@ _ACCEPTED: dict[str, type[AcceptedFact] | type[AcceptedQuotation]] = {
 class Counts:
     """The counts of a check: files checked; facts cited, unavailable and
     invalid (failing the schema); links and grounded links; findings at
-    error and warning severity; semantic-review notices; accepted prose
-    quotations. All whole numbers from 0."""
+    error and warning severity; semantic-review notices (accepted citations
+    nobody reviewed); accepted prose quotations; accepted citations with a
+    review that counts (``reviewed``), and of them those judged
+    ``does-not-support`` (``rejected``, CL903). All whole numbers from 0."""
 
     files: int
     facts_cited: int
@@ -150,6 +177,8 @@ class Counts:
     warnings: int
     semantic_review: int
     quotations: int
+    reviewed: int
+    rejected: int
 
 
 @dataclass(frozen=True)
@@ -205,6 +234,15 @@ class Result:
         return json.loads(json.dumps(self._document, ensure_ascii=False))
 
 
+def _accepted(obj: Mapping[str, Any]) -> AcceptedFact | AcceptedQuotation:
+    """One entry of ``accepted``, its ``reviewed`` object a :class:`Review`."""
+    built = _build(_ACCEPTED[obj["kind"]], obj)
+    reviewed = obj.get("reviewed")
+    if reviewed is None:
+        return built
+    return dataclasses.replace(built, reviewed=_build(Review, reviewed))
+
+
 def result_of(check: CheckResult, version: str) -> Result:
     """The :class:`Result` of an internal check result, built from the JSON
     formatter's own dictionary (so ``to_dict`` is what the CLI prints)."""
@@ -214,7 +252,7 @@ def result_of(check: CheckResult, version: str) -> Result:
     document = to_dict(check, RenderOptions(version=version))
     result = Result(
         findings=tuple(_build(Finding, f) for f in document["findings"]),
-        accepted=tuple(_build(_ACCEPTED[a["kind"]], a) for a in document["accepted"]),
+        accepted=tuple(_accepted(a) for a in document["accepted"]),
         semantic_review=tuple(_build(Finding, f) for f in document["semanticReview"]),
         fixed=tuple(_build(Finding, f) for f in document["fixed"]),
         warnings=tuple(document["warnings"]),

@@ -149,8 +149,9 @@ class SigningKey:
                             "for one; keep an unencrypted copy in the CI secret store (`ssh-keygen -p -N '' -f "
                             "COPY` removes the passphrase from a copy)")
 
-    def sign(self, message: bytes) -> bytes:
-        """An SSHSIG blob over ``message`` in the ``citelint`` namespace (SHA-512).
+    def sign(self, message: bytes, *, namespace: str) -> bytes:
+        """An SSHSIG blob over ``message`` in ``namespace`` (SHA-512): ``citelint``
+        for a capture's statement, ``citelint-review`` for a review record.
 
         Raises:
             SignError: neither ``cryptography`` nor ``ssh-keygen`` can sign here,
@@ -159,10 +160,10 @@ class SigningKey:
         try:
             import cryptography.hazmat.primitives.serialization  # noqa: F401
         except ImportError:
-            return self._sign_ssh_keygen(message)
-        return self._sign_cryptography(message)
+            return self._sign_ssh_keygen(message, namespace)
+        return self._sign_cryptography(message, namespace)
 
-    def _sign_cryptography(self, message: bytes) -> bytes:
+    def _sign_cryptography(self, message: bytes, namespace: str) -> bytes:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
         from cryptography.hazmat.primitives.serialization import load_ssh_private_key
@@ -171,7 +172,7 @@ class SigningKey:
             key = load_ssh_private_key(self.text.encode("ascii"), password=None)
         except (ValueError, TypeError) as exc:
             raise SignError(f"{self.origin}: the private key cannot be loaded ({exc})") from None
-        data = signed_data(NAMESPACE, message, "sha512")
+        data = signed_data(namespace, message, "sha512")
         kind = self.public_key.key_type
         if isinstance(key, ed25519.Ed25519PrivateKey):
             algorithm, raw = kind, key.sign(data)
@@ -183,9 +184,9 @@ class SigningKey:
             algorithm, raw = "rsa-sha2-512", key.sign(data, padding.PKCS1v15(), hashes.SHA512())
         else:
             raise SignError(f"{self.origin}: unsupported key type (Ed25519, ECDSA or RSA keys only)")
-        return build_blob(self.public_key, NAMESPACE, "sha512", algorithm, raw)
+        return build_blob(self.public_key, namespace, "sha512", algorithm, raw)
 
-    def _sign_ssh_keygen(self, message: bytes) -> bytes:
+    def _sign_ssh_keygen(self, message: bytes, namespace: str) -> bytes:
         exe = shutil.which("ssh-keygen")
         if exe is None:
             raise SignError(f"cannot sign here: {EXTRA_HINT}")
@@ -198,7 +199,7 @@ class SigningKey:
                 write_exclusive(path, text.encode("ascii"), tmp_prefix=".key-", mode=0o600)
             env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
             try:
-                done = subprocess.run([exe, "-Y", "sign", "-q", "-f", str(path), "-n", NAMESPACE, "-O",
+                done = subprocess.run([exe, "-Y", "sign", "-q", "-f", str(path), "-n", namespace, "-O",
                                        "hashalg=sha512"], input=message, capture_output=True, env=env,
                                       timeout=60, check=False)
             except (OSError, subprocess.TimeoutExpired) as exc:
@@ -230,11 +231,20 @@ def load_key(cli_value: str | None, config_value: str | None) -> SigningKey | No
                       (env.strip(), f"${ENV_VAR}") if env.strip() else (config_value, "capture.sign_key"))
     if not chosen:
         return None
+    return read_key(chosen, origin)
+
+
+def read_key(path: str, origin: str) -> SigningKey:
+    """The signing key in the file ``path``; ``origin`` (``--sign-key``) names where it was given.
+
+    Raises:
+        SignError: the file cannot be read, or the key cannot be used (see :class:`SigningKey`).
+    """
     try:
-        text = read_regular(chosen, _MAX_KEY_BYTES).decode("ascii")
+        text = read_regular(path, _MAX_KEY_BYTES).decode("ascii")
     except (OSError, FileTooLarge, UnicodeDecodeError) as exc:
-        raise SignError(f"{origin} {chosen}: cannot read the key ({getattr(exc, 'strerror', None) or exc})") from None
-    return SigningKey(text, Path(chosen).resolve(), f"{origin} {chosen}")
+        raise SignError(f"{origin} {path}: cannot read the key ({getattr(exc, 'strerror', None) or exc})") from None
+    return SigningKey(text, Path(path).resolve(), f"{origin} {path}")
 
 
 # --------------------------------------------------------------------------- signing captures
@@ -283,7 +293,8 @@ def sign_capture(captures_dir: Path, source: str, sha256: str, key: SigningKey, 
     sig_path = path.parent / signature_name(sha256, key.public_key.fingerprint_hex())
     if not os.path.lexists(sig_path):
         payload = make_statement(record, data, when)
-        envelope = make_envelope(payload, key.public_key.fingerprint(), key.sign(pae(PAYLOAD_TYPE, payload)))
+        envelope = make_envelope(payload, key.public_key.fingerprint(),
+                                 key.sign(pae(PAYLOAD_TYPE, payload), namespace=NAMESPACE))
         try:
             if write_evidence(captures_dir, sig_path, envelope):
                 return SignOutcome(source, sha256, SIGNED, sig_path)

@@ -25,10 +25,13 @@ if TYPE_CHECKING:
 
 class GitTracking:
     """Which capture files git has, tracked or staged (CL109), asked of git
-    once per process and only when a capture is cited; picklable before use."""
+    once per process and only when a capture is cited; picklable before use.
+    ``directory`` is the evidence directory asked about: the captures
+    directory, or the reviews directory (:meth:`untracked_file`)."""
 
-    def __init__(self, config: Config, cwd: Path):
-        self.captures_dir, self.cwd = config.captures_dir, cwd
+    def __init__(self, config: Config, cwd: Path, directory: Path | None = None):
+        self.captures_dir = config.captures_dir if directory is None else directory
+        self.cwd = cwd
         self.enabled = config.severity("CL109") != "off"
         self._files: frozenset[str] | None = None
         self._asked = False
@@ -54,8 +57,12 @@ class GitTracking:
     def untracked(self, source: str, sha256: str) -> str | None:
         """The capture file of (source, sha256), as the user would type it, when
         git has it neither tracked nor staged; None when it does, or outside git."""
+        return self.untracked_file(f"{sha256_hex(source)}/{sha256}.json")
+
+    def untracked_file(self, rel: str) -> str | None:
+        """The file ``rel`` (POSIX, inside the directory), as the user would type
+        it, when git has it neither tracked nor staged; None when it does, or outside git."""
         files = self._load() if self.enabled else None
-        rel = f"{sha256_hex(source)}/{sha256}.json"
         if files is None or rel in files:
             return None
         return relpath(self.captures_dir / rel, self.cwd)

@@ -16,7 +16,7 @@ from typing import cast
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, Issue
 from citelint.files import decode_utf8
-from citelint.model import RULES, AcceptedFact, CheckResult, Finding, Position, Severity
+from citelint.model import RULES, AcceptedFact, CheckResult, Difference, Finding, Position, Review, Severity
 from citelint.reports import pointers
 from citelint.reports.columns import char_position
 from citelint.reports.document import Document, ParseFailure
@@ -44,9 +44,10 @@ class Emitter:
         return self.shown.get(rule, 0) >= FINDINGS_PER_RULE
 
     def __call__(self, rule: str, where: Position | Callable[[], Position], message: str,
-                 capture: str | None = None, fact_index: int | None = None) -> Finding | None:
-        """Add the finding of ``rule`` at ``where`` with ``message`` (``capture``
-        and ``fact_index`` as :class:`~citelint.model.Finding` has them) to the result,
+                 capture: str | None = None, fact_index: int | None = None,
+                 difference: Difference | None = None) -> Finding | None:
+        """Add the finding of ``rule`` at ``where`` with ``message`` (``capture``,
+        ``fact_index`` and ``difference`` as :class:`~citelint.model.Finding` has them) to the result,
         as a notice when the rule is configured so. Returns it, or None when the
         rule is off or past its cap in this file."""
         severity = self.config.severity(rule)
@@ -62,7 +63,7 @@ class Emitter:
             self.shown[rule] = self.shown.get(rule, 0) + 1
         pos = where if isinstance(where, Position) else where()
         finding = Finding(self.path, pos.line, pos.col, rule, cast(Severity, severity), message,
-                          pos.end_line, pos.end_col, capture, fact_index)
+                          pos.end_line, pos.end_col, capture, fact_index, difference)
         (self.result.notices if severity == "notice" else self.result.findings).append(finding)
         return finding
 
@@ -140,7 +141,7 @@ class LoadedReport:
             if issue.at:
                 # CL104 points at the snippet's first character that differs from the capture.
                 where = functools.partial(self._at_char, where, issue.at)
-            emit(issue.rule, where, issue.message, fact_index=issue.fact_index)
+            emit(issue.rule, where, issue.message, fact_index=issue.fact_index, difference=issue.difference)
 
     def _at_char(self, where: Callable[[], Position], at: int) -> Position:
         return char_position(self.text, where(), at)
@@ -149,8 +150,9 @@ class LoadedReport:
         """Position of the value at ``pointer``."""
         return self.doc().locate(pointer)
 
-    def accepted(self, entry: AcceptedEntry) -> tuple[tuple[int, int], AcceptedFact]:
-        """The accepted fact as the result lists it, with its sort key (report, fact index)."""
+    def accepted(self, entry: AcceptedEntry, reviewed: Review | None = None) -> tuple[tuple[int, int], AcceptedFact]:
+        """The accepted fact as the result lists it, with its sort key (report, fact index);
+        ``reviewed`` is the review that counts for it, if any."""
         pos = self.locate(self.pointer(entry.index))
         fact = entry.fact
         if fact["state"] == "unavailable":
@@ -160,5 +162,5 @@ class LoadedReport:
             accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
                                     capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
                                     offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
-                                    context=entry.context, fact_index=entry.index)
+                                    context=entry.context, fact_index=entry.index, reviewed=reviewed)
         return (self.order, entry.index), accepted

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.loaded import Emitter
 from citelint.check.targets import Target, read_target
 from citelint.config import Config
 from citelint.escape import quoted
+from citelint.facts import rejected_message
 from citelint.files import WriteRefused, write_output
 from citelint.model import (
     RULES,
     AcceptedQuotation,
     CheckResult,
+    ClaimSpan,
     Finding,
     FixedLink,
     LinkVerdict,
@@ -30,18 +32,20 @@ from citelint.model import (
 from citelint.reports.document import ParseFailure
 
 if TYPE_CHECKING:
+    from citelint.evidence.ledger import Ledger
     from citelint.links.grounds import LinkEvidence
 
 
 def check_markdown(target: Target, display: str, config: Config, evidence: LinkEvidence,
-                    result: CheckResult, fix: bool) -> None:
+                    result: CheckResult, fix: bool, ledger: Ledger | None = None) -> None:
     """Check one Markdown report's links (CL201–CL204, and CL103, CL109,
     CL401–CL403 for a link whose evidence needs repair: see
     :func:`citelint.links.judge.judge`) and its claims in prose (CL205
     quotations, CL206 numbers: :func:`citelint.links.claims.check_claims`)
     and, with ``fix``, degrade the fixable
     ones. When ``result`` keeps details, the report's text and every link,
-    with its verdict, are kept there."""
+    with its verdict, are kept there. ``ledger`` holds the reviews that count
+    for its accepted quotations (None: no review counts)."""
     # cmark-gfm and ada-url load only when a Markdown report is checked.
     from citelint import links
 
@@ -60,6 +64,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
+    spans: list[ClaimSpan] = []
     quotes = config.quotes.enabled and config.severity("CL205") != "off"
     numbers = config.severity("CL206") != "off"
     if quotes or numbers:
@@ -71,6 +76,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
         if claims.issues:
             issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
         accepted = claims.accepted
+        spans.extend(ClaimSpan("quotation", *span) for span in claims.spans)
     else:
         accepted = []
     if report.quoted:
@@ -80,7 +86,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
             AcceptedQuotation("", link.line, link.col, sentences.get(link.start, ""), passage, source, sha,
                               form="link") for link, source, sha, passage in report.quoted],
             key=lambda a: (a.line, a.col))
-    _accept_quotations(emit, result, display, accepted)
+    _accept_quotations(emit, result, display, accepted, ledger)
     if fix:
         # Ungrounded and unvouchable links alike are degraded to their text.
         fixable = [i for i in issues if RULES[i.rule].fixable]
@@ -99,7 +105,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     failing: set[int] = set()  # id(link) of each link with an error
     for issue in issues:
         finding = emit(issue.rule, Position(issue.line, issue.col, issue.end_line, issue.end_col), issue.message,
-                       issue.capture)
+                       issue.capture, difference=issue.difference)
         if keep:
             if finding is not None and finding.severity != "notice":
                 at_link.setdefault(id(issue.link), []).append(finding)
@@ -108,22 +114,55 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
                 failing.add(id(issue.link))
     emit.close()
     if result.details is not None:
+        spans.extend(_unverified_numbers(text, report.located, failing))
+        spans.sort(key=lambda span: (span.line, span.col))
         result.details[display] = ReportDetail("markdown", markdown=text, links=tuple(
-            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located))
+            LinkVerdict(link, tuple(at_link.get(id(link), ())), id(link) in failing) for link in report.located),
+            claims=tuple(spans))
+
+
+def _unverified_numbers(text: str, located: Sequence[Any], failing: set[int]) -> list[ClaimSpan]:
+    """The numbers of ``text`` (as CL206 finds them, in every sentence) that no
+    surviving citation backs: each citation of their sentence failed the check
+    (its link is in ``failing``, by id) or is not a grounded link, or there is
+    none. Only for the reader view: a plain check never pays for it."""
+    from citelint.links.prose import cited_numbers
+
+    kept = {(link.start, link.end) for link in located
+            if id(link) not in failing and link.category == "governed" and link.located}
+    failed = {(link.start, link.end): link.href for link in located if id(link) in failing}
+    out = []
+    for n in cited_numbers(text, every=True):
+        at = [(link.start, link.end) for link in n.citations]
+        if any(span in kept for span in at):
+            continue
+        removed = tuple(dict.fromkeys(failed[span] for span in at if span in failed))
+        out.append(ClaimSpan("unverified-number", n.line, n.col, n.line, n.col + len(n.text), removed))
+    return out
 
 
 def _accept_quotations(emit: Emitter, result: CheckResult, display: str,
-                       accepted: Sequence[AcceptedQuotation]) -> None:
+                       accepted: Sequence[AcceptedQuotation], ledger: Ledger | None = None) -> None:
     """List each quotation of ``display`` whose text was found (prose ones that passed CL205,
-    quotation links that passed CL204) in ``result.quotations`` (with its path) and for
-    semantic review (CL901): citelint proves the words are the source's, not that they
-    support the sentence they stand in."""
+    quotation links that passed CL204) in ``result.quotations`` (with its path) and, unless
+    ``ledger`` holds a review of it, for semantic review (CL901): citelint proves the words
+    are the source's, not that they support the sentence they stand in. One whose review
+    says ``does-not-support`` is CL903."""
     for a in accepted:
-        result.quotations.append(a._replace(path=display))
+        what = "quotation link's passage" if a.form == "link" else "quotation"
+        verdict = ledger.review(a.fingerprint) if ledger else None
+        result.quotations.append(a._replace(path=display, reviewed=verdict))
+        if verdict is not None:
+            result.reviewed += 1
+            if verdict.verdict == "does-not-support":
+                result.rejected += 1
+                emit("CL903", Position(a.line, a.col), rejected_message(
+                    f"{what} {quoted(a.text, 80)} in the sentence {quoted(a.sentence, 160)}", verdict,
+                    a.fingerprint), a.capture)
+            continue
         several = len(a.insertions) > 1
         inserted = (f"; the insertion{'s' * several} {', '.join(map(quoted, a.insertions))} "
                     f"{'are' if several else 'is'} the author's, not the source's") if a.insertions else ""
-        what = "quotation link's passage" if a.form == "link" else "quotation"
         emit("CL901", Position(a.line, a.col), (
             f"{what} {quoted(a.text, 80)} occurs in the capture of {quoted(a.source, 120)} (capture "
             f"{a.capture[:12]}…); citelint does not verify that it supports its sentence {quoted(a.sentence, 160)}"

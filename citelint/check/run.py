@@ -24,22 +24,27 @@ from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
+from citelint.escape import quoted
 from citelint.facts import (
     CONTEXT_CHARS,
     AcceptedEntry,
     Citation,
     Issue,
     check_labels,
+    entry_fingerprint,
     label_issue,
+    rejected_issue,
     review_notice,
     verify_citations,
 )
 from citelint.model import (
     CheckResult,
+    Difference,
     FactPlace,
     Finding,
     Position,
     ReportDetail,
+    Review,
 )
 from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
@@ -50,6 +55,7 @@ from citelint.store.captures import Store
 from citelint.store.legacy import legacy_message, legacy_unmigrated
 
 if TYPE_CHECKING:
+    from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures, PendingBase, Resolving
     from citelint.links.grounds import LinkEvidence
@@ -156,7 +162,7 @@ class _PhaseOne:
 
 def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
-               evidence: EvidenceVerifier | None = None, n: int = 1) -> _PhaseOne:
+               evidence: EvidenceVerifier | None = None, n: int = 1, ledger: Ledger | None = None) -> _PhaseOne:
     """Load and label-check fact reports, and check Markdown reports whole,
     adding their findings to ``result``.
 
@@ -165,7 +171,8 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     and enough fact reports, ``n`` processes share them out
     (:func:`_load_in_workers`) while this one also checks every other
     target; the loaded reports, citations and accepted facts are joined in
-    run order, as one process gives them.
+    run order, as one process gives them. ``ledger`` (None: no review
+    counts) judges the accepted quotations of Markdown reports.
     """
     def loadable(item: tuple[int, Target]) -> bool:
         return item[1].kind == "report" and not item[1].refusal
@@ -174,10 +181,10 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
     parts = _load_in_workers(reports, n, config, cwd, tracking, result.details is not None) if n > 1 else None
     if parts is None:
-        return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence)
+        return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence, ledger)
     # Markdown reports and refused files here; their findings do not depend on order.
     one = _phase_one_here([item for item in targets if not loadable(item)], config, cwd, fix, tracking, result,
-                          None, evidence)
+                          None, evidence, ledger)
     for part in parts:
         result.files += part.result.files
         result.facts_cited += part.result.facts_cited
@@ -227,7 +234,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
         return {"counts": {name: getattr(r, name) for name in _COUNTS},
-                "findings": pack_rows(r.findings, Finding._fields), "notices": pack_rows(r.notices, Finding._fields),
+                "findings": _plain_differences(pack_rows(r.findings, Finding._fields)),
+                "notices": _plain_differences(pack_rows(r.notices, Finding._fields)),
                 "reports": pack_rows(one.reports, _REPORT_FIELDS),
                 "citations": {"order": [order for order, _ in one.citations],
                               **pack_rows([c for _, c in one.citations], Citation._fields)},
@@ -239,8 +247,9 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                  for path, d in r.details.items()}}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
-        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, packed["findings"]),
-                                    notices=unpack_rows(Finding, packed["notices"]), **packed["counts"]))
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, _differences(packed["findings"])),
+                                    notices=unpack_rows(Finding, _differences(packed["notices"])),
+                                    **packed["counts"]))
         loaded = packed["reports"]
         one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
                        for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
@@ -257,7 +266,7 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
 
 def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                     tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
-                    evidence: EvidenceVerifier | None = None) -> _PhaseOne:
+                    evidence: EvidenceVerifier | None = None, ledger: Ledger | None = None) -> _PhaseOne:
     """:func:`_phase_one` in this process, in the order of ``targets``."""
     one = _PhaseOne(result)
     store = Store(config.captures_dir)
@@ -282,7 +291,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
             # Loaded with the first Markdown report: a run of fact reports never needs it.
             from citelint.check.markdown import check_markdown
 
-            check_markdown(target, display, config, allowlist, one.result, fix)
+            check_markdown(target, display, config, allowlist, one.result, fix, ledger)
         if progress:
             progress(order, len(targets))
     one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
@@ -340,7 +349,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
-              resolving: Resolving | None = None, detail: bool = False,
+              resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
+              base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = (),
               given: Target | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
@@ -353,9 +363,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     or ``skip`` (a note, and no diff-aware rule, unless the config sets
     ``require_captures_on_base``).
     ``stdin`` is (name, bytes) of a report read from standard input, checked
-    as if it were the file ``name`` (``paths`` is then ignored). ``given``
+    as if it were the file ``name`` (``paths`` is then ignored); ``documents``
+    are several such (name, bytes), each checked as that file. ``given``
     is one report with its content (:func:`citelint.check.targets.given_target`),
-    checked alone as its ``kind`` whatever the globs say (``paths`` and
+    checked alone as its ``kind`` whatever the globs say (``paths``, ``documents`` and
     ``stdin`` are then ignored).
     ``jobs`` is the number of processes loading reports and verifying
     citations (None: :func:`job_count` decides for each phase).
@@ -370,6 +381,14 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     fact's place and label, or a Markdown report's text and every link
     located with its verdict (a plain check keeps none: it costs time and
     memory).
+    ``base_reports`` (with ``base``) also checks the base's reports, in memory, for
+    the review fingerprints they yield (``result.base_fingerprints``: the step
+    summary lists only the unreviewed citations a change added); with no merge
+    base it stays None and every citation counts as added
+    (:mod:`citelint.check.basereports`).
+    ``ledger`` is the review ledger when the caller has read it
+    (``citelint review``); None reads it here, once, with a warning for each
+    file read that does not count (:func:`_load_ledger`, :func:`_report_ledger`).
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
@@ -382,13 +401,20 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         UsageError: a named path does not exist, or ``base`` cannot be used
             (no git, REF not fetched; see :func:`citelint.git.base.load_base`).
     """
-    selection = Selection([given]) if given is not None else \
-        stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
+    if given is not None:
+        selection = Selection([given])
+    elif documents:
+        selection = Selection(targets=[t for name, content in documents
+                                       for t in stdin_target(config, name, content, cwd).targets])
+    else:
+        selection = stdin_target(config, stdin[0], stdin[1], cwd) if stdin else select_targets(config, paths, cwd)
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
     base_note = len(result.warnings_text)
     pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
+    # The review ledger is append-only evidence too (CL301), compared on the same base.
+    reviews_base = _start_reviews_base(pending, config) if pending is not None else None
     # The cyclic collector would scan every report, fact and result the run
     # holds, again each time they grow by a quarter, and find nothing: they
     # hold no reference cycles (about a tenth of a large run's time).
@@ -410,9 +436,14 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
+        # Read here (and reported after the citations are judged) unless the caller read it.
+        reading_ledger = ledger is None
+        ledger = _load_ledger(config, cwd, result) if ledger is None else ledger or None
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
-                         n=job_count(jobs, len(numbered)))
+                         n=job_count(jobs, len(numbered)), ledger=ledger)
         base_captures = _settle_base(pending, base_note, config, cwd, result) if pending is not None else None
+        if reviews_base is not None:
+            _settle_base(reviews_base, None, config, cwd, result)
         reports = {r.order: r for r in one.reports}
         accepted = one.accepted
         grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
@@ -424,7 +455,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         del grouped
         verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
                            context_chars)
-        _emit_verified(config, result, reports, verified, accepted)
+        _emit_verified(config, result, reports, verified, accepted, ledger)
+        if ledger is not None and reading_ledger:
+            _report_ledger(ledger, config, cwd, result)
+        if base_reports and base_captures is not None and base_captures.via == "merge-base":
+            _added_since(base_captures.commit, config, cwd, result, ledger)
         if one.allowlist_empty and result.links_governed:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -433,7 +468,23 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         _COLLECTOR.resume()
         if pending is not None:
             pending.close()
+        if reviews_base is not None:
+            reviews_base.close()
     return result
+
+
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
+    """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
+    the run's ``ledger``, read once); when git cannot list or read them, every citation
+    counts as added, and a note says why."""
+    from citelint.check.basereports import base_fingerprints
+    from citelint.git.probe import GitBaseError
+
+    try:
+        result.base_fingerprints = base_fingerprints(
+            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
+    except GitBaseError as exc:
+        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
 
 
 class _CollectorPause:
@@ -464,22 +515,34 @@ _COLLECTOR = _CollectorPause()
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
-                   accepted: list[tuple[int, AcceptedEntry]]) -> None:
+                   accepted: list[tuple[int, AcceptedEntry]], ledger: Ledger | None = None) -> None:
     """Emit the verified citations' findings now; the semantic-review notices
-    (CL901, one per accepted citation) and the accepted facts are built when a
-    formatter first reads them (:meth:`CheckResult.defer`), since each needs
-    its fact's position and a run that only counts them (text, SARIF) should
-    not pay for that. CL901 raised above a notice in the config is a finding,
-    emitted now."""
+    (CL901, one per accepted citation that ``ledger`` has no review of) and
+    the accepted facts are built when a formatter first reads them
+    (:meth:`CheckResult.defer`), since each needs its fact's position and a
+    run that only counts them (text, SARIF) should not pay for that. CL901
+    raised above a notice in the config is a finding, emitted now, as is
+    CL903 for a citation whose review says ``does-not-support``. Fingerprints
+    are computed only when the ledger holds a review."""
     review = config.severity("CL901") == "notice"
     emitters: dict[int, Emitter] = {}
-    reviewed = 0
+    unreviewed = 0
+    judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
     for order, _, issues, entry in verified:
         if entry is not None:
             accepted.append((order, entry))
-            reviewed += 1
-            if not review:
-                issues = [*issues, review_notice(entry)]
+            fingerprint = entry_fingerprint(entry) if ledger else None
+            verdict = ledger.review(fingerprint) if ledger else None
+            if verdict is None:
+                unreviewed += 1
+                if not review:
+                    issues = [*issues, review_notice(entry)]
+            else:
+                judged[id(entry)] = verdict
+                result.reviewed += 1
+                if verdict.verdict == "does-not-support":
+                    result.rejected += 1
+                    issues = [*issues, rejected_issue(entry, verdict, cast(str, fingerprint))]
         if issues:
             report = reports[order]
             emit = emitters.get(order) or emitters.setdefault(order, Emitter(config, result, report.display))
@@ -490,14 +553,58 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, Loade
     def settle(result: CheckResult) -> None:
         if review:
             for order, entry in accepted:
-                if entry.fact["state"] == "cited":
+                if entry.fact["state"] == "cited" and id(entry) not in judged:
                     report = reports[order]
                     report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
-        built = [reports[order].accepted(entry) for order, entry in accepted]
+        built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
         built.sort(key=lambda item: item[0])
         result.accepted = [fact for _, fact in built]
 
-    result.defer(reviewed if review else 0, settle)
+    result.defer(unreviewed if review else 0, settle)
+
+
+#: At most this many ledger files that do not count are named, one warning each.
+UNCOUNTED_SHOWN = 20
+
+
+def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | None:
+    """The review ledger of the run (docs/reviews.md), or None when it has no
+    review folder; a run with no reviews folder costs one ``lstat`` and loads
+    no signature code. Stray entries are warnings (:func:`_report_ledger`).
+
+    Raises:
+        UsageError: ``reviews.allowed_signers`` cannot be read or parsed.
+    """
+    if not os.path.lexists(config.reviews.dir):
+        return None
+    from citelint.evidence.ledger import load_ledger, relative
+
+    ledger = load_ledger(config.reviews, relative(cwd))
+    if not ledger:
+        _report_ledger(ledger, config, cwd, result)
+        return None
+    return ledger
+
+
+def _report_ledger(ledger: Ledger, config: Config, cwd: Path, result: CheckResult) -> None:
+    """After the citations were judged: CL109 for each review that counted
+    for one of them and that git has neither committed nor staged (it counts
+    here and not in a clean clone), and a warning for each ledger file read
+    that does not count, naming it and why (the first :data:`UNCOUNTED_SHOWN`,
+    then their number)."""
+    tracking = GitTracking(config, cwd, config.reviews.dir)
+    for record in ledger.applied.values() if tracking.enabled else ():
+        untracked = tracking.untracked_file(f"{record.fingerprint}/{record.digest}.json")
+        if untracked:
+            Emitter(config, result, untracked)("CL109", Position(1, 1), (
+                f"review {record.fingerprint[:16]} ({record.verdict} by {quoted(record.by, 80)}) is neither "
+                f"committed nor staged in git, so it counts here and not in a clean clone; run `git add "
+                f"{untracked}` (and its .sig)"))
+    for path, why in ledger.uncounted[:UNCOUNTED_SHOWN]:
+        result.warnings_text.append(f"review {relpath(path, cwd)} does not count: {why}")
+    if len(ledger.uncounted) > UNCOUNTED_SHOWN:
+        result.warnings_text.append(f"{len(ledger.uncounted) - UNCOUNTED_SHOWN} more review files do not count "
+                                    "(`citelint review --stale` lists every one)")
 
 
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
@@ -518,14 +625,16 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
 
     def pack(verified: list[_Verified]) -> dict[str, Any]:
         entries = [entry for _, _, _, entry in verified if entry is not None]
-        return {"issues": pack_rows([issue for _, _, issues, _ in verified for issue in issues], Issue._fields),
+        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in verified for issue in issues],
+                                              Issue._fields))
+        return {"issues": issues,
                 "issue_counts": [len(issues) for _, _, issues, _ in verified],
                 "accepted": [entry is not None for _, _, _, entry in verified],
                 "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
         cited = [item for _, group in groups[start:stop] for item in group]
-        issues = iter(unpack_rows(Issue, packed["issues"]))
+        issues = iter(unpack_rows(Issue, _differences(packed["issues"])))
         accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
         entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
                                                    "fact": [c.fact for c in accepted]}))
@@ -537,6 +646,18 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     if parts is None:
         return _phase_two(groups, *settings)
     return [verified for part in parts for verified in part]
+
+
+def _plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Packed findings or issues with each :class:`~citelint.model.Difference` as a plain
+    tuple: marshal, which carries a worker's result, writes no NamedTuple."""
+    columns["difference"] = [None if d is None else tuple(d) for d in columns["difference"]]
+    return columns
+
+
+def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The columns :func:`_plain_differences` packed, each difference a Difference again."""
+    return {**columns, "difference": [None if d is None else Difference(*d) for d in columns["difference"]]}
 
 
 #: What an accepted entry's worker leaves out: this process has the citation.
@@ -574,11 +695,27 @@ def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str
         raise
 
 
-def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
+def _start_reviews_base(pending: PendingBase, config: Config) -> PendingBase:
+    """The base comparison of the review ledger, sharing ``pending``'s resolution of REF.
+
+    Raises:
+        UsageError: the reviews directory cannot be compared (outside the repository).
+    """
+    from citelint.git.base import GitBaseError
+
+    try:
+        return pending.sibling(config.reviews.dir)
+    except GitBaseError as exc:
+        pending.close()
+        raise UsageError(str(exc)) from None
+
+
+def _settle_base(pending: PendingBase, note_at: int | None, config: Config, cwd: Path,
                  result: CheckResult) -> BaseCaptures:
-    """The base captures ``pending`` loaded; emits CL301 for each changed one,
+    """The base evidence ``pending`` loaded; emits CL301 for each changed file,
     and the note for a base compared by REF's own tree at ``note_at`` among
-    the notes (where it stood when the base was started).
+    the notes (where it stood when the base was started; None: no note, it
+    is given for the captures).
 
     Raises:
         UsageError: git failed while comparing.
@@ -592,7 +729,7 @@ def _settle_base(pending: PendingBase, note_at: int, config: Config, cwd: Path,
     for change in base.changes():
         display = relpath(change.path, cwd)
         Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
-    if base.via == "ref":
+    if base.via == "ref" and note_at is not None:
         result.warnings_text.insert(note_at, (
             f"--base: compared captures with {base.ref}'s own tree, since this clone has no merge base of it "
             "and HEAD (a shallow clone)"))

@@ -109,7 +109,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write("citelint: attest needs a key: --sign-key FILE, $CITELINT_SIGN_KEY or capture.sign_key\n")
             return EXIT_USAGE
         signers = config.evidence.allowed_signers
-        entries = load(signers, relpath(signers, Path.cwd())) if signers is not None else None
+        entries = None if signers is None else \
+            load(signers, relpath(signers, Path.cwd()), "evidence.allowed_signers")
         counts: dict[str, int] = {}
         for outcome in attest(config.captures_dir, config.sources, key, args.sources, revisions=args.revision,
                               vouch_all=args.vouch_all, entries=entries):

@@ -37,6 +37,11 @@ examples:
   citelint check --strict --quiet        warnings fail too; print errors only
   citelint check --base origin/main      also: captures changed since main (CL301, CL302)
   citelint check --sarif-file out.sarif  text on stdout, SARIF for code scanning in out.sarif
+  citelint check --base origin/main --summary-file "$GITHUB_STEP_SUMMARY"
+                                         a pull request's step summary: each finding (a missed
+                                         excerpt over the capture's text), and only the
+                                         unreviewed citations the change added, each with its
+                                         `citelint review --approve` line
   citelint check --jobs 2                two processes (the default uses every core for large runs)
   citelint check --review                also list the accepted citations for semantic review
   citelint check --statistics            one line per rule with its count, instead of the findings
@@ -71,7 +76,8 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--fix", action="store_true",
                        help="degrade ungrounded Markdown links to their text (Markdown reports only)")
     check.add_argument("--summary-file", type=Path, metavar="FILE",
-                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE")
+                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE; "
+                            "with --base its review list holds only the citations the change added")
     check.add_argument("--sarif-file", type=Path, metavar="FILE",
                        help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
     check.add_argument("--base", metavar="REF",
@@ -166,8 +172,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         # The check the Python API runs (citelint.Project), so the two cannot disagree.
         result = check_paths(project, [] if stdin else args.paths, cwd=Path.cwd(), fix=args.fix, progress=progress,
-                           base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
-                           stdin=stdin, context_chars=CONTEXT_CHARS if context else 0)
+                             base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
+                             stdin=stdin, context_chars=CONTEXT_CHARS if context else 0,
+                             # The step summary lists only the unreviewed citations the change added.
+                             base_reports=bool(args.summary_file) or fmt == "summary")
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:

@@ -24,6 +24,15 @@ examples:
   citelint render reports/answer.md --format md     the same reader view as Markdown, on stdout
   citelint render reports/q3.json > q3.html         HTML on stdout
 
+Each verified citation says in words which of three tiers it is in: "excerpt
+verified by citelint" (not yet reviewed by a person), "reviewed: supports" or
+"reviewed: does not support", with the reviewer and date from the review
+ledger (`citelint review`). In a Markdown report each verified quotation is
+numbered where it stands and its evidence (excerpt, source, revision) is
+shown under the report; a quotation or figure the cited capture lacks
+(CL204, CL205, CL206) is marked in the sentence itself, and a figure no
+surviving citation backs says where to check.
+
 The page is self-contained (no script, nothing loaded from elsewhere) and
 shows the check's verdict; a report with errors still renders, marked failed,
 and the command then exits 1, so `citelint render r.md -o r.html && publish`

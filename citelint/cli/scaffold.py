@@ -65,6 +65,13 @@ require_captures_on_base: false
 #   allowed_signers: .citelint/allowed_signers
 #   require_signatures: true
 
+# The review ledger: committed, append-only judgments of whether an accepted
+# citation supports its label (citelint review --approve / --reject). With
+# allowed_signers, only reviews signed by a listed key count.
+# reviews:
+#   dir: reviews
+#   allowed_signers: .citelint/review_signers
+
 # Per-rule severity overrides, e.g. {{CL105: off}}. Guarantee rules cannot be lowered.
 rules: {{}}
 """
@@ -82,14 +89,15 @@ def precommit_snippet(version: str) -> str:
     itself, and ``citelint-all`` runs on every commit, comparing the
     evidence with HEAD (``.pre-commit-hooks.yaml``)."""
     return f"""\
-# No top-level `exclude:` covering captures/: it would hide the evidence from
-# every hook. Give each formatting hook its own `exclude: ^captures/`.
+# No top-level `exclude:` covering captures/ or reviews/: it would hide the
+# evidence from every hook. Give each formatting hook its own
+# `exclude: ^(captures|reviews)/`.
 repos:
   - repo: https://github.com/citelint/citelint
     rev: {REV_PLACEHOLDER}   # a release tag (v{version} when released) or a commit sha
     hooks:
       - id: citelint       # changed reports
-      - id: citelint-all   # every commit: every report; a committed capture changed or deleted fails
+      - id: citelint-all   # every commit: every report; a committed capture or review changed or deleted fails
 """
 
 
@@ -116,10 +124,13 @@ def snippets(version: str) -> str:
     return (
         "Add to .pre-commit-config.yaml:\n\n" + _indent(precommit_snippet(version)) +
         "\nAdd .github/workflows/citelint.yml:\n\n" + _indent(workflow_snippet(version)) +
-        "\nAdd to .gitattributes (collapses captures in pull-request diffs):\n\n"
-        "    captures/** linguist-generated\n\n"
+        "\nAdd to .gitattributes (collapses captures in pull-request diffs; keeps line-ending conversion off "
+        "the review ledger, whose files are named by their bytes):\n\n"
+        "    captures/** linguist-generated\n"
+        "    reviews/** -text\n\n"
         "Keep formatting hooks (end-of-file-fixer, trailing-whitespace, prettier, ...) off "
-        "captures/ with an `exclude: ^captures/` on each of those hooks, never at the top level "
+        "captures/ and reviews/ with an `exclude: ^(captures|reviews)/` on each of those hooks, never at the "
+        "top level "
         "of .pre-commit-config.yaml (that would hide the evidence from every hook).\n"
     )
 

@@ -7,4 +7,6 @@ Modules, one job each:
 - ``sshsig``: SSH signatures (SSHSIG): parsing and offline verification.
 - ``allowed_signers``: git's allowed-signers format: who may sign, for which
   namespace, and when.
+- ``ledger``: the review ledger read for a run: which signed review counts
+  for each citation's fingerprint (docs/reviews.md).
 """

@@ -29,6 +29,7 @@ file and line, never a silent pass.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -68,10 +69,15 @@ class Entry:
     line: int
 
 
+@functools.lru_cache(maxsize=256)
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    # Compiled once per pattern: a run judges every review's principal against the same few lines.
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)
+
+
 def _pattern_match(pattern: str, value: str) -> bool:
     """OpenSSH's ``match_pattern``: ``*`` any run, ``?`` one character, nothing else special."""
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, value, re.DOTALL) is not None
+    return _pattern_regex(pattern).fullmatch(value) is not None
 
 
 def match_list(patterns: tuple[str, ...], value: str) -> bool:
@@ -213,9 +219,10 @@ def parse(text: str, origin: str = "allowed signers") -> list[Entry]:
     return entries
 
 
-def load(path: Path, origin: str) -> list[Entry]:
+def load(path: Path, origin: str, key: str) -> list[Entry]:
     """Read and parse the allowed-signers file ``path`` (a regular file of at
-    most 1 MiB, strict UTF-8); ``origin`` names it in errors.
+    most 1 MiB, strict UTF-8); ``origin`` names it in errors, and ``key`` the
+    config key that names it (``evidence.allowed_signers``, ``reviews.allowed_signers``).
 
     Raises:
         SignersError: unreadable, too large, not UTF-8, or malformed.
@@ -223,7 +230,7 @@ def load(path: Path, origin: str) -> list[Entry]:
     try:
         text = decode_utf8(read_regular(path, MAX_FILE_BYTES))
     except FileNotFoundError:
-        raise SignersError(f"{origin}: no such file (evidence.allowed_signers)") from None
+        raise SignersError(f"{origin}: no such file ({key})") from None
     except (NotRegularFile, FileTooLarge) as exc:
         raise SignersError(f"{origin}: cannot be used ({exc})") from None
     except OSError as exc:

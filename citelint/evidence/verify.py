@@ -441,5 +441,5 @@ def verifier_for(config: Config, cwd: Path) -> EvidenceVerifier | None:
     allowed_signers = config.evidence.allowed_signers
     if allowed_signers is None:
         return None
-    entries = load(allowed_signers, _relative_to(cwd, allowed_signers))
+    entries = load(allowed_signers, _relative_to(cwd, allowed_signers), "evidence.allowed_signers")
     return EvidenceVerifier(entries, config.evidence.require_signatures, functools.partial(_relative_to, cwd))

@@ -1,7 +1,10 @@
 """Diff-aware mode (``check --base REF``): the capture store as it was on a base revision.
 
 Captures are append-only (DESIGN §1). To enforce that across a change, the
-captures directory of a base revision is compared with the working tree:
+captures directory of a base revision is compared with the working tree (and
+so is the reviews directory, whose records and signatures have the same
+``<64 hex>/<64 hex>.json`` and ``.sig`` shapes and are append-only too:
+:meth:`PendingBase.sibling`):
 
 - CL301: a new-layout capture file present on the base is modified, deleted
   or replaced (by a symlink, a directory, ...) in the working tree, or
@@ -107,6 +110,8 @@ class Change(NamedTuple):
     rel: str
     kind: str
     reason: str = ""
+    #: True for a file of the review ledger (reviews/), False for a capture's.
+    ledger: bool = False
 
     def message(self, base_commit: str, display: str) -> str:
         """The CL301 message for this change; ``display`` is the path as shown to the user."""
@@ -118,6 +123,11 @@ class Change(NamedTuple):
                             "working tree is unchanged)",
                 "replaced": "was replaced by a symlink or another kind of file",
                 "unreadable": f"cannot be read ({self.reason}), so it cannot be shown unchanged"}[self.kind]
+        if self.ledger:
+            noun = "review signature" if self.rel.endswith(".sig") else "review record"
+            return (f"{noun} {what} since the base revision {short}; reviews are append-only: restore it with "
+                    f"`git checkout {short} -- {display}` and record a changed judgment as a new review "
+                    "(`citelint review --approve` or `--reject`)")
         noun = "signature file" if self.rel.endswith(".sig") else "capture"
         return (f"{noun} {what} since the base revision {short}; captures are append-only: restore it with "
                 f"`git checkout {short} -- {display}` and add new evidence as a new capture")
@@ -152,6 +162,8 @@ class BaseCaptures(NamedTuple):
     indexed: tuple[str, str, frozenset[str]] | None = None
     unindexed: frozenset[str] = frozenset()
     restaged: frozenset[str] = frozenset()
+    #: True when this is the review ledger's directory rather than the captures directory.
+    ledger: bool = False
 
     def shown(self) -> str:
         """The base revision as messages name it: a short commit id, or HEAD
@@ -182,16 +194,16 @@ class BaseCaptures(NamedTuple):
                 st = os.lstat(path)
             except (FileNotFoundError, NotADirectoryError):
                 # NotADirectoryError: the source directory became a file.
-                yield Change(path, rel, "deleted")
+                yield Change(path, rel, "deleted", ledger=self.ledger)
                 continue
             except OSError as exc:
                 # ELOOP: the source directory is now a symlink loop.
-                yield Change(path, rel, "replaced") if exc.errno == errno.ELOOP else \
-                    Change(path, rel, "unreadable", exc.strerror or type(exc).__name__)
+                yield Change(path, rel, "replaced", ledger=self.ledger) if exc.errno == errno.ELOOP else \
+                    Change(path, rel, "unreadable", exc.strerror or type(exc).__name__, self.ledger)
                 continue
             if rel in self.unindexed:
                 # On disk, but gone from what the next commit holds.
-                yield Change(path, rel, "unindexed")
+                yield Change(path, rel, "unindexed", ledger=self.ledger)
                 continue
             sdir = rel.partition("/")[0]
             if sdir not in real_dirs:
@@ -201,18 +213,18 @@ class BaseCaptures(NamedTuple):
             if not stat.S_ISREG(st.st_mode) or not real_dirs[sdir]:
                 # A symlink (of the file or of a directory above it) could point at
                 # anything; the append-only promise is about this path's bytes.
-                yield Change(path, rel, "replaced")
+                yield Change(path, rel, "replaced", ledger=self.ledger)
                 continue
             try:
                 modified = blob_id(path, len(oid)) != oid
             except OSError as exc:
-                yield Change(path, rel, "unreadable", exc.strerror or type(exc).__name__)
+                yield Change(path, rel, "unreadable", exc.strerror or type(exc).__name__, self.ledger)
                 continue
             if modified:
-                yield Change(path, rel, "modified")
+                yield Change(path, rel, "modified", ledger=self.ledger)
             elif rel in self.restaged:
                 # The working file is the base's, but the next commit holds the index's blob.
-                yield Change(path, rel, "restaged")
+                yield Change(path, rel, "restaged", ledger=self.ledger)
 
 
 def _is_real_dir(path: str) -> bool:
@@ -440,8 +452,9 @@ class PendingBase:
         GitBaseError: as :func:`_check_ref`, or no git.
     """
 
-    def __init__(self, ref: str, captures_dir: Path, repo_dir: Path, resolving: Resolving | None = None):
-        self.ref, self._captures_dir, self._repo_dir = ref, captures_dir, repo_dir
+    def __init__(self, ref: str, captures_dir: Path, repo_dir: Path, resolving: Resolving | None = None,
+                 *, ledger: bool = False):
+        self.ref, self._captures_dir, self._repo_dir, self._ledger = ref, captures_dir, repo_dir, ledger
         self._probe: IndexProbe | None = None
         self._diff: Git | None = None
         self._result: BaseCaptures | None = None
@@ -462,6 +475,24 @@ class PendingBase:
         except BaseException:
             self.close()
             raise
+
+    def sibling(self, directory: Path) -> PendingBase:
+        """The same comparison for the review ledger's ``directory``, after
+        :meth:`resolve`: it shares this one's ``rev-parse`` (no second one
+        runs) and starts its own ``diff-files`` and ``diff-index`` over that
+        directory; its changes are :class:`Change` with ``ledger`` set.
+
+        Raises:
+            GitBaseError: as :meth:`resolve`, for ``directory``.
+        """
+        assert self._settled is not None, "resolve() first"
+        sibling = PendingBase(self.ref, directory, self._repo_dir, self._resolving, ledger=True)
+        try:
+            sibling.resolve()
+        except BaseException:
+            sibling.close()
+            raise
+        return sibling
 
     def resolve(self) -> None:
         """Wait for ``rev-parse`` and start ``diff-index``; idempotent.
@@ -484,14 +515,15 @@ class PendingBase:
         toplevel, index_file = resolved.toplevel, resolved.index_file
         real_top = Path(os.path.realpath(toplevel))
         prefix = _prefix(self._captures_dir, real_top)
+        what = "reviews directory" if self._ledger else "captures directory"
         if prefix is None:
-            raise GitBaseError(f"the captures directory {self._captures_dir} is outside the git repository "
-                               f"{toplevel}; --base can only compare captures that git tracks")
+            raise GitBaseError(f"the {what} {self._captures_dir} is outside the git repository "
+                               f"{toplevel}; --base can only compare evidence that git tracks")
         inner = find_worktree(self._captures_dir) if not _REPO_ENV & os.environ.keys() else None
         if inner is not None and os.path.realpath(inner[0]) != str(real_top):
             # A submodule (or a repository nested inside this one): its files are
             # not in this repository's index or trees, so none would be compared.
-            raise GitBaseError(f"the captures directory {self._captures_dir} belongs to the git work tree "
+            raise GitBaseError(f"the {what} {self._captures_dir} belongs to the git work tree "
                                f"{inner[0]} (a submodule?), not to {toplevel}, the config's; --base can only "
                                "compare captures that the config's repository tracks: put them there, or the "
                                "config in the work tree that holds them")
@@ -551,7 +583,7 @@ class PendingBase:
         self._result = BaseCaptures(
             ref=self.ref, commit=commit, via=via, captures_dir=real_top / prefix[:-1] if prefix else real_top,
             entries=entries, vouched=vouched, indexed=indexed, unindexed=unindexed,
-            restaged=restaged)
+            restaged=restaged, ledger=self._ledger)
         self.close()
         return self._result
 

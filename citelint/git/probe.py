@@ -257,3 +257,35 @@ def tracked_files(directory: Path) -> frozenset[str] | None:
         return None
     return frozenset(os.fsdecode(p) for p in listing.stdout.split(b"\0") if p)
 
+
+def files_at(commit: str, directory: Path) -> list[tuple[str, str]]:
+    """(path relative to ``directory``, blob id) of each regular file under
+    ``directory`` in ``commit``'s tree (``ls-tree -r``, read-only).
+
+    Raises:
+        GitBaseError: git is missing or fails.
+    """
+    listing = run_git(["ls-tree", "-r", "-z", commit], directory)
+    if listing.returncode != 0:
+        raise GitBaseError(f"git ls-tree failed on base {commit[:12]}: {first_line(listing.stderr)}")
+    files = []
+    for record in listing.stdout.split(b"\0"):
+        meta, _, raw_path = record.partition(b"\t")
+        if not record or len(meta.split()) != 3:
+            continue
+        mode, kind, oid = meta.decode("ascii").split()
+        if kind == "blob" and mode in _REGULAR_MODES:
+            files.append((os.fsdecode(raw_path), oid))
+    return files
+
+
+def read_blob(oid: str, directory: Path) -> bytes:
+    """The bytes of the blob ``oid`` (``cat-file blob``, read-only).
+
+    Raises:
+        GitBaseError: git is missing or fails.
+    """
+    shown = run_git(["cat-file", "blob", oid], directory)
+    if shown.returncode != 0:
+        raise GitBaseError(f"git cat-file failed on {oid[:12]}: {first_line(shown.stderr)}")
+    return shown.stdout

@@ -264,6 +264,17 @@ class XmlDocument:
     def position(self, b: Block, i: int) -> tuple[int, int]:
         return self.doc.position(self.source_offset(b, i))
 
+    def end_position(self, b: Block, i: int) -> tuple[int, int]:
+        """Line and column just after the source of rendered character ``i`` of ``b``: past
+        its character reference (``&quot;``) or backslash escape when it is written so."""
+        at = self.source_offset(b, i)
+        s = self.markdown
+        if s.startswith("&", at) and (em := ENTITY.match(s, at)) is not None:
+            return self.doc.position(em.end())
+        if s.startswith("\\", at) and s.startswith(b.text[i], at + 1):
+            return self.doc.position(at + 2)
+        return self.doc.position(min(len(s), at + 1))
+
     def links_in(self, lo: int, hi: int) -> list[Link]:
         """The followable links (not images) whose construct starts in source offsets [lo, hi), in order.
 

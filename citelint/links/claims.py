@@ -26,7 +26,7 @@ out:
 
 A quotation that is the text of a quotation link (``[“…”](url#:~:text=…)``)
 is judged by CL204 alone. A miss explains itself with the near-miss hint
-CL104 and CL204 give (:func:`citelint.excerpts.explain_miss`), the
+CL104 and CL204 give (:func:`citelint.excerpts.explain_miss_at`), the
 capture's nearest passage, and, when the quotation occurs verbatim in the
 capture of another source of the run, that source (searched only on a miss,
 in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
@@ -38,12 +38,12 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
-from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, nearest, occurs
+from citelint.excerpts import Flat, MissBudget, explain_miss_at, flat_quotation, flatten, nearest_passage, occurs
 from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
-from citelint.model import AcceptedQuotation
+from citelint.model import AcceptedQuotation, Difference
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
 
 if TYPE_CHECKING:
@@ -66,10 +66,12 @@ _REF_LABEL = re.compile(r"\]\[((?:[^\]\\]|\\.)*)\]\Z")
 
 class Claims(NamedTuple):
     """:func:`check_claims`'s answer: the CL205/CL206 ``issues`` and the ``accepted`` quotations,
-    each in document order."""
+    each in document order, and each accepted quotation's span in the source (``spans``, in the
+    same order: line, column, end line, end column just after its closing mark), for the reader view."""
 
     issues: list[LinkIssue]
     accepted: list[AcceptedQuotation]
+    spans: list[tuple[int, int, int, int]]
 
 
 class ClaimChecker:
@@ -200,7 +202,7 @@ class ClaimChecker:
         if not cited:
             return None
         link = cited[0][0]
-        at = (q.line, q.col, q.line, q.col + 1)
+        at = (q.line, q.col, q.end_line, q.end_col)  # the whole quotation, marks included
         shown = quoted(q.text, 80)
         if q.short_segments:
             short = q.short_segments[0]
@@ -223,8 +225,9 @@ class ClaimChecker:
                 return AcceptedQuotation("", q.line, q.col, q.sentence, q.text, source, hits[0].sha256, None,
                                          q.insertions)
             misses.append((source, revisions, failed))
-        return LinkIssue("CL205", link, self._miss_message(q, segments, gaps, optional_end, misses), *at,
-                         capture=_first_capture(misses), fixable=False)
+        message, difference = self._miss_message(q, segments, gaps, optional_end, misses)
+        return LinkIssue("CL205", link, message, *at, capture=_first_capture(misses), fixable=False,
+                         difference=difference)
 
     def _gaps(self, q: Quotation) -> list[int]:
         """The most capture characters between each two segments of ``q``: a bracketed insertion
@@ -239,8 +242,11 @@ class ClaimChecker:
         return gaps
 
     def _miss_message(self, q: Quotation, segments: list[str], gaps: list[int], optional_end: bool,
-                      misses: list[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]) -> str:
+                      misses: list[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]
+                      ) -> tuple[str, Difference | None]:
+        """CL205's message for ``q``, and where it and the first explained capture part."""
         parts = []
+        first: Difference | None = None
         for source, revisions, failed in misses[:EXPLAINED_CITATIONS]:
             if isinstance(revisions, str):
                 parts.append(f"{quoted(source, 120)}: {revisions}")
@@ -252,7 +258,9 @@ class ClaimChecker:
                 which = (f"capture {record.sha256}, one of {len(revisions.groups)} revisions tied for newest "
                          f"({tied}; the quotation must occur in each: give the link the title "
                          "\"capture:<sha256>\" of the revision it quotes)")
-            parts.append(f"the capture of {quoted(source, 120)} ({which}): {self._explain(record, segments, gaps)}")
+            explained, difference = self._explain(record, segments, gaps)
+            first = first or difference
+            parts.append(f"the capture of {quoted(source, 120)} ({which}): {explained}")
         more = len(misses) - EXPLAINED_CITATIONS
         if more > 0:
             parts.append(f"and {more} more cited source{'s' * (more > 1)}")
@@ -262,30 +270,30 @@ class ClaimChecker:
         if other is not None:
             message += (f"; it occurs in the capture of {quoted(other[0], 120)} (capture {other[1][:12]}…): "
                         "cite that source")
-        return message + "; --fix leaves quotations alone"
+        return message + "; --fix leaves quotations alone", first
 
-    def _explain(self, record: CaptureRecord, segments: list[str], gaps: list[int]) -> str:
+    def _explain(self, record: CaptureRecord, segments: list[str], gaps: list[int]) -> tuple[str, Difference | None]:
         """What the capture of ``record`` says instead: the near-miss hint for the first segment
         that does not occur (or why the segments, each found, do not make the quotation), and the
-        capture's nearest passage."""
+        capture's nearest passage; with both texts where they part (None when each segment occurs)."""
         flat = self.flat(record)
         missing = next((s for s in segments if s not in flat.text), None)
         if missing is None:
             limit = max(gaps) if gaps else 0
             return (f"each of its {len(segments)} segments occurs, but not in this order with at most {limit} "
-                    "characters and no page break between them")
+                    "characters and no page break between them"), None
         budget = self._budgets.get(record.sha256)
         if budget is None:
             budget = self._budgets[record.sha256] = MissBudget(flat.text)
         if not budget.take():
-            return f"{budget.why}; quote the capture verbatim"
+            return f"{budget.why}; quote the capture verbatim", None
         what = "quotation" if len(segments) == 1 else "segment"
         made_by = record.extractor.describe() if record.extractor is not None else None
-        hint = explain_miss(missing, flat.text, made_by, what=what)
+        hint, _, difference = explain_miss_at(missing, flat.text, made_by, what=what)
         if missing.casefold() in flat.text.casefold():
             hint = f"the {what} occurs with other letter case; copy the text exactly from the capture"
-        near = nearest(flat.text, missing)
-        return hint + (f"; the capture has: {near}" if near else "")
+        near = nearest_passage(flat.text, missing)
+        return hint + (f"; the capture has: {quoted(near, len(near) + 2)}" if near else ""), difference
 
     def _elsewhere(self, segments: list[str], gaps: list[int], optional_end: bool,
                    cited: set[str]) -> tuple[str, str] | None:
@@ -351,17 +359,19 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     ``accepted`` lists each quotation that passed, with the capture that holds it.
     """
     if evidence.store is None or not (quotes or numbers):
-        return Claims([], [])
+        return Claims([], [], [])
     from citelint.links.prose import cited_numbers, quotations
 
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []
+    spans: list[tuple[int, int, int, int]] = []
     if quotes:
         for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
             verdict = checker.quotation(q)
             if isinstance(verdict, AcceptedQuotation):
                 accepted.append(verdict)
+                spans.append((q.line, q.col, q.end_line, q.end_col))
             elif verdict is not None:
                 issues.append(verdict)
     if numbers:
@@ -370,4 +380,4 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
             if issue is not None:
                 issues.append(issue)
     issues.sort(key=lambda i: (i.line, i.col))
-    return Claims(issues, accepted)
+    return Claims(issues, accepted, spans)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from citelint import urls
+from citelint.model import Difference
 
 _CJK = frozenset(urls.CJK_TERMINATORS)
 
@@ -74,6 +75,8 @@ class LinkIssue(NamedTuple):
     revision a quotation was checked against (or the one its title names).
     ``fixable`` False keeps ``--fix`` off a link whose rule is otherwise
     fixable: a grounded quotation with a malformed directive or title.
+    ``difference`` shows both texts where a quotation and its capture part
+    (CL204, CL205), when the miss was explained.
     """
 
     rule: str
@@ -86,6 +89,7 @@ class LinkIssue(NamedTuple):
     near_miss: str | None = None
     capture: str | None = None
     fixable: bool = True
+    difference: Difference | None = None
 
 
 def cjk_cut(text: str) -> int | None:

@@ -94,7 +94,8 @@ class Quotation(NamedTuple):
     fewer visible characters than ``min_segment_chars``. ``citations``: the
     governed links (:class:`~citelint.links.link.Link`) it is attributed to:
     those of its own block in document order, then those of the footnote
-    definitions it references; each once.
+    definitions it references; each once. ``end_line``/``end_col``: just
+    after the closing mark, or the blockquote paragraph's last character.
     """
 
     text: str
@@ -107,6 +108,8 @@ class Quotation(NamedTuple):
     insertions: tuple[str, ...]
     short_segments: tuple[str, ...]
     citations: tuple[Link, ...]
+    end_line: int = 0
+    end_col: int = 0
 
 
 class Number(NamedTuple):
@@ -378,7 +381,7 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
             citations = det.cite(b, spans, ref_spans) if (b.links or b.refs) else ()
             line, col = det.d.position(b, o)
             found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
-                                   segs, ins, short, citations))
+                                   segs, ins, short, citations, *det.d.end_position(b, c)))
     for ks in quote_paragraphs.values():
         found.extend(_blockquote(det, ks, min_chars, min_segment_chars))
     found.sort(key=lambda q: (q.line, q.col))
@@ -401,7 +404,8 @@ def _blockquote(det: Detector, ks: Sequence[int], min_chars: int, min_segment_ch
         if sum(_visible(s.text) for s in segs) < min_chars:
             continue
         line, col = det.d.position(b, a) if a else (b.line, b.col)
-        out.append(Quotation(text, line, col, "blockquote", "", text, segs, ins, short, citations))
+        out.append(Quotation(text, line, col, "blockquote", "", text, segs, ins, short, citations,
+                             *det.d.end_position(b, e - 1)))
     return out
 
 
@@ -522,8 +526,10 @@ def _excluded(b: Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int
     return out
 
 
-def cited_numbers(markdown: str) -> list[Number]:
-    """Every number of a sentence that has citations, in document order.
+def cited_numbers(markdown: str, *, every: bool = False) -> list[Number]:
+    """Every number of a sentence that has citations, in document order
+    (with ``every``, of every sentence: an uncited one's numbers have no
+    citations; the reader view marks them).
 
     A sentence's citations are its governed links, the links of the
     footnotes it references, and the run of citation-only links right after
@@ -543,7 +549,7 @@ def cited_numbers(markdown: str) -> list[Number]:
         if depth and not (alert and depth == 1):
             continue  # a blockquote paragraph is a quotation
         chunk = xml[start:end]
-        if "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
+        if not every and "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
             continue  # no link, no citation
         if _TEXT_DIGIT.search(chunk) is None:
             continue  # no digit in any text or code node
@@ -558,7 +564,7 @@ def cited_numbers(markdown: str) -> list[Number]:
             if not numbers:
                 continue
             citations = det.cite(b, [(s0, s_end)], [(s0, s_end)])
-            if not citations:
+            if not citations and not every:
                 continue
             sentence = b.text[s0:s_end].strip()
             for m in numbers:

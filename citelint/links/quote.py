@@ -31,7 +31,7 @@ quoted text against the capture:
 
 For ``start,end`` only the two ends and their order are verified, not the
 text between them; the messages say so. A miss is explained as a fact
-snippet's is (:func:`citelint.excerpts.explain_miss`).
+snippet's is (:func:`citelint.excerpts.explain_miss_at`).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from citelint.excerpts import (
     MIN_SNIPPET_CHARS,
     MissBudget,
     explain_miss,
+    explain_miss_at,
     invisible_message,
     repeated_quotation_message,
     short_message,
@@ -375,11 +376,12 @@ class QuotationChecker:
         budget = self._budgets.get(record.sha256)
         if budget is None:
             budget = self._budgets[record.sha256] = MissBudget(text)
+        difference = None
         if miss.term in text:
             hint = "quote the capture verbatim"
         elif budget.take():
             made_by = record.extractor.describe() if record.extractor is not None else None
-            hint = explain_miss(miss.term, text, made_by, what=miss.name)
+            hint, _, difference = explain_miss_at(miss.term, text, made_by, what=miss.name)
             if miss.term.casefold() in text.casefold():
                 hint = (f"the {miss.name} occurs with other letter case: browsers fold case, citelint does not; "
                         "copy the text exactly from the capture")
@@ -398,7 +400,8 @@ class QuotationChecker:
                 f"share its newest retrievedAt ({record.retrieved_at}) and are not one batch ({tied}), so a "
                 f"quotation with no capture: title must occur in each of them; in capture {record.sha256}"
                 f"{siblings}: {miss.what}; {hint}{only}{note}; give the link the title \"capture:<sha256>\" of the "
-                "revision it quotes; --fix leaves this link alone"), *at, capture=record.sha256)
+                "revision it quotes; --fix leaves this link alone"), *at, capture=record.sha256,
+                             difference=difference)
         other = self._elsewhere(source, visible, revisions)
         shown = shown_digests([record.sha256] + ([other.sha256] if other else []))[record.sha256]
         if named:
@@ -409,7 +412,7 @@ class QuotationChecker:
                      f"one with the link title \"capture:{other.sha256}\"") if other else ""
         return LinkIssue("CL204", link, (
             f"quotation not found in {which}: {miss.what}; {hint}{elsewhere}"
-            f"{note}; --fix leaves this link alone"), *at, capture=record.sha256)
+            f"{note}; --fix leaves this link alone"), *at, capture=record.sha256, difference=difference)
 
     def _off_pages(self, link: Link, visible: list[TextDirective], record: CaptureRecord, pages: tuple[int, int],
                    named: str | None) -> LinkIssue:

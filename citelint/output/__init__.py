@@ -133,4 +133,8 @@ def summary_line(result: CheckResult) -> str:
     verdict = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
     notices = result.review_count
     tail = f", {notices} for semantic review" if notices else ""
+    # The other two tiers, in words: reviewed and found to support, reviewed and found not to.
+    supports = result.reviewed - result.rejected
+    tail += f", {supports} reviewed: supports" if supports else ""
+    tail += f", {result.rejected} reviewed: does not support" if result.rejected else ""
     return "citelint: " + ", ".join(parts) + f": {verdict}{tail}"

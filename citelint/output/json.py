@@ -1,8 +1,9 @@
 """JSON output, described by ``schemas/output.schema.json``.
 
 The object carries the citelint version, every finding, the accepted facts
-(with the snippet's code-point offset in its capture), the semantic-review
-list and the counts. ``finding_to_dict`` is shared with SARIF and summaries.
+(with the snippet's code-point offset in its capture) and quotations, each
+with its review fingerprint and the review that counts for it, the
+semantic-review list and the counts. ``finding_to_dict`` is shared with SARIF and summaries.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from citelint.model import RULES, CheckResult, Finding, FixedLink
+from citelint.model import RULES, AcceptedFact, AcceptedQuotation, CheckResult, Finding, FixedLink, Review
 from citelint.output import RenderOptions, visible
 
 OUTPUT_FORMAT = "citelint.output/1"
@@ -57,8 +58,14 @@ def counts(result: CheckResult) -> dict[str, int]:
     fields = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_grounded")
     out = {_camel(name): getattr(result, name) for name in fields}
     out.update(errors=result.count("error"), warnings=result.count("warning"), semanticReview=result.review_count,
-               quotations=len(result.quotations))
+               quotations=len(result.quotations), reviewed=result.reviewed, rejected=result.rejected)
     return out
+
+
+def review_to_dict(review: Review | None) -> dict[str, Any] | None:
+    """An accepted citation's review as JSON (``{verdict, by, at, note}``), or None when it has none."""
+    return None if review is None else {"verdict": review.verdict, "by": review.by, "at": review.at,
+                                        "note": review.note}
 
 
 def _camel(name: str) -> str:
@@ -66,23 +73,31 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
-    """The whole JSON document as a dict."""
-    accepted = []
-    for fact in result.accepted:
-        d = fact._asdict()
-        accepted.append({
-            "path": d["path"], "line": d["line"], "column": d["col"], "kind": "fact", "state": d["state"],
-            "label": d["label"], "source": d["source"], "captureSha256": d["capture_sha256"],
-            "snippet": d["snippet"], "offset": d["offset"], "reason": d["reason"],
-            "review": list(d["review"]),
-        })
-    for q in result.quotations:
-        accepted.append({
+def accepted_to_dict(citation: AcceptedFact | AcceptedQuotation) -> dict[str, Any]:
+    """An accepted fact or quotation as the ``accepted`` array lists it
+    (``schemas/output.schema.json``: ``accepted`` or ``acceptedQuotation``),
+    shared with ``citelint review --format json``."""
+    if isinstance(citation, AcceptedQuotation):
+        q = citation
+        return {
             "path": q.path, "line": q.line, "column": q.col, "kind": "quotation", "form": q.form,
             "sentence": q.sentence, "text": q.text, "source": q.source, "capture": q.capture, "label": q.label,
-            "insertions": list(q.insertions),
-        })
+            "insertions": list(q.insertions), "fingerprint": q.fingerprint,
+            "reviewed": review_to_dict(q.reviewed),
+        }
+    d = citation._asdict()
+    return {
+        "path": d["path"], "line": d["line"], "column": d["col"], "kind": "fact", "state": d["state"],
+        "label": d["label"], "source": d["source"], "captureSha256": d["capture_sha256"],
+        "snippet": d["snippet"], "offset": d["offset"], "reason": d["reason"],
+        "review": list(d["review"]), "fingerprint": citation.fingerprint, "reviewed": review_to_dict(citation.reviewed),
+    }
+
+
+def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
+    """The whole JSON document as a dict."""
+    citations: list[AcceptedFact | AcceptedQuotation] = [*result.accepted, *result.quotations]
+    accepted = [accepted_to_dict(c) for c in citations]
     return {
         "format": OUTPUT_FORMAT,
         "citelint": options.version,

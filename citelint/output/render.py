@@ -24,7 +24,7 @@ import re
 from urllib.parse import quote
 
 from citelint.escape import code_span, html_text, markdown_cell
-from citelint.model import RULES, Finding
+from citelint.model import RULES, Finding, Review
 from citelint.reader.view import FactItem, LinkMark, ReaderView
 
 # Contrast on white, per WCAG 2.1 (1.4.3, at least 4.5:1): #1f2328 15.8:1,
@@ -51,7 +51,7 @@ vertical-align:middle;margin:0 .35rem;white-space:nowrap}
 .verdict .badge{margin-left:0}
 .ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#82071e}.warn{background:#fff8c5;color:#6c3b00}
 .fact{border:1px solid #d1d9e0;border-radius:6px;padding:1rem 1.1rem;margin:0 0 1rem}
-.fact.rejected{border-color:#ff8182}.fact.unavailable{border-color:#d4a72c}
+.fact.rejected,.fact.disputed{border-color:#ff8182}.fact.unavailable{border-color:#d4a72c}
 .claim{margin:.25rem 0 .75rem}
 .claim .k,.where .k{color:#59636e;font-size:.85rem;font-weight:600;text-transform:uppercase;letter-spacing:.03em}
 figure{margin:0}
@@ -64,6 +64,14 @@ figcaption{margin-top:.4rem;color:#59636e;font-size:.875rem}
 .body blockquote{font-family:inherit;font-size:inherit;white-space:normal;border-left-color:#d1d9e0}
 .body table{border-collapse:collapse}.body th,.body td{border:1px solid #d1d9e0;padding:.25rem .6rem}
 .mark{font-size:.75rem;font-weight:600;padding:0 .35rem;border-radius:1rem;margin-left:.2rem;white-space:nowrap}
+.notice{font-size:.8rem;font-weight:600;padding:0 .35rem;border-radius:.25rem;margin-left:.2rem}
+.span-ok{text-decoration:underline solid #1a7f37 .08em;text-underline-offset:.2em}
+.span-bad{background:#ffebe9;color:#82071e;text-decoration:line-through wavy #cf222e .06em}
+.span-warn{background:#fff8c5;color:#6c3b00;text-decoration:underline dotted #9a6700 .12em;
+text-underline-offset:.2em}
+a.mark{text-decoration:none}a.mark:hover,a.mark:focus{text-decoration:underline}
+.notes{padding-left:1.5rem}.notes>li{margin:0 0 1rem;padding-left:.25rem}.notes p{margin:.25rem 0}
+.tier{margin:0 0 .35rem}.tier .badge{margin-left:0}
 .flat{text-decoration:underline dotted #82071e}
 .image{color:#59636e;font-style:italic}
 .sources li{margin-bottom:.35rem}
@@ -103,11 +111,14 @@ def _fact_html(n: int, item: FactItem) -> str:
         link = f'<a href="{src}">{src}</a>' if _http(fact.source) else src
         when = f', captured <time datetime="{html_text(fact.retrieved_at)}">{html_text(fact.retrieved_at)}</time>' \
             if fact.retrieved_at else ""
+        css, words, rest = tier(fact.reviewed)
         review = f'<p class="review">Not checked by citelint: {html_text("; ".join(fact.review))}.</p>\n' \
             if fact.review else ""
+        review += f'<p class="review">{html_text(judgment(fact.reviewed, "claim"))}</p>\n'
         warnings = _problems_block(item.problems)
-        return (f'<article class="fact verified" aria-labelledby="f{n}">\n'
-                f'<h3 id="f{n}">{label}<span class="badge ok">✓ verified excerpt</span></h3>\n{claim_html}'
+        disputed = " disputed" if css == "bad" else ""
+        return (f'<article class="fact verified{disputed}" aria-labelledby="f{n}">\n'
+                f'<h3 id="f{n}">{label}<span class="badge {css}">{words}</span></h3>\n{claim_html}'
                 f'<figure>\n<blockquote cite="{src}"><p>{html_text(fact.snippet or "")}</p></blockquote>\n'
                 f'<figcaption>— <cite>{link}</cite>{when}, revision '
                 f'<code title="{html_text(fact.capture_sha256 or "")}">'
@@ -136,43 +147,167 @@ def _problems_block(problems: tuple[Finding, ...]) -> str:
     return '<ul class="problems">\n' + "\n".join(_problem_html(f) for f in problems) + "\n</ul>\n"
 
 
+#: Each mark's badge colour and words (words, not only colour: a reader without colour, or a
+#: screen reader, is told the same), and how the span it follows is set apart in the sentence.
 _MARK_HTML = {
-    "quote-verified": ('ok', "✓ quotation verified"),
-    "quote-unverified": ('bad', "✗ quotation not verified"),
-    "removed": ('bad', "✗ link removed: not verified"),
+    "quote-verified": ("ok", "✓ quotation verified", ""),
+    "quote-unverified": ("bad", "✗ quotation not found in the source", "span-bad"),
+    "removed": ("bad", "✗ link removed: not verified", ""),
+    "prose-verified": ("ok", "✓ quotation verified", "span-ok"),
+    "prose-failed": ("bad", "✗ quotation not found in the cited source", "span-bad"),
+    "number-failed": ("warn", "⚠ figure not found in the cited source", "span-warn"),
+    "number-unverified": ("warn", "⚠ unverified figure", "span-warn"),
 }
 
+def tier(review: Review | None) -> tuple[str, str, str]:
+    """A verified citation's tier: (badge colour, badge words, what follows in words).
 
-def _mark_html(mark: LinkMark) -> str:
-    css, words = _MARK_HTML[mark.kind]
+    Three tiers, each named in words (DESIGN: never blur what a machine matched with
+    what a person concluded): the excerpt verified by citelint and nobody has judged
+    it; a person reviewed it and found it supports its claim; or found it does not.
+    """
+    if review is None:
+        return "ok", "✓ excerpt verified by citelint", "not yet reviewed by a person"
+    who = f"by {review.by}, {review.at}" + (f": {review.note}" if review.note else "")
+    if review.verdict == "supports":
+        return "ok", "✓ reviewed: supports", who
+    return "bad", "✗ reviewed: does not support", who
+
+
+def judgment(review: Review | None, what: str) -> str:
+    """One sentence on who judged a verified citation against ``what`` (``claim``, ``sentence``)."""
+    if review is None:
+        return f"Not yet reviewed by a person: citelint verified the excerpt, not that it supports the {what}."
+    verdict = "supports" if review.verdict == "supports" else "does not support"
+    note = f" Note: {review.note}" if review.note else ""
+    return f"Reviewed by {review.by}, {review.at}: the excerpt {verdict} the {what}.{note}"
+
+
+def _tier_html(review: Review | None) -> str:
+    css, words, rest = tier(review)
+    return f'<span class="badge {css}">{words}</span> {html_text(rest)}'
+
+
+def _where_to_check(mark: LinkMark) -> str:
+    """An unverified number's notice: where a reader can check it (the removed links, as text)."""
+    if not mark.removed:
+        return "the sentence cites no source for it"
+    shown = ", ".join(mark.removed)
+    return f"its citation failed the check and was removed ({shown}): check it there"
+
+
+def _mark_words(mark: LinkMark, view: ReaderView) -> tuple[str, str]:
+    """A mark's badge colour and words; a verified quotation's say what a person judged too."""
+    css, words, _ = _MARK_HTML[mark.kind]
+    review = view.notes[mark.note - 1].reviewed if 0 < mark.note <= len(view.notes) else None
+    if review is not None:
+        css, judged, _ = tier(review)
+        words = f"{words}; {judged.removeprefix('✓ ').removeprefix('✗ ')}"
+    return css, words
+
+
+def _mark_html(mark: LinkMark, view: ReaderView) -> str:
+    css, words = _mark_words(mark, view)
+    if mark.kind == "number-failed" and any(f.severity == "error" for f in mark.problems):
+        css = "bad"
     why = "; ".join(f"{f.rule}: {f.message}" for f in mark.problems)
     title = f' title="{html_text(why)}"' if why else ""
+    if mark.kind == "number-unverified":
+        return f'<span class="notice warn">{words}: {html_text(_where_to_check(mark))}</span>'
+    if mark.note:
+        # The mark itself leads to the evidence; "evidence N", not "[N]": a report's own
+        # citation markers are often [1], [2]...
+        return (f'<a class="mark {css}" id="ref-{mark.note}" href="#evidence-{mark.note}"{title}>{words} '
+                f"(evidence {mark.note})</a>")
     return f'<span class="mark {css}"{title}>{words}</span>'
 
 
 def _body_html(view: ReaderView) -> str:
     from citelint.output.sanitize import markdown_to_safe_html
 
-    marks = {m.token: _mark_html(m) for m in view.marks}
-    token = re.compile(re.escape(view.token_prefix) + r"[0-9]+Z") if view.token_prefix else None
+    ends = {m.token: m for m in view.marks}
+    opening = {m.start: m for m in view.marks if m.start}
+    token = re.compile(re.escape(view.token_prefix) + r"[0-9]+[SZ]") if view.token_prefix else None
+    open_spans: list[str] = []  # the classes of the spans open where the text has come to
+
+    def wrap(piece: str) -> str:
+        return f'<span class="{open_spans[-1]}">{piece}</span>' if open_spans and piece else piece
 
     def text(data: str) -> str:
+        # Called once per text node in document order; a span may cross inline markup, so
+        # each text node inside it is wrapped on its own and the HTML stays well formed.
         escaped = html_text(data)
-        return token.sub(lambda m: marks.get(m.group(), ""), escaped) if token else escaped
+        if token is None:
+            return escaped
+        out, last = [], 0
+        for m in token.finditer(escaped):
+            out.append(wrap(escaped[last:m.start()]))
+            last = m.end()
+            if m.group() in opening:
+                open_spans.append(_MARK_HTML[opening[m.group()].kind][2])
+            elif m.group() in ends:
+                mark = ends[m.group()]
+                if mark.start and open_spans:
+                    open_spans.pop()
+                out.append(_mark_html(mark, view))
+        out.append(wrap(escaped[last:]))
+        return "".join(out)
 
     return markdown_to_safe_html(view.markdown, view.vouched, text=text,
                                  unlinked=lambda: '<span class="mark bad">✗ link not verified</span>')
 
 
+def _judged(review: Review | None) -> str:
+    """What citelint verified of a quotation, and whether a person has judged the rest."""
+    if review is None:
+        return "citelint found these words in the capture; whether they support the sentence is for a person to judge."
+    return "citelint found these words in the capture; a person judged whether they support the sentence (above)."
+
+
+def _notes_html(view: ReaderView) -> str:
+    """The evidence of each verified quotation, numbered as its mark in the text."""
+    if not view.notes:
+        return ""
+    items = []
+    for note in view.notes:
+        src = html_text(note.source)
+        link = f'<a href="{src}">{src}</a>' if _http(note.source) else src
+        when = f', captured <time datetime="{html_text(note.retrieved_at)}">{html_text(note.retrieved_at)}</time>' \
+            if note.retrieved_at else ""
+        revision = (f', revision <code title="{html_text(note.sha256)}">{_short(note.sha256)}</code>'
+                    if note.sha256 else ", the newest revision")
+        sentence = (f'<p class="review">In the sentence: “{html_text(note.sentence)}”</p>\n'
+                    if note.sentence and note.sentence != note.text else "")
+        items.append(
+            f'<li id="evidence-{note.number}">\n<p class="tier">{_tier_html(note.reviewed)}</p>\n'
+            f'<figure>\n<blockquote cite="{src}"><p>{html_text(note.text)}</p></blockquote>\n'
+            f"<figcaption>— <cite>{link}</cite>{when}{revision}</figcaption>\n</figure>\n{sentence}"
+            f'<p class="review">{_judged(note.reviewed)} <a href="#ref-{note.number}">Back to the text</a>'
+            "</p>\n</li>\n")
+    return ('<section aria-labelledby="evidence"><h2 id="evidence">Evidence for the quotations</h2>\n'
+            '<ol class="notes">\n' + "".join(items) + "</ol>\n</section>\n")
+
+
 def _tally(view: ReaderView) -> str:
     if view.kind == "facts":
         n = {s: sum(1 for f in view.facts if f.status == s) for s in ("verified", "unavailable", "rejected")}
+        judged = [f.fact.reviewed.verdict for f in view.facts
+                  if f.status == "verified" and f.fact is not None and f.fact.reviewed is not None]
+        supports = judged.count("supports")
+        reviewed = (f" ({supports} reviewed: supports, {len(judged) - supports} reviewed: does not support)"
+                    if judged else "")
         return (f"{len(view.facts)} fact{'s' * (len(view.facts) != 1)}: {n['verified']} quoted from a captured "
-                f"source and verified, {n['unavailable']} unavailable, {n['rejected']} not verified")
+                f"source and verified{reviewed}, {n['unavailable']} unavailable, {n['rejected']} not verified")
     n = {k: sum(1 for m in view.marks if m.kind == k) for k in _MARK_HTML}
-    return (f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text; "
-            f"{n['quote-verified']} quotation{'s' * (n['quote-verified'] != 1)} verified, "
-            f"{n['quote-unverified']} not verified")
+    verified = n["quote-verified"] + n["prose-verified"]
+    failed = n["quote-unverified"] + n["prose-failed"]
+    figures = n["number-failed"] + n["number-unverified"]
+    parts = [f"{n['removed']} unverified link{'s' * (n['removed'] != 1)} shown as plain text"]
+    if verified or failed:
+        parts.append(f"{verified} quotation{'s' * (verified != 1)} verified, {failed} not verified")
+    if figures:
+        parts.append(f"{figures} figure{'s' * (figures != 1)} not verified")
+    return "; ".join(parts)
 
 
 def render_html(view: ReaderView, version: str) -> str:
@@ -181,11 +316,15 @@ def render_html(view: ReaderView, version: str) -> str:
     verdict = "The check passed" if ok else f"The check found {view.errors} error{'s' * (view.errors != 1)}"
     legend = ("Quoted excerpts, set in a box with a blue bar, occur word for word in the captured revision of "
               "the source named under them. citelint does not check that an excerpt supports the claim it is "
-              "attached to: the claims are the report's own." if view.kind == "facts" else
+              "attached to: the claims are the report's own. Each excerpt says whether a person has reviewed it "
+              "against its claim, and who: \u201creviewed: supports\u201d or \u201creviewed: does not "
+              "support\u201d." if view.kind == "facts" else
               "Links stay links only when they point at a captured source; the others are shown as plain text and "
-              "marked. A quotation link (one that names a passage with #:~:text=) is marked verified when its "
-              "passage occurs word for word in the capture. citelint does not check that a source supports the "
-              "sentence that links to it.")
+              "marked. A quotation (in quotation marks, or a link naming a passage with #:~:text=) is marked "
+              "verified when its words occur word for word in the capture it cites, and numbered: its evidence is "
+              "under the report. A quotation or figure the cited capture does not hold is struck through or "
+              "highlighted where it stands, with the reason in words. citelint does not check that a source "
+              "supports the sentence that cites it.")
     parts = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
         f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">\n',
@@ -206,7 +345,7 @@ def render_html(view: ReaderView, version: str) -> str:
         parts.append("</section>\n")
     else:
         parts.append(f'<section aria-labelledby="report"><h2 id="report">Report</h2>\n<div class="body">\n'
-                     f"{_body_html(view)}</div>\n</section>\n")
+                     f"{_body_html(view)}</div>\n</section>\n{_notes_html(view)}")
     parts.append('<section aria-labelledby="sources"><h2 id="sources">Captured sources used</h2>\n')
     if view.sources:
         parts.append('<ul class="sources">\n')
@@ -250,7 +389,9 @@ def _fact_md(item: FactItem) -> str:
         when = f", captured {markdown_cell(fact.retrieved_at)}" if fact.retrieved_at else ""
         review = f"Not checked by citelint: {markdown_cell('; '.join(fact.review))}.\n\n" if fact.review else ""
         quoted = "\n>\n".join(f"> {markdown_cell(line)}" for line in (fact.snippet or "").split("\n"))
-        return (f"{head} (✓ verified excerpt)\n\n{claim_md}{quoted}\n\n— {_md_link(fact.source or '')}{when}, "
+        words = tier(fact.reviewed)[1]
+        review += f"{markdown_cell(judgment(fact.reviewed, 'claim'))}\n\n"
+        return (f"{head} ({words})\n\n{claim_md}{quoted}\n\n— {_md_link(fact.source or '')}{when}, "
                 f"revision {code_span(_short(fact.capture_sha256))}\n\n{review}{_problems_md(item.problems)}\n")
     if item.status == "unavailable" and item.fact is not None:
         where = item.info.check_at if item.info is not None else None
@@ -262,11 +403,29 @@ def _fact_md(item: FactItem) -> str:
             f"Why:\n\n{_problems_md(item.problems) or '(no finding located in it)'}\n\n")
 
 
-_MARK_MD = {
-    "quote-verified": " *(✓ quotation verified)*",
-    "quote-unverified": " *(✗ quotation not verified)*",
-    "removed": " *(✗ link removed: not verified)*",
-}
+def _mark_md(mark: LinkMark, view: ReaderView) -> str:
+    """A mark in the report's own Markdown: its words in parentheses, after ``⟧`` when it closes a span."""
+    words = _mark_words(mark, view)[1]
+    if mark.kind == "number-unverified":
+        words += ": " + markdown_cell(_where_to_check(mark))
+    if mark.note:
+        words += f": evidence [{mark.note}] above"
+    return ("⟧" if mark.start else "") + f" *({words})*"
+
+
+def _notes_md(view: ReaderView) -> str:
+    if not view.notes:
+        return ""
+    parts = ["## Evidence for the quotations\n\n"]
+    for note in view.notes:
+        when = f", captured {markdown_cell(note.retrieved_at)}" if note.retrieved_at else ""
+        revision = f", revision {code_span(_short(note.sha256))}" if note.sha256 else ", the newest revision"
+        sentence = (f"   In the sentence: “{markdown_cell(note.sentence)}”\n\n"
+                    if note.sentence and note.sentence != note.text else "")
+        _, words, rest = tier(note.reviewed)
+        parts.append(f"{note.number}. **{words}**, {markdown_cell(rest)}\n\n"
+                     f"   > {markdown_cell(note.text)}\n\n   — {_md_link(note.source)}{when}{revision}\n\n{sentence}")
+    return "".join(parts)
 
 
 def render_markdown(view: ReaderView, version: str) -> str:
@@ -279,6 +438,7 @@ def render_markdown(view: ReaderView, version: str) -> str:
     if view.kind == "facts":
         parts.append("## Facts\n\n")
         parts += [_fact_md(item) for item in view.facts]
+    parts.append(_notes_md(view))
     parts.append("## Captured sources used\n\n")
     parts += [f"- {_md_link(s.source)}: revision {code_span(_short(s.sha256))}"
               f"{', captured ' + markdown_cell(s.retrieved_at) if s.retrieved_at else ''}; "
@@ -294,7 +454,9 @@ def render_markdown(view: ReaderView, version: str) -> str:
         # fence, headings of its own) can hide or imitate the sections citelint wrote above.
         body = view.markdown
         for mark in view.marks:
-            body = body.replace(mark.token, _MARK_MD[mark.kind])
+            body = body.replace(mark.token, _mark_md(mark, view))
+            if mark.start:
+                body = body.replace(mark.start, "⟦")
         parts.append("\n## Report, as its author wrote it (links checked)\n\n" + body.rstrip("\n") + "\n")
     return "".join(parts)
 

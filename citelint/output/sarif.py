@@ -8,7 +8,8 @@ location. Columns count Unicode code points, which SARIF states with
 everywhere, DESIGN §3); end columns are exclusive in both.
 Accepted citations (CL901, semantic review) are not results: they are
 not problems, and a code-scanning alert for each would never close; their
-count is in the run's ``properties``. Each result carries
+counts (unreviewed, reviewed, rejected in review) are in the run's
+``properties``. Each result carries
 ``partialFingerprints["citelint/v1"]``, a digest of what the finding is
 about rather than where it is (rule, file, message with line and column
 numbers taken out, and its rank among identical findings), so an alert
@@ -136,7 +137,9 @@ def to_dict(result: CheckResult, options: RenderOptions) -> dict[str, Any]:
             "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
             "results": results,
-            "properties": {"counts": counts(result), "acceptedCitations": result.review_count},
+            # The three tiers as counts: excerpt verified only (semanticReview), reviewed: supports and
+            # reviewed: does not support (reviewed - rejected, rejected); no result for any of them.
+            "properties": {"counts": counts(result), "acceptedCitations": result.review_count + result.reviewed},
         }],
     }
 

@@ -7,9 +7,16 @@ Shape, for a reviewer who reads it in a pull request's checks tab:
    push the message off-screen behind a long path written as a code span),
    each location a link to the line at the commit checked when the run
    knows the repository (:func:`blob_url`);
-3. the semantic-review list inside ``<details>``: per accepted citation its
-   label, unit/period hints, and the snippet in bold with a few words of
-   the capture around it;
+   A CL104, CL204 or CL205 finding whose miss was explained shows the cited
+   text over the capture's at the first difference, the differing character
+   marked and named (:func:`_difference_block`);
+3. the semantic-review list inside ``<details>``: only the citations nobody
+   has reviewed (with ``--base``, only those the change added:
+   ``CheckResult.base_fingerprints``), per citation its label and
+   unit/period hints (or, for a quotation, its sentence), the excerpt in
+   bold in context, and the ``citelint review --approve`` line to run; then,
+   collapsed, the reviewed citations with their tier in words (reviewed:
+   supports / does not support, by whom, when);
 4. a hard cap (:data:`SUMMARY_MAX_BYTES`, under GitHub's 1 MiB per step):
    entries that do not fit are left out, and a note after the counts says
    how many and where the full list is.
@@ -27,8 +34,17 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from citelint.escape import code_span, markdown_cell
-from citelint.model import RULES, SEVERITY_ORDER, AcceptedFact, CheckResult, Finding
+from citelint.escape import code_span, html_text, markdown_cell, terminal
+from citelint.model import (
+    RULES,
+    SEVERITY_ORDER,
+    AcceptedFact,
+    AcceptedQuotation,
+    CheckResult,
+    Difference,
+    Finding,
+    Review,
+)
 from citelint.output import RenderOptions, summary_line
 
 #: GitHub refuses a step summary over 1 MiB (1,048,576 bytes) and shows an
@@ -114,7 +130,53 @@ def _finding_item(f: Finding, options: RenderOptions) -> str:
     rule = RULES.get(f.rule)
     name = f"[{f.rule}]({rule.help_uri} \"{rule.name}\")" if rule else markdown_cell(f.rule)
     where = _link(options, f.path, f.line, f"line {f.line}, col {f.col}")
-    return f"- **{f.severity}** {name} at {where}: {markdown_cell(_cut(f.message, MESSAGE_MAX))}\n"
+    item = f"- **{f.severity}** {name} at {where}: {markdown_cell(_cut(f.message, MESSAGE_MAX))}\n"
+    return item + (_difference_block(f.difference) if f.difference is not None else "")
+
+
+def _pre(text: str) -> str:
+    """Untrusted text as the inside of a ``<pre>`` (raw HTML, where Markdown does not apply):
+    line breaks, tabs, controls and bidi characters as visible escapes, then HTML-escaped;
+    ``:`` as a character reference too, so no workflow command (``::error::``) stands in
+    the file, whoever reads it."""
+    return html_text(terminal(text)).replace(":", "&#58;")
+
+
+def _marked(c: str) -> str:
+    """The differing character, in bold; one a reader could not see (a space, a no-break or
+    zero-width character...) or nothing at all (the text ends) is named in angle brackets."""
+    from citelint.escape import is_invisible_char
+
+    if not c:
+        return "<b>⟨end⟩</b>"
+    if c.isspace() or is_invisible_char(c) or not c.isprintable():
+        return f"<b>⟨U+{ord(c):04X}⟩</b>"
+    return f"<b>{_pre(c)}</b>"
+
+
+def _difference_block(d: Difference) -> str:
+    """Both texts where an excerpt and its capture part, one above the other, the differing
+    character marked (:func:`_marked`) and named in words under them.
+
+    The two lines share ``before`` exactly, so in the monospaced ``<pre>`` the
+    differing characters stand in one column whatever the script.
+    """
+    from citelint.excerpts import DIFFERENCE_AFTER, DIFFERENCE_BEFORE, char_name
+
+    def after(text: str, limit: int = DIFFERENCE_AFTER - 1) -> str:
+        return _pre(text[:limit]) + ("…" if len(text) > limit else "")
+
+    if not d.aligned:
+        other = (f"capture: {_pre(d.captured)}   (the nearest passage)" if d.captured else
+                 "capture: (no passage of this capture starts or ends like the cited text)")
+        return f"  <pre>\n  cited:   {after(d.cited, DIFFERENCE_BEFORE + DIFFERENCE_AFTER)}\n  {other}\n  </pre>\n"
+    before = ("…" if len(d.before) > DIFFERENCE_BEFORE else "") + _pre(d.before[-DIFFERENCE_BEFORE:])
+    a, b = d.cited[:1], d.captured[:1]
+    rows = (f"  <pre>\n  cited:   {before}{_marked(a)}{after(d.cited[1:])}\n"
+            f"  capture: {before}{_marked(b)}{after(d.captured[1:])}\n  </pre>\n")
+    have = char_name(a) if a else "its end"
+    want = char_name(b) if b else "the end of its text"
+    return rows + f"  The cited text has **{markdown_cell(have)}** where the capture has **{markdown_cell(want)}**.\n"
 
 
 def _context(fact: AcceptedFact) -> tuple[str, str]:
@@ -132,8 +194,38 @@ def _context(fact: AcceptedFact) -> tuple[str, str]:
     return lead + before, after + trail
 
 
-def _review_item(notice: Finding, fact: AcceptedFact | None, options: RenderOptions) -> str:
+#: Hex digits of a fingerprint shown (any unique prefix is accepted by ``citelint review``).
+FINGERPRINT_SHOWN = 16
+
+
+def _approve_line(fingerprint: str | None) -> str:
+    """The command that records a person's approval of one citation."""
+    if not fingerprint:
+        return ""
+    return (f"  To approve it once checked against the source: "
+            f"`citelint review --approve {fingerprint[:FINGERPRINT_SHOWN]} --by NAME`\n")
+
+
+def _quotation_quote(q: AcceptedQuotation) -> str:
+    """The quotation's sentence, the quoted words in bold, and where they were found."""
+    sentence, text = _cut(q.sentence, 2 * SNIPPET_MAX), _cut(q.text, SNIPPET_MAX)
+    at = sentence.find(q.text) if q.text else -1
+    if at >= 0 and len(q.text) <= SNIPPET_MAX:
+        shown = (f"{markdown_cell(sentence[:at])}<b>{markdown_cell(text)}</b>"
+                 f"{markdown_cell(sentence[at + len(q.text):])}")
+    else:
+        shown = f"<b>{markdown_cell(text)}</b>"
+    origin = f"{markdown_cell(_cut(q.source, 300))}, revision {code_span(q.capture[:12])}"
+    return f"  > {shown}\n  >\n  > — {origin}\n"
+
+
+def _review_item(notice: Finding, item: AcceptedFact | AcceptedQuotation | None, options: RenderOptions) -> str:
     where = _link(options, notice.path, notice.line, f"line {notice.line}")
+    if isinstance(item, AcceptedQuotation):
+        what = "quotation link" if item.form == "link" else "quotation"
+        return (f"- **{what}** ({where}): check that the quoted words support the sentence they stand in.<br>\n"
+                + _approve_line(item.fingerprint) + _quotation_quote(item))
+    fact = item
     if fact is None or fact.snippet is None or fact.source is None:
         return f"- {where}: {markdown_cell(_cut(notice.message, MESSAGE_MAX))}\n"
     hints = "; ".join(fact.review) if fact.review else "check that the snippet supports this label"
@@ -144,8 +236,46 @@ def _review_item(notice: Finding, fact: AcceptedFact | None, options: RenderOpti
     origin = f"{markdown_cell(_cut(fact.source, 300))}, revision {code_span(sha[:12])}"
     if fact.retrieved_at:
         origin += f", captured {markdown_cell(fact.retrieved_at)}"
-    return (f"- **{markdown_cell(_cut(fact.label, 200))}** ({where}): {markdown_cell(hints)}\n"
-            f"  > {quote_line}\n  >\n  > — {origin}\n")
+    # The command goes before the quotation: a line after it would continue the blockquote.
+    # A line break (not a new paragraph, which would make the list loose) before the command.
+    return (f"- **{markdown_cell(_cut(fact.label, 200))}** ({where}): {markdown_cell(hints)}.<br>\n"
+            + _approve_line(fact.fingerprint) + f"  > {quote_line}\n  >\n  > — {origin}\n")
+
+
+def tier_words(review: Review | None) -> str:
+    """A citation's tier in words: what citelint verified, and what a person judged (by whom, when)."""
+    if review is None:
+        return "excerpt verified by citelint, not yet reviewed"
+    verdict = "supports" if review.verdict == "supports" else "does not support"
+    return f"reviewed: {verdict}, by {review.by} at {review.at}"
+
+
+def _reviewed_item(item: AcceptedFact | AcceptedQuotation, options: RenderOptions) -> str:
+    review = item.reviewed
+    assert review is not None
+    where = _link(options, item.path, item.line, f"{item.path} line {item.line}")
+    if isinstance(item, AcceptedQuotation):
+        name = "quotation " + code_span(_cut(item.text, 80))
+    else:
+        name = f"**{markdown_cell(_cut(item.label, 200))}**"
+    note = f": {markdown_cell(_cut(review.note, MESSAGE_MAX))}" if review.note else ""
+    return f"- {name} ({where}): **{markdown_cell(tier_words(review))}**{note}\n"
+
+
+def _added(notices: list[Finding], citations: Mapping[tuple[str, int, int], AcceptedFact | AcceptedQuotation],
+           base: frozenset[str] | None) -> tuple[list[Finding], int]:
+    """The semantic-review notices of citations the change added (their fingerprint is
+    not in ``base``, the fingerprints the base's reports yield; None: every one counts as
+    added), and how many were left out as already on the base."""
+    if base is None:
+        return notices, 0
+    kept = []
+    for notice in notices:
+        item = citations.get((notice.path, notice.line, notice.col))
+        fingerprint = item.fingerprint if item is not None else None
+        if fingerprint is None or fingerprint not in base:
+            kept.append(notice)
+    return kept, len(notices) - len(kept)
 
 
 class _Body:
@@ -211,24 +341,45 @@ def render(result: CheckResult, out: TextIO, options: RenderOptions, limit: int 
         for item in extra:
             body.add(item)
         body.add("\n")
-    notices = sorted(result.notices)
+    citations: dict[tuple[str, int, int], AcceptedFact | AcceptedQuotation] = {
+        (a.path, a.line, a.col): a for a in result.accepted if a.state == "cited"}
+    citations.update(((q.path, q.line, q.col), q) for q in result.quotations)
+    notices, on_base = _added(sorted(result.notices), citations, result.base_fingerprints)
     shown_review = 0
+    base_note = (f" ({_plural(on_base, 'more unreviewed citation')} {'was' if on_base == 1 else 'were'} already "
+                 "on the base: this list holds only those the change added)" if on_base else "")
     opened = bool(notices) and body.add(
-            f"<details>\n<summary>Semantic review: {_plural(len(notices), 'accepted citation')} to read "
-            "(each excerpt occurs exactly in its capture; whether it supports its label is for a person to "
-            "judge)</summary>\n\n")
+            f"<details>\n<summary>Semantic review: {_plural(len(notices), 'unreviewed citation')} to read "
+            "(each excerpt occurs exactly in its capture; whether it supports its label or sentence is for a "
+            f"person to judge){base_note}</summary>\n\n"
+            "Read each against its source, then record the judgment with the command under it (or "
+            "`citelint review --reject FINGERPRINT --by NAME --note WHY`); `citelint review` lists them all.\n\n")
+    closed = False
     if opened:
-        facts = {(a.path, a.line, a.col): a for a in result.accepted if a.state == "cited"}
         current = None
         for notice in notices:
             gap = "" if current is None else "\n"  # a blank line ends the previous file's list
             heading = f"{gap}#### {markdown_cell(_cut(notice.path, 1000))}\n\n" if notice.path != current else ""
-            if not body.add(heading + _review_item(notice, facts.get((notice.path, notice.line, notice.col)),
+            if not body.add(heading + _review_item(notice, citations.get((notice.path, notice.line, notice.col)),
                                                    options)):
                 break
             current = notice.path
             shown_review += 1
-    tail = "\n</details>\n\n" if opened else ""
+        closed = body.add("\n</details>\n\n")
+    elif on_base:
+        body.add(f"No unreviewed citation was added by this change ({_plural(on_base, 'unreviewed citation')} "
+                 "on the base; `citelint review` lists them).\n\n")
+    reviewed = sorted((c for c in citations.values() if c.reviewed is not None),
+                      key=lambda c: (c.reviewed is not None and c.reviewed.verdict == "supports", c.path, c.line))
+    if reviewed and body.add(
+            f"<details>\n<summary>Reviewed by a person: {_plural(len(reviewed), 'citation')} "
+            f"({result.reviewed - result.rejected:,} reviewed: supports, {result.rejected:,} reviewed: does not "
+            "support)</summary>\n\n"):
+        for c in reviewed:
+            if not body.add(_reviewed_item(c, options)):
+                break
+        body.add("\n</details>\n\n")
+    tail = "\n</details>\n\n" if opened and not closed else ""
     cut = ""
     if shown_findings < len(findings) or shown_review < len(notices):
         left = [f"{len(findings) - shown_findings:,} of {_plural(len(findings), 'finding')}"] \

@@ -48,25 +48,27 @@ def _excerpt(snippet: str) -> str:
 
 
 def review_block(result: CheckResult, color: bool = False) -> list[str]:
-    """The ``--review`` listing: per accepted citation, its label and place, then
-    the excerpt and any unit/period hint, indented (no rule id: not a finding);
-    then each accepted quotation (prose, CL205; quotation link, CL204) with the sentence it stands in."""
-    cited = sorted((a for a in result.accepted if a.state == "cited"), key=lambda a: (a.path, a.line, a.col))
-    quotations = sorted(result.quotations, key=lambda q: (q.path, q.line, q.col))
+    """The ``--review`` listing: per accepted citation nobody has reviewed, its
+    label, place and fingerprint (for ``citelint review --approve``), then the
+    excerpt and any unit/period hint, indented (no rule id: not a finding);
+    then each such quotation (prose, CL205; quotation link, CL204) with the sentence it stands in."""
+    cited = sorted((a for a in result.accepted if a.state == "cited" and a.reviewed is None),
+                   key=lambda a: (a.path, a.line, a.col))
+    quotations = sorted((q for q in result.quotations if q.reviewed is None), key=lambda q: (q.path, q.line, q.col))
     n = len(cited) + len(quotations)
     lines = [f"semantic review (CL901): {n} accepted citation{'s' * (n != 1)}; each excerpt is exact, whether it "
              "supports its label is for a person to judge"]
     for a in cited:
         place = f"{terminal(a.path)}:{a.line}"
         label = terminal(a.label)
-        lines.append(f"  {label}  {_DIM + place + _RESET if color else place}")
+        lines.append(f"  {label}  {_DIM + place + _RESET if color else place}  {(a.fingerprint or '')[:16]}")
         lines.append(f"      “{_excerpt(a.snippet or '')}”")
         lines.extend(f"      {terminal(hint)}" for hint in a.review)
     for q in quotations:
         # A prose quotation has no label: what to judge is whether it supports its sentence.
         place = f"{terminal(q.path)}:{q.line}"
         kind = "quotation link" if q.form == "link" else "quotation"
-        lines.append(f"  {kind}  {_DIM + place + _RESET if color else place}")
+        lines.append(f"  {kind}  {_DIM + place + _RESET if color else place}  {q.fingerprint[:16]}")
         lines.append(f"      “{_excerpt(q.text)}”")
         lines.append(f"      in: {_excerpt(q.sentence)}")
         lines.extend(f"      the insertion {terminal(i)} is the author's, not the source's" for i in q.insertions)

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from citelint.config import Config
 from citelint.model import AcceptedFact, CheckResult, FactPlace, Finding, ReportDetail
-from citelint.reader.view import FactItem, LinkMark, ReaderView, SourceItem
+from citelint.reader.view import EvidenceNote, FactItem, LinkMark, ReaderView, SourceItem
 from citelint.store.captures import Store, revision_key
+from citelint.store.record import CaptureError
 
 
 def reader_view(result: CheckResult, path: str, config: Config, counts: str) -> ReaderView:
@@ -60,7 +62,9 @@ def _fact_view(result: CheckResult, findings: list[Finding], facts: tuple[FactPl
     for index, (place, problems) in enumerate(zip(facts, owned)):
         label = place.label if place.label is not None else "(no label)"
         got = accepted.get(index)
-        if got is not None and not any(f.severity == "error" for f in problems):
+        # CL903 (a person found the excerpt does not support its label) leaves the excerpt verified:
+        # it is shown, with that judgment, rather than hidden as a fact that failed the check.
+        if got is not None and not any(f.severity == "error" and f.rule != "CL903" for f in problems):
             status = "verified" if got.state == "cited" else "unavailable"
         else:
             got, status = None, "rejected"
@@ -80,54 +84,109 @@ def _fact_sources(items: Sequence[FactItem]) -> tuple[SourceItem, ...]:
 
 def _markdown_view(result: CheckResult, findings: list[Finding], detail: ReportDetail, config: Config,
                    base: dict[str, Any]) -> ReaderView:
-    """A Markdown report's view, from its links and their verdicts.
+    """A Markdown report's view, from its links and their verdicts, and its claims in prose.
 
     Every link with an error (CL201, CL202, CL204, CL103, CL109...) is
-    flattened to its visible text (as ``check --fix`` would) and marked; a
-    quotation link (a ``#:~:text=`` directive) with none is marked verified
-    (CL204 verified its text). Links that cannot be located are not
-    flattened here, so they are never vouched either: the HTML output
-    unlinks them. Every finding of the report is listed as well
-    (``problems``).
+    flattened to its visible text (as ``check --fix`` would) and marked, a
+    quotation link's text in the sentence itself; a quotation link (a
+    ``#:~:text=`` directive) with none is marked verified (CL204 verified
+    its text) and gets an evidence note. A prose quotation is marked where
+    it stands: verified (CL205 found it: an evidence note) or not; so is a
+    number the cited capture lacks (CL206), or that no surviving citation
+    backs. Links that cannot be located are not flattened here, so they are
+    never vouched either: the HTML output unlinks them. Every finding of the
+    report is listed as well (``problems``).
     """
     # cmark-gfm and ada-url load only for a Markdown report.
     from citelint import urls
     from citelint.links.degrade import apply_ops, degrade_ops
     from citelint.links.directive import directive_part
+    from citelint.links.source import SourceDocument
 
     text = detail.markdown
     prefix = f"CLMARK{secrets.token_hex(8)}X"
     ops: list[tuple[int, int, str]] = []
     marks: list[LinkMark] = []
+    notes: list[EvidenceNote] = []
     vouched: set[str] = set()
     linked: dict[str, int] = {}
+    starts = SourceDocument(text).line_starts
+    # The quotations the check accepted (prose ones by their opening mark, links by their start).
+    accepted = {(q.line, q.col): q for q in result.quotations if q.path == base["path"]}
+
+    def offset(line: int, col: int) -> int:
+        return min(len(text), starts[min(line, len(starts)) - 1] + col - 1)
+
+    # Marks are collected first and numbered in document order, so evidence notes read 1, 2, 3...
+    pending: list[tuple[int, int, str, tuple[Finding, ...], int | None, EvidenceNote | None,
+                        tuple[str, ...], str]] = []
+
+    def mark(at: int, kind: str, problems: tuple[Finding, ...] = (), start: int | None = None,
+             note: EvidenceNote | None = None, removed: tuple[str, ...] = (), before: str = "") -> None:
+        pending.append((at if start is None else start, at, kind, problems, start, note, removed, before))
+
     for verdict in detail.links:
         link = verdict.link
         if link.kind == "image":
             continue  # the page shows an image as its alternative text, never loads it: nothing to vouch
         directive = directive_part(link.href)
         quote = directive is not None and "text=" in directive
-        kind = ""
+        # A bare URL would run on into the token: a space ends it.
+        space = " " if link.form == "bare" else ""
         if verdict.error:
             degrade = degrade_ops(text, link)
             if degrade is None:
                 continue  # not located: left as written, and never vouched
             ops.extend(degrade)
-            kind = "quote-unverified" if quote else "removed"
+            if quote:
+                mark(link.end, "quote-unverified", tuple(sorted(verdict.findings)), start=link.start, before=space)
+            else:
+                mark(link.end, "removed", tuple(sorted(verdict.findings)), before=space)
         elif link.category == "governed":
             # Only a link the check grounded stays a link; a relative or mailto: one
             # (which a page opened from file:// may resolve anywhere) is unlinked.
             vouched.add(urls.href_escape(link.href))
             linked[link.cited or link.href] = linked.get(link.cited or link.href, 0) + 1
-            kind = "quote-verified" if quote else ""
-        if kind:
-            token = f"{prefix}{len(marks)}Z"
-            # A bare URL would run on into the token: a space ends it.
-            ops.append((link.end, link.end, (" " if link.form == "bare" else "") + token))
-            marks.append(LinkMark(token, kind, tuple(sorted(verdict.findings))))
+            if quote:
+                q = accepted.get((link.line, link.col))
+                note = None if q is None else EvidenceNote(
+                    0, "link", q.text, q.source, q.capture, _revision_date(config, q.source, q.capture),
+                    q.sentence, q.reviewed)
+                mark(link.end, "quote-verified", tuple(sorted(verdict.findings)), note=note, before=space)
+    failed = {(f.line, f.col): f for f in findings if f.rule in ("CL205", "CL206") and f.end_line}
+    for span in detail.claims:
+        lo, hi = offset(span.line, span.col), offset(span.end_line, span.end_col)
+        if span.kind == "quotation" and (span.line, span.col) in accepted:
+            q = accepted[(span.line, span.col)]
+            when = _revision_date(config, q.source, q.capture)
+            mark(hi, "prose-verified", start=lo,
+                 note=EvidenceNote(0, "prose", q.text, q.source, q.capture, when, q.sentence, q.reviewed))
+        elif span.kind == "unverified-number":
+            mark(hi, "number-unverified", start=lo, removed=span.removed)
+    for (line, col), f in failed.items():
+        lo, hi = offset(line, col), offset(f.end_line or line, f.end_col or col + 1)
+        mark(hi, "prose-failed" if f.rule == "CL205" else "number-failed", (f,), start=lo)
+    for _, at, kind, problems, start, note, removed, before in sorted(pending, key=lambda p: (p[0], p[1])):
+        n = len(marks)
+        token, opening = f"{prefix}{n}Z", f"{prefix}{n}S" if start is not None else ""
+        if start is not None:
+            ops.append((start, start, opening))
+        ops.append((at, at, before + token))
+        if note is not None:
+            note = replace(note, number=len(notes) + 1)
+            notes.append(note)
+        marks.append(LinkMark(token, kind, problems, opening, note.number if note is not None else 0, removed))
     return ReaderView(**base, kind="markdown", markdown=apply_ops(text, ops), marks=tuple(marks),
-                      vouched=frozenset(vouched), problems=tuple(findings), token_prefix=prefix,
+                      notes=tuple(notes), vouched=frozenset(vouched), problems=tuple(findings), token_prefix=prefix,
                       sources=_link_sources(linked, config))
+
+
+def _revision_date(config: Config, source: str, sha: str) -> str | None:
+    """The ``retrievedAt`` of revision ``sha`` of ``source``, or None when the store lacks it."""
+    try:
+        return Store(config.captures_dir).lookup(source, sha).retrieved_at
+    except CaptureError:
+        return None
 
 
 def _link_sources(linked: dict[str, int], config: Config) -> tuple[SourceItem, ...]:

@@ -8,7 +8,7 @@ import re as _re
 
 from citelint.reports.quickcheck import MISSING, unique_strings as _unique
 
-DIGESTS = {'config.schema.json': '0e5196a5318490c980579f18f7e78d20b003d78064ffa22bf0ccf6e61500f044', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
+DIGESTS = {'config.schema.json': 'e85f973c706866b28e18a8ec0d2c464a0a21e4abbe4ff27bef2bac69dde3732d', 'report.schema.json': '5a2f2e785d0313bc258cd5aff5043c5058b36ed20e4c5f2c4fee3be01ca209ff'}
 
 _k_0_4 = frozenset(('cited', 'unavailable', ))
 _k_0_7 = _re.compile('^\\S(?:[\\s\\S]*\\S)?(?![\\s\\S])', 32).search
@@ -55,7 +55,7 @@ def _f_0_1(v_0_2):
         return False
     return True
 
-_k_1_3 = frozenset(('$schema', 'capture', 'captures', 'evidence', 'exclude', 'facts_pointer', 'labels', 'links', 'markdown', 'quotes', 'reports', 'require_captures_on_base', 'rules', 'sources', ))
+_k_1_3 = frozenset(('$schema', 'capture', 'captures', 'evidence', 'exclude', 'facts_pointer', 'labels', 'links', 'markdown', 'quotes', 'reports', 'require_captures_on_base', 'reviews', 'rules', 'sources', ))
 _k_1_15 = frozenset(('error', 'notice', 'off', 'warning', ))
 _k_1_16 = frozenset(())
 _k_1_18 = _re.compile('^CL[0-9]{3}$', 32).match
@@ -70,7 +70,8 @@ _k_1_64 = frozenset(('error', 'pass', ))
 _k_1_68 = _re.compile('^[^&=#]+$', 32).match
 _k_1_70 = frozenset(('enabled', 'max_elision_chars', 'min_chars', 'min_segment_chars', ))
 _k_1_76 = frozenset(('allowed_signers', 'require_signatures', ))
-_k_1_80 = _re.compile('^(/([^~]|~[01])*)*$', 32).search
+_k_1_80 = frozenset(('allowed_signers', 'dir', ))
+_k_1_84 = _re.compile('^(/([^~]|~[01])*)*$', 32).search
 
 def _f_1_23(v_1_24):
     if not isinstance(v_1_24, list): return False
@@ -265,10 +266,22 @@ def _f_1_1(v_1_2):
         v_1_78 = v_1_75.get('require_signatures', MISSING)
         if v_1_78 is not MISSING:
             if not isinstance(v_1_78, bool): return False
-    v_1_79 = v_1_2.get('facts_pointer', MISSING)
+    v_1_79 = v_1_2.get('reviews', MISSING)
     if v_1_79 is not MISSING:
-        if not isinstance(v_1_79, str): return False
-        if _k_1_80(v_1_79) is None: return False
+        if not isinstance(v_1_79, dict): return False
+        if not (v_1_79.keys() <= _k_1_80): return False
+        v_1_81 = v_1_79.get('dir', MISSING)
+        if v_1_81 is not MISSING:
+            if not isinstance(v_1_81, str): return False
+            if len(v_1_81) < 1: return False
+        v_1_82 = v_1_79.get('allowed_signers', MISSING)
+        if v_1_82 is not MISSING:
+            if not isinstance(v_1_82, str): return False
+            if len(v_1_82) < 1: return False
+    v_1_83 = v_1_2.get('facts_pointer', MISSING)
+    if v_1_83 is not MISSING:
+        if not isinstance(v_1_83, str): return False
+        if _k_1_84(v_1_83) is None: return False
     return True
 
 

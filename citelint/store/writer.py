@@ -1,8 +1,9 @@
 """The evidence writer: captures, raw bodies and signatures are created
-exclusively inside the captures directory and never replaced (DESIGN §10:
+exclusively inside the captures directory, and review records and their
+signatures inside the reviews directory, and never replaced (DESIGN §10:
 one of the two writers; :mod:`citelint.files` has the other).
 
-Used only by ``capture``, ``migrate`` and ``attest``. A file is written to a
+Used only by ``capture``, ``migrate``, ``attest`` and ``review``. A file is written to a
 temporary name, fsynced, then linked to its final name, so no reader sees a
 partial file and concurrent writers of the same text leave one.
 """
@@ -18,6 +19,7 @@ from citelint.files import FileTooLarge, NotRegularFile, entry_kind, read_regula
 from citelint.store import captures
 from citelint.store.captures import TMP_PREFIX, capture_path, raw_path
 from citelint.store.record import CaptureCorrupt, CaptureError, CaptureRecord, sha256_hex
+from citelint.store.reviews import review_path, signature_path
 
 
 class EvidenceRefused(CaptureCorrupt):
@@ -28,14 +30,15 @@ class EvidenceRefused(CaptureCorrupt):
 
 
 def write_evidence(root: Path, path: Path, data: bytes) -> bool:
-    """The evidence writer: create ``path`` inside the store ``root`` holding
-    ``data``, exclusively (:func:`citelint.files.write_exclusive`); never
-    replace, never write through a symlink.
+    """The evidence writer: create ``path`` inside the evidence directory
+    ``root`` (the captures or the reviews directory) holding ``data``,
+    exclusively (:func:`citelint.files.write_exclusive`); never replace, never
+    write through a symlink.
 
     Every directory from ``root`` down to ``path``'s folder must be a real
     directory (missing ones are created): a symlinked ``captures/`` or source
     directory committed by a report author would otherwise send evidence
-    anywhere. Used only by ``capture``, ``migrate`` and ``attest``.
+    anywhere. Used only by ``capture``, ``migrate``, ``attest`` and ``review``.
 
     Returns:
         True when ``path`` was created; False when a regular file of that
@@ -47,7 +50,7 @@ def write_evidence(root: Path, path: Path, data: bytes) -> bool:
     """
     store, target = Path(os.path.abspath(root)), Path(os.path.abspath(path))
     if not target.parent.is_relative_to(store):
-        raise EvidenceRefused(f"{path} is outside the captures directory {root}; evidence is written only there")
+        raise EvidenceRefused(f"{path} is outside the evidence directory {root}; evidence is written only there")
     rel = target.parent.relative_to(store).parts
     for depth in range(len(rel) + 1):
         folder = store.joinpath(*rel[:depth])
@@ -57,7 +60,7 @@ def write_evidence(root: Path, path: Path, data: bytes) -> bool:
         st = os.lstat(folder)
         if not stat.S_ISDIR(st.st_mode):
             raise EvidenceRefused(f"{folder} is {entry_kind(st.st_mode)}, not a directory; evidence is written "
-                                  "only into real directories of the captures directory: inspect it by hand")
+                                  f"only into real directories of {root}: inspect it by hand")
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -157,3 +160,36 @@ def write_raw(root: Path, source: str, raw: bytes) -> tuple[bool, Path]:
         raise CaptureCorrupt(f"{final.name} already exists with other bytes (it was altered); raw bodies are "
                              "never replaced, inspect it by hand")
     return False, final
+
+
+def write_review(root: Path, fingerprint: str, data: bytes) -> tuple[bool, Path]:
+    """Add the review record ``data`` (:func:`citelint.store.reviews.record_bytes`)
+    judging ``fingerprint`` to the ledger ``root``, exclusively, named by its
+    digest, as :func:`write_evidence` writes.
+
+    Returns:
+        (created, path): created is False when the same record (the same
+        bytes) exists already.
+
+    Raises:
+        EvidenceRefused: the name or a directory on the way is not a regular
+            file or directory.
+        OSError: the directory cannot be created or written.
+    """
+    final = review_path(root, fingerprint, sha256_hex(data))
+    return write_evidence(root, final, data), final
+
+
+def write_review_signature(root: Path, fingerprint: str, digest: str, key_hex: str,
+                           armored: bytes) -> tuple[bool, Path]:
+    """Add a signature (``armored``: an armoured SSHSIG) of the record ``digest``
+    by the key of fingerprint ``key_hex`` beside it, exclusively.
+
+    Returns:
+        (created, path): created is False when that key's signature exists already.
+
+    Raises:
+        EvidenceRefused, OSError: as :func:`write_review`.
+    """
+    final = signature_path(root, fingerprint, digest, key_hex)
+    return write_evidence(root, final, armored), final
