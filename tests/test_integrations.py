@@ -678,7 +678,11 @@ def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, 
     assert [c.name for c in commands[3:4]] == ["stop-commands"] and len(commands) == 5
     assert "#### reports/pr\\.json (2)\n\n- **error** [CL302](" in run.summary
     assert "\n- **warning** [CL105](" in run.summary
-    assert "<summary>Semantic review: 2 unreviewed citations to read" in run.summary
+    # With a base, the review list holds only what the change added (the base's report is reviewed there).
+    assert "<summary>Semantic review: 1 unreviewed citation to read" in run.summary
+    assert "(1 more unreviewed citation was already on the base: this list holds only those the change added)" \
+        in run.summary
+    assert "`citelint review --approve " in run.summary
     sarif = json.loads((ws / "citelint.sarif").read_text(encoding="utf-8"))
     assert [r["ruleId"] for r in sarif["runs"][0]["results"]][:2] == ["CL302", "CL105"]
 
