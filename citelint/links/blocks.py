@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from citelint.links.render import GITHUB_EXTENSIONS, render_xml
 from citelint.links.source import ENTITY, SourceDocument, normalise_label
+from citelint.urls import CJK_TERMINATORS
 
 if TYPE_CHECKING:
     from citelint.links.link import Link
@@ -37,7 +38,7 @@ _FOOTNOTE_LABEL = re.compile(r"\[\^([^\]]+)\]:")
 class Block:
     """One paragraph, heading or table cell as a reader sees it."""
 
-    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col")
+    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col", "raw_amp")
 
     def __init__(self) -> None:
         self.text = ""
@@ -47,15 +48,33 @@ class Block:
         self.links: list[list] = []  # [start, end, href, Link | None]
         self.refs: list[tuple[int, str]] = []  # (index in text, normalised footnote label)
         self.lo = self.hi = self.line = self.col = 0  # source span (offsets) and start (line, column)
+        self.raw_amp = False  # a raw <a> tag with a character reference (its title may spell capture:)
+
+
+# Link text that may be an autolink's or a bare URL's (an email address, a scheme without "//") with a
+# digit, where the link's kind decides whether its numbers are prose: see XmlDocument.light.
+_URL_TEXT = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)")
 
 
 class XmlDocument:
-    """The leaves of one rendered document, its footnotes and, on demand, its located links."""
+    """The leaves of one rendered document, its footnotes and, on demand, its located links.
 
-    def __init__(self, markdown: str) -> None:
+    With ``light``, a block's links are not located when nothing a claim's
+    verification reads depends on where they are written (see
+    :meth:`needs_location`): each is then :func:`unlocated`, placed at its
+    block's start, with its category and cited URL taken from its
+    destination, which is what locating would give them. ``light`` is for
+    :func:`citelint.links.claims.check_claims`, which reads nothing else of
+    a citation; the detection functions' own answers keep located links.
+    """
+
+    def __init__(self, markdown: str, light: bool = False) -> None:
         self.markdown = markdown
         self.doc = SourceDocument(markdown)
         self.xml = render_xml(markdown, GITHUB_EXTENSIONS, True)
+        # A ``capture:`` title names the revision a citation is checked in, and it is read
+        # from the link as written: only a document that spells none may skip locating.
+        self.light = light and "capture:" not in markdown
         self._groups: list[tuple[int, int, int, int]] | None = None
         self._located: dict[int, list[Link]] = {}
         self._html = ""
@@ -189,6 +208,7 @@ class XmlDocument:
                     found = read_raw(tag, False)
                     if found is not None:
                         raw_link = [n, n, found[1], None]
+                        b.raw_amp = b.raw_amp or "&" in tag
             elif name == "<unknown>":
                 pm = _POS.search(attrs)
                 if pm is not None:
@@ -339,9 +359,42 @@ class XmlDocument:
             reach.append(top)
         self._reach = reach
 
+    def needs_location(self, b: Block) -> bool:
+        """True when a claim's verification reads more of a link of ``b`` than its destination.
+
+        That is: a quotation link (``:~:``, whose text span is CL204's); link
+        text with CJK punctuation (a bare URL's cited part ends there); a raw
+        ``<a>`` tag with a character reference (its title may spell
+        ``capture:``); link text with a digit that may be an autolink's or a
+        bare URL's without ``://`` (an email address: the kind says whether
+        its numbers are prose).
+        """
+        if b.raw_amp:
+            return True
+        text = b.text
+        for a, e, href, _ in b.links:
+            if ":~:" in href:
+                return True
+            shown = text[a:e]
+            if shown.isascii():
+                if not any(c.isdigit() for c in shown):
+                    continue
+            elif not CJK_TERMINATORS.isdisjoint(shown):
+                return True
+            elif not any(c.isdigit() for c in shown):
+                continue
+            if (":" in shown or "@" in shown) and not _URL_TEXT.match(shown.strip()) \
+                    and not any(c.isspace() for c in shown.strip()):
+                return True
+        return False
+
     def attach(self, b: Block) -> None:
         """Give each link of ``b`` its located :class:`Link` (matched by href, in order)."""
         if not b.links or b.links[0][3] is not None:
+            return
+        if self.light and not self.needs_location(b):
+            for entry in b.links:
+                entry[3] = unlocated(entry[2], b)
             return
         mine = self.links_in(b.lo, b.hi if b.hi > b.lo else len(self.markdown))
         k = 0
@@ -371,8 +424,8 @@ def governed(links: Sequence[Link | None]) -> list[Link]:
 class Detector:
     """Shared state of one document: its leaves, footnote definitions and quotation blocks."""
 
-    def __init__(self, markdown: str) -> None:
-        self.d = XmlDocument(markdown)
+    def __init__(self, markdown: str, light: bool = False) -> None:
+        self.d = XmlDocument(markdown, light)
         self.leaves = self.d.leaves()
         self._blocks: dict[int, Block] = {}
         self._footnotes: dict[str, list[Link]] | None = None

@@ -35,26 +35,31 @@ in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
-from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, nearest, occurs
+from citelint.excerpts import Flat, MissBudget, explain_miss, flat_quotation, flatten, may_occur, nearest, occurs
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
 from citelint.model import AcceptedQuotation
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
+from citelint.urls import CJK_TERMINATORS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from citelint.links.grounds import LinkEvidence
     from citelint.links.link import Link
     from citelint.links.prose import Number, Quotation
-    from citelint.store.captures import CaptureRecord
+    from citelint.store.captures import CaptureRecord, Store
 
 #: Capture text read, per document, when looking for a missed quotation in other sources' captures.
 ELSEWHERE_BUDGET_CHARS = 64 * 1024 * 1024
+#: Capture text kept per store for that search, so that a run whose reports miss many
+#: quotations reads each other source's newest revisions once, not once per miss.
+ELSEWHERE_KEPT_CHARS = 32 * 1024 * 1024
 #: Citations a CL205 message explains one by one; the rest are counted.
 EXPLAINED_CITATIONS = 3
 _TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
@@ -70,6 +75,31 @@ class Claims(NamedTuple):
 
     issues: list[LinkIssue]
     accepted: list[AcceptedQuotation]
+
+
+class _Newest:
+    """The newest revisions of the sources a store holds, as the search of other sources for a
+    missed quotation reads them, kept for the store's run up to ELSEWHERE_KEPT_CHARS."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[CaptureRecord, ...]] = {}
+        self.chars = 0
+
+    def records(self, store: Store, source: str) -> tuple[CaptureRecord, ...]:
+        """The newest revisions of ``source`` (:meth:`~citelint.store.captures.Store.newest_revisions`);
+        none when no capture of it verifies."""
+        hit = self.kept.get(source)
+        if hit is None:
+            hit = tuple(store.newest_revisions(source).records) if store.has_source(source) else ()
+            size = sum(len(r.text) for r in hit)
+            if self.chars + size <= ELSEWHERE_KEPT_CHARS:
+                self.kept[source] = hit
+                self.chars += size
+        return hit
+
+
+#: One per store: a store is a run's, and what it holds does not change during the run.
+_NEWEST: weakref.WeakKeyDictionary[Store, _Newest] = weakref.WeakKeyDictionary()
 
 
 class ClaimChecker:
@@ -214,7 +244,8 @@ class ClaimChecker:
             if isinstance(revisions, str):
                 misses.append((source, revisions, []))
                 continue
-            hits, failed = revisions.split(lambda r: occurs(self.flat(r), segments, gaps, optional_end))
+            hits, failed = revisions.split(lambda r: may_occur(r.text, segments, optional_end)
+                                           and occurs(self.flat(r), segments, gaps, optional_end))
             if hits and not failed:
                 return AcceptedQuotation("", q.line, q.col, q.sentence, q.text, source, hits[0].sha256, None,
                                          q.insertions)
@@ -287,12 +318,17 @@ class ClaimChecker:
                    cited: set[str]) -> tuple[str, str] | None:
         """(source, sha256) of the first other approved source, in config order, whose newest
         revisions hold the quotation, within the document's budget of text read; or None."""
+        newest = _NEWEST.get(self.store)
+        if newest is None:
+            newest = _NEWEST[self.store] = _Newest()
         for source in self.sources:
-            if source in cited or self._elsewhere_left <= 0 or not self.store.has_source(source):
+            if source in cited or self._elsewhere_left <= 0:
                 continue
-            for record in self.store.newest_revisions(source).records:
+            for record in newest.records(self.store, source):
                 self._elsewhere_left -= len(record.text)
-                if occurs(self.flat(record), segments, gaps, optional_end):
+                # Most captures lack a piece of the quotation: ruled out before one is flattened.
+                if may_occur(record.text, segments, optional_end) \
+                        and occurs(self.flat(record), segments, gaps, optional_end):
                     return source, record.sha256
         return None
 
@@ -332,6 +368,22 @@ def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple
     return next((failed[0][0].sha256 for _, _, failed in misses if failed), None)
 
 
+def _citable(evidence: LinkEvidence) -> Callable[[str], bool]:
+    """Whether a link to a destination may be a citation whose captures are checked: one a
+    captured source has the identity of (:meth:`ClaimChecker.grounded` asks that of the cited
+    URL, which is the destination but for a bare URL cut at CJK punctuation)."""
+    captured = evidence.grounding.captured_source
+    seen: dict[str, bool] = {}
+
+    def citable(href: str) -> bool:
+        hit = seen.get(href)
+        if hit is None:
+            hit = seen[href] = captured(href) is not None or not CJK_TERMINATORS.isdisjoint(href)
+        return hit
+
+    return citable
+
+
 def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], *, quotes: bool = True,
                  numbers: bool = True, min_chars: int = 20, min_segment_chars: int = 12,
                  max_elision_chars: int = 1000) -> Claims:
@@ -348,22 +400,23 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     """
     if evidence.store is None or not (quotes or numbers):
         return Claims([], [])
-    from citelint.links.prose import cited_numbers, quotations
+    from citelint.links.prose import claims
 
+    found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
+                                         min_segment_chars=min_segment_chars,
+                                         citable=_citable(evidence))
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []
-    if quotes:
-        for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
-            verdict = checker.quotation(q)
-            if isinstance(verdict, AcceptedQuotation):
-                accepted.append(verdict)
-            elif verdict is not None:
-                issues.append(verdict)
-    if numbers:
-        for n in cited_numbers(markdown):
-            issue = checker.number(n)
-            if issue is not None:
-                issues.append(issue)
+    for q in found_quotes:
+        verdict = checker.quotation(q)
+        if isinstance(verdict, AcceptedQuotation):
+            accepted.append(verdict)
+        elif verdict is not None:
+            issues.append(verdict)
+    for n in found_numbers:
+        issue = checker.number(n)
+        if issue is not None:
+            issues.append(issue)
     issues.sort(key=lambda i: (i.line, i.col))
     return Claims(issues, accepted)

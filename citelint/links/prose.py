@@ -20,8 +20,9 @@ rendered text are code-point indices.
 
 from __future__ import annotations
 
+import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.blocks import Block, Detector
@@ -320,9 +321,29 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
     citation rule. Raises nothing for any ``str`` (RuntimeError only when
     cmark-gfm's XML renderer is missing from the cmarkgfm build).
     """
-    if not markdown or _MARKS.search(markdown) is None and ">" not in markdown and "&" not in markdown:
+    if not _may_quote(markdown):
         return []
-    det = Detector(markdown)
+    return _quotations(Detector(markdown), min_chars, min_segment_chars)
+
+
+def _may_quote(markdown: str) -> bool:
+    """False when ``markdown`` holds no quotation mark, no ``>`` (a blockquote) and no ``&`` (a
+    character reference may spell a mark): it quotes nothing."""
+    return bool(markdown) and (_MARKS.search(markdown) is not None or ">" in markdown or "&" in markdown)
+
+
+def _may_cite(chunk: str, citable: Callable[[str], bool] | None) -> bool:
+    """False when the leaf of cmark's XML ``chunk`` has links, none of them ``citable``, and no
+    footnote reference or raw ``<a>`` tag (whose destination is not in an attribute)."""
+    if citable is None or "<<unknown>" in chunk or "&lt;a" in chunk or "&lt;A" in chunk:
+        return True
+    return any(citable(html.unescape(dest) if "&" in dest else dest) for dest in _DESTINATION.findall(chunk))
+
+
+def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
+                citable: Callable[[str], bool] | None = None) -> list[Quotation]:
+    """:func:`quotations` of the document ``det`` reads; with ``citable``, marked quotations in a
+    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
     xml = det.d.xml
     found: list[Quotation] = []
     quote_paragraphs: dict[int, list[int]] = {}  # blockquote id -> leaves
@@ -334,6 +355,8 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
         chunk = xml[start:end]
         if _OPENERS.search(chunk) is None and chunk.count("&quot;") + chunk.count("”") < 2:
             continue  # no mark that can open a quotation, and no "…" or "…”
+        if citable is not None and not _may_cite(chunk, citable):
+            continue  # no citation a capture grounds: nothing to verify
         b = det.block(k)
         pairs = _pairs(b.text, b.code)
         if not pairs:
@@ -435,6 +458,7 @@ _NUMBER = re.compile(
     r"(?:\d{1,3}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
     r"|\d+(?:[.,]\d+)?)")
 _DIGIT = re.compile(r"\d")
+_DESTINATION = re.compile(r' destination="([^"]*)"')
 _TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
 _CURRENCY = frozenset("$€£¥₹₩₽¢")
 _SIGNS = frozenset("+-−±")
@@ -511,7 +535,12 @@ def cited_numbers(markdown: str) -> list[Number]:
     """
     if not markdown or _DIGIT.search(markdown) is None:
         return []
-    det = Detector(markdown)
+    return _numbers(Detector(markdown))
+
+
+def _numbers(det: Detector, citable: Callable[[str], bool] | None = None) -> list[Number]:
+    """:func:`cited_numbers` of the document ``det`` reads; with ``citable``, the numbers of a
+    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
     xml = det.d.xml
     found: list[Number] = []
     for k, (start, end, depth, alert, _note, _quote) in enumerate(det.leaves):
@@ -522,6 +551,8 @@ def cited_numbers(markdown: str) -> list[Number]:
             continue  # no link, no citation
         if _TEXT_DIGIT.search(chunk) is None:
             continue  # no digit in any text or code node
+        if citable is not None and not _may_cite(chunk, citable):
+            continue  # no citation a capture grounds: nothing to verify
         b = det.block(k)
         pairs = _pairs(b.text, b.code)
         det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
@@ -550,6 +581,30 @@ def cited_numbers(markdown: str) -> list[Number]:
                                     citations))
     found.sort(key=lambda n: (n.line, n.col))
     return found
+
+
+def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,
+           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None
+           ) -> tuple[list[Quotation], list[Number]]:
+    """:func:`quotations` (when ``quotes``) and :func:`cited_numbers` (when ``numbers``) of
+    ``markdown`` from one reading of the document, for verification against the captures
+    (:func:`citelint.links.claims.check_claims`).
+
+    ``citable(href)`` says whether a link with that destination may be a
+    citation a capture grounds; a leaf whose links are none of them citable
+    and that has no footnote reference is not read. The citations are not
+    located where nothing their verification reads depends on it (see
+    :class:`citelint.links.blocks.XmlDocument`): their positions are their
+    block's start. Everything else is as the two functions give it.
+    Raises nothing for any ``str``.
+    """
+    quotes = quotes and _may_quote(markdown)
+    numbers = numbers and bool(markdown) and _DIGIT.search(markdown) is not None
+    if not (quotes or numbers):
+        return [], []
+    det = Detector(markdown, light=True)
+    return (_quotations(det, min_chars, min_segment_chars, citable) if quotes else [],
+            _numbers(det, citable) if numbers else [])
 
 
 def _standalone(text: str, a: int, e: int) -> bool:
