@@ -59,6 +59,7 @@ _URL_TEXT = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)")
 class XmlDocument:
     """The leaves of one rendered document, its footnotes and, on demand, its located links.
 
+    ``xml`` is cmark's XML of ``markdown`` when the caller has it rendered.
     With ``light``, a block's links are not located when nothing a claim's
     verification reads depends on where they are written (see
     :meth:`needs_location`): each is then :func:`unlocated`, placed at its
@@ -68,10 +69,10 @@ class XmlDocument:
     a citation; the detection functions' own answers keep located links.
     """
 
-    def __init__(self, markdown: str, light: bool = False) -> None:
+    def __init__(self, markdown: str, light: bool = False, xml: str = "") -> None:
         self.markdown = markdown
         self.doc = SourceDocument(markdown)
-        self.xml = render_xml(markdown, GITHUB_EXTENSIONS, True)
+        self.xml = xml or render_xml(markdown, GITHUB_EXTENSIONS, True)
         # A ``capture:`` title names the revision a citation is checked in, and it is read
         # from the link as written: only a document that spells none may skip locating.
         self.light = light and "capture:" not in markdown
@@ -424,8 +425,8 @@ def governed(links: Sequence[Link | None]) -> list[Link]:
 class Detector:
     """Shared state of one document: its leaves, footnote definitions and quotation blocks."""
 
-    def __init__(self, markdown: str, light: bool = False) -> None:
-        self.d = XmlDocument(markdown, light)
+    def __init__(self, markdown: str, light: bool = False, xml: str = "") -> None:
+        self.d = XmlDocument(markdown, light, xml)
         self.leaves = self.d.leaves()
         self._blocks: dict[int, Block] = {}
         self._footnotes: dict[str, list[Link]] | None = None

@@ -57,9 +57,9 @@ if TYPE_CHECKING:
 
 #: Capture text read, per document, when looking for a missed quotation in other sources' captures.
 ELSEWHERE_BUDGET_CHARS = 64 * 1024 * 1024
-#: Capture text kept per store for that search, so that a run whose reports miss many
-#: quotations reads each other source's newest revisions once, not once per miss.
-ELSEWHERE_KEPT_CHARS = 32 * 1024 * 1024
+#: Capture text kept per store (a run's) of the sources' newest revisions, so that a run reads
+#: those of a source once, not once per report citing it and per missed quotation.
+NEWEST_KEPT_CHARS = 16 * 1024 * 1024
 #: Citations a CL205 message explains one by one; the rest are counted.
 EXPLAINED_CITATIONS = 3
 _TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
@@ -78,21 +78,22 @@ class Claims(NamedTuple):
 
 
 class _Newest:
-    """The newest revisions of the sources a store holds, as the search of other sources for a
-    missed quotation reads them, kept for the store's run up to ELSEWHERE_KEPT_CHARS."""
+    """The newest revisions of the sources a store holds, as citations without a ``capture:``
+    title and the search of other sources for a missed quotation read them, kept for the store's
+    run up to NEWEST_KEPT_CHARS: the reports of a run cite the same sources again and again."""
 
     def __init__(self) -> None:
-        self.kept: dict[str, tuple[CaptureRecord, ...]] = {}
+        self.kept: dict[str, NewestRevisions] = {}
         self.chars = 0
 
-    def records(self, store: Store, source: str) -> tuple[CaptureRecord, ...]:
-        """The newest revisions of ``source`` (:meth:`~citelint.store.captures.Store.newest_revisions`);
-        none when no capture of it verifies."""
+    def of(self, store: Store, source: str) -> NewestRevisions:
+        """:meth:`~citelint.store.captures.Store.newest_revisions` of ``source`` (no group when no
+        capture of it verifies)."""
         hit = self.kept.get(source)
         if hit is None:
-            hit = tuple(store.newest_revisions(source).records) if store.has_source(source) else ()
-            size = sum(len(r.text) for r in hit)
-            if self.chars + size <= ELSEWHERE_KEPT_CHARS:
+            hit = store.newest_revisions(source)
+            size = sum(len(r.text) for r in hit.records)
+            if self.chars + size <= NEWEST_KEPT_CHARS:
                 self.kept[source] = hit
                 self.chars += size
         return hit
@@ -121,6 +122,10 @@ class ClaimChecker:
         self._budgets: dict[str, MissBudget] = {}
         self._revisions: dict[tuple[str, str | None], NewestRevisions | str] = {}
         self._elsewhere_left = ELSEWHERE_BUDGET_CHARS
+        newest = _NEWEST.get(self.store)
+        if newest is None:
+            newest = _NEWEST[self.store] = _Newest()
+        self._newest = newest
         self._line_starts: list[int] | None = None
         self._definitions: dict[str, str] | None = None
 
@@ -160,7 +165,7 @@ class ClaimChecker:
 
     def _lookup(self, source: str, named: str | None) -> NewestRevisions | str:
         if named is None:
-            revisions = self.store.newest_revisions(source)
+            revisions = self._newest.of(self.store, source)
             return revisions if revisions.groups else "no capture of this source verifies"
         if _HEX64.fullmatch(named) is None:
             return (f"the link title capture:{quoted(named, 70)} names no revision: write capture:<sha256> "
@@ -206,10 +211,13 @@ class ClaimChecker:
     def in_quotation_link(self, line: int, col: int, citations: Sequence[Link]) -> bool:
         """True when ``line``/``col`` lies in the visible text of one of ``citations`` that is a
         quotation link (``#:~:text=``): that text is CL204's to judge, never CL205's or CL206's."""
+        spanned = [link for link in citations if link.text_span is not None]
+        if not spanned:
+            return False  # (the usual citation: the quotation link module need not load)
         from citelint.links.quote import is_quotation
 
-        return any(link.text_span is not None and is_quotation(link.href)
-                   and link.text_span[0] <= self.offset(line, col) < link.text_span[1] for link in citations)
+        return any(is_quotation(link.href) and link.text_span is not None
+                   and link.text_span[0] <= self.offset(line, col) < link.text_span[1] for link in spanned)
 
     # -- CL205 -----------------------------------------------------------------------------
 
@@ -318,13 +326,11 @@ class ClaimChecker:
                    cited: set[str]) -> tuple[str, str] | None:
         """(source, sha256) of the first other approved source, in config order, whose newest
         revisions hold the quotation, within the document's budget of text read; or None."""
-        newest = _NEWEST.get(self.store)
-        if newest is None:
-            newest = _NEWEST[self.store] = _Newest()
         for source in self.sources:
             if source in cited or self._elsewhere_left <= 0:
                 continue
-            for record in newest.records(self.store, source):
+            # (no record when no capture of it verifies, as has_source says, read once)
+            for record in self._newest.of(self.store, source).records:
                 self._elsewhere_left -= len(record.text)
                 # Most captures lack a piece of the quotation: ruled out before one is flattened.
                 if may_occur(record.text, segments, optional_end) \
@@ -386,7 +392,7 @@ def _citable(evidence: LinkEvidence) -> Callable[[str], bool]:
 
 def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], *, quotes: bool = True,
                  numbers: bool = True, min_chars: int = 20, min_segment_chars: int = 12,
-                 max_elision_chars: int = 1000) -> Claims:
+                 max_elision_chars: int = 1000, xml: str = "") -> Claims:
     """The CL205 and CL206 issues of the Markdown ``markdown``, and its accepted quotations.
 
     ``evidence`` is the run's :class:`~citelint.links.grounds.LinkEvidence`
@@ -397,6 +403,8 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     citation; its position is the opening quotation mark (CL205) or the
     number's first digit (CL206). Raises nothing for any ``str``.
     ``accepted`` lists each quotation that passed, with the capture that holds it.
+    ``xml`` is cmark's XML of ``markdown`` when the caller has it
+    (:attr:`citelint.links.judge.LinkReport.xml`), else it is rendered here.
     """
     if evidence.store is None or not (quotes or numbers):
         return Claims([], [])
@@ -404,7 +412,7 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
 
     found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
                                          min_segment_chars=min_segment_chars,
-                                         citable=_citable(evidence))
+                                         citable=_citable(evidence), xml=xml)
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []

@@ -453,10 +453,13 @@ def link_sentences(markdown: str, starts: Sequence[int]) -> dict[int, str]:
 
 #: A number: a maximal run of digits with grouping separators (``,`` ``.``
 #: space ``'``, one kind, between groups of three) and at most one decimal mark.
+#: It starts with its first digit, and the lookbehinds (no digit, and no digit with a separator,
+#: before it) are tested after that digit: a pattern that starts with a digit is scanned for one,
+#: not tried at every position (five times faster over prose and captures alike).
 _NUMBER = re.compile(
-    r"(?<!\d)(?<!\d[.,])"
-    r"(?:\d{1,3}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
-    r"|\d+(?:[.,]\d+)?)")
+    r"\d(?<!\d\d)(?<!\d[.,]\d)"
+    r"(?:\d{0,2}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
+    r"|\d*(?:[.,]\d+)?)")
 _DIGIT = re.compile(r"\d")
 _DESTINATION = re.compile(r' destination="([^"]*)"')
 _TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
@@ -584,7 +587,7 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None) -> lis
 
 
 def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,
-           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None
+           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None, xml: str = ""
            ) -> tuple[list[Quotation], list[Number]]:
     """:func:`quotations` (when ``quotes``) and :func:`cited_numbers` (when ``numbers``) of
     ``markdown`` from one reading of the document, for verification against the captures
@@ -595,14 +598,16 @@ def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_char
     and that has no footnote reference is not read. The citations are not
     located where nothing their verification reads depends on it (see
     :class:`citelint.links.blocks.XmlDocument`): their positions are their
-    block's start. Everything else is as the two functions give it.
-    Raises nothing for any ``str``.
+    block's start. ``xml``, when given, is cmark's XML of ``markdown``
+    (:func:`~citelint.links.render.render_xml`), so that it is not rendered
+    again. Everything else is as the two functions give it. Raises nothing
+    for any ``str``.
     """
     quotes = quotes and _may_quote(markdown)
     numbers = numbers and bool(markdown) and _DIGIT.search(markdown) is not None
     if not (quotes or numbers):
         return [], []
-    det = Detector(markdown, light=True)
+    det = Detector(markdown, light=True, xml=xml)
     return (_quotations(det, min_chars, min_segment_chars, citable) if quotes else [],
             _numbers(det, citable) if numbers else [])
 
