@@ -33,6 +33,8 @@ _BLOCK_TAG = re.compile(r"<(/?)(block_quote|paragraph|heading|table_cell|<unknow
 # A blockquote whose first line is ``[!NOTE]`` (or another alert type) alone.
 _ALERT = re.compile(r"\s*<paragraph[^>]*>\s*<text[^>]*>\[!([A-Za-z]+)\]</text>\s*(?:<softbreak />|</paragraph>)")
 _FOOTNOTE_LABEL = re.compile(r"\[\^([^\]]+)\]:")
+_LEAF_NAMES = ("paragraph", "heading", "table_cell")
+_LEAF_OPEN = tuple(f"<{name}" for name in _LEAF_NAMES)
 
 
 class Block:
@@ -71,7 +73,7 @@ class XmlDocument:
 
     def __init__(self, markdown: str, light: bool = False, xml: str = "") -> None:
         self.markdown = markdown
-        self.doc = SourceDocument(markdown)
+        self._doc: SourceDocument | None = None
         self.xml = xml or render_xml(markdown, GITHUB_EXTENSIONS, True)
         # A ``capture:`` title names the revision a citation is checked in, and it is read
         # from the link as written: only a document that spells none may skip locating.
@@ -84,6 +86,14 @@ class XmlDocument:
         self._group_los: list[int] = []
         self._reach: list[int] = []
         self._everywhere: list[int] = []
+
+    @property
+    def doc(self) -> SourceDocument:
+        """The Markdown source's positions, built when a first block is read (most documents
+        hold no claim, and their leaves are sorted out from the XML alone)."""
+        if self._doc is None:
+            self._doc = SourceDocument(self.markdown)
+        return self._doc
 
     def offset(self, line: int, byte_col: int) -> int:
         return self.doc.offset(line, byte_col)
@@ -427,16 +437,49 @@ class Detector:
 
     def __init__(self, markdown: str, light: bool = False, xml: str = "") -> None:
         self.d = XmlDocument(markdown, light, xml)
-        self.leaves = self.d.leaves()
+        self._leaves: list[tuple[int, int, int, bool, str | None, int]] | None = None
         self._blocks: dict[int, Block] = {}
         self._footnotes: dict[str, list[Link]] | None = None
 
+    @property
+    def leaves(self) -> list[tuple[int, int, int, bool, str | None, int]]:
+        """:meth:`XmlDocument.leaves`, read when first asked for."""
+        if self._leaves is None:
+            self._leaves = self.d.leaves()
+        return self._leaves
+
     def block(self, k: int) -> Block:
-        b = self._blocks.get(k)
+        """The block of leaf ``k``."""
+        start, end = self.leaves[k][:2]
+        return self.block_at(start, end)
+
+    def block_at(self, start: int, end: int) -> Block:
+        """The block of the leaf at xml[start:end], read once."""
+        b = self._blocks.get(start)
         if b is None:
-            start, end = self.leaves[k][:2]
-            b = self._blocks[k] = self.d.block(start, end)
+            b = self._blocks[start] = self.d.block(start, end)
         return b
+
+    def leaf_at(self, i: int) -> tuple[int, int] | None:
+        """(xml start, xml end) of the leaf holding the text node that starts at ``i`` of the XML,
+        found from that node alone (as :meth:`XmlDocument.leaves` spans it), or None when the
+        document has a blockquote (whose depth only the leaves tell) or the XML is not as expected."""
+        xml = self.d.xml
+        if "<block_quote" in xml:
+            return None
+        # the nearest leaf open tag before the node holds it (leaves do not nest): looked for
+        # near the node first, since a document's last heading may be far before it
+        near = max(0, i - 4096)
+        start = max(xml.rfind(tag, near, i) for tag in _LEAF_OPEN)
+        if start < 0:
+            start = max(xml.rfind(tag, 0, i) for tag in _LEAF_OPEN)
+        if start < 0 or xml[xml.find(">", start) - 1] == "/":
+            return None  # (an empty table cell: the leaves say)
+        name = xml[start + 1:xml.find(" ", start)]
+        if name not in _LEAF_NAMES:
+            return None
+        end = xml.find(f"</{name}>", i)
+        return None if end < 0 else (start, end)
 
     def footnotes(self) -> dict[str, list[Link]]:
         """Normalised footnote label -> the governed links of its definition."""

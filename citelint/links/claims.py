@@ -374,9 +374,9 @@ def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple
     return next((failed[0][0].sha256 for _, _, failed in misses if failed), None)
 
 
-def _citable(evidence: LinkEvidence) -> Callable[[str], bool]:
-    """Whether a link to a destination may be a citation whose captures are checked: one a
-    captured source has the identity of (:meth:`ClaimChecker.grounded` asks that of the cited
+def capture_citable(evidence: LinkEvidence) -> Callable[[str], bool]:
+    """Whether a link to a destination (an href) may be a citation whose captures are checked,
+    under ``evidence``: one a captured source has the identity of (:meth:`ClaimChecker.grounded` asks that of the cited
     URL, which is the destination but for a bare URL cut at CJK punctuation)."""
     captured = evidence.grounding.captured_source
     seen: dict[str, bool] = {}
@@ -412,7 +412,7 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
 
     found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
                                          min_segment_chars=min_segment_chars,
-                                         citable=_citable(evidence), xml=xml)
+                                         citable=capture_citable(evidence), xml=xml)
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []

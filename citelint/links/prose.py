@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -46,6 +47,10 @@ _MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”�
 #: The marks that can open a quotation besides ``"``: a leaf with none of them (and fewer
 #: than two ``"``) is not rendered at all.
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
+#: A text node of cmark's XML holding one of them, ``"`` (``&quot;``) or ” (which closes a ``"``).
+#: (Possessive, and stopping at each mark, so that a text node is read once.)
+_MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
+_MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
 #: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
 ABBREVIATIONS = frozenset([
@@ -346,18 +351,40 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
     leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
     xml = det.d.xml
     found: list[Quotation] = []
+    # Where a text node holds a mark that may open or close a quotation: marks in code,
+    # raw HTML or attributes are never quotation marks, so a leaf without one is not read.
+    marked = [m.start() for m in _MARKED_TEXT.finditer(xml)]
+    if not marked and "<block_quote" not in xml:
+        return found
     quote_paragraphs: dict[int, list[int]] = {}  # blockquote id -> leaves
-    for k, (start, end, depth, alert, _note, quote_id) in enumerate(det.leaves):
-        if depth and not (alert and depth == 1):
-            if depth == 1:  # of nested blockquotes only the outermost is a quotation
-                quote_paragraphs.setdefault(quote_id, []).append(k)
+    leaf_spans: list[tuple[int, int]] | None = None if "<block_quote" in xml else []
+    for i in marked:  # without a blockquote, the leaves of the marked text nodes are found alone
+        if leaf_spans is None or (leaf_spans and i < leaf_spans[-1][1]):
+            continue
+        leaf = det.leaf_at(i)
+        if leaf is None:
+            leaf_spans = None
+        else:
+            leaf_spans.append(leaf)
+    if leaf_spans is None:
+        leaf_spans = []
+        for start, end, depth, alert, _note, quote_id in det.leaves:
+            if depth and not (alert and depth == 1):
+                if depth == 1:  # of nested blockquotes only the outermost is a quotation
+                    quote_paragraphs.setdefault(quote_id, []).append(len(leaf_spans))
+                leaf_spans.append((-1, -1))
+                continue
+            at = bisect_left(marked, start)
+            leaf_spans.append((start, end) if at < len(marked) and marked[at] < end else (-1, -1))
+    for start, end in leaf_spans:
+        if start < 0:
             continue
         chunk = xml[start:end]
         if _OPENERS.search(chunk) is None and chunk.count("&quot;") + chunk.count("”") < 2:
             continue  # no mark that can open a quotation, and no "…" or "…”
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
-        b = det.block(k)
+        b = det.block_at(start, end)
         pairs = _pairs(b.text, b.code)
         if not pairs:
             continue
