@@ -439,6 +439,7 @@ class Detector:
         self.d = XmlDocument(markdown, light, xml)
         self._leaves: list[tuple[int, int, int, bool, str | None, int]] | None = None
         self._blocks: dict[int, Block] = {}
+        self._quoting: bool | None = None  # does the XML hold a blockquote
         self._footnotes: dict[str, list[Link]] | None = None
 
     @property
@@ -461,11 +462,14 @@ class Detector:
         return b
 
     def leaf_at(self, i: int) -> tuple[int, int] | None:
-        """(xml start, xml end) of the leaf holding the text node that starts at ``i`` of the XML,
-        found from that node alone (as :meth:`XmlDocument.leaves` spans it), or None when the
-        document has a blockquote (whose depth only the leaves tell) or the XML is not as expected."""
+        """(xml start, xml end) of the leaf holding offset ``i`` of the XML, found from there
+        alone (as :meth:`XmlDocument.leaves` spans it); (-1, -1) when no leaf holds it (raw
+        HTML, a footnote definition's own tag); None when the document has a blockquote (whose
+        depth only the leaves tell) or the XML is not as expected."""
         xml = self.d.xml
-        if "<block_quote" in xml:
+        if self._quoting is None:
+            self._quoting = "<block_quote" in xml
+        if self._quoting:
             return None
         # the nearest leaf open tag before the node holds it (leaves do not nest): looked for
         # near the node first, since a document's last heading may be far before it
@@ -478,8 +482,10 @@ class Detector:
         name = xml[start + 1:xml.find(" ", start)]
         if name not in _LEAF_NAMES:
             return None
-        end = xml.find(f"</{name}>", i)
-        return None if end < 0 else (start, end)
+        end = xml.find(f"</{name}>", start)
+        if end < 0:
+            return None
+        return (start, end) if end > i else (-1, -1)  # (-1, -1): ``i`` is in no leaf
 
     def footnotes(self) -> dict[str, list[Link]]:
         """Normalised footnote label -> the governed links of its definition."""

@@ -364,7 +364,7 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
         leaf = det.leaf_at(i)
         if leaf is None:
             leaf_spans = None
-        else:
+        elif leaf[0] >= 0:
             leaf_spans.append(leaf)
     if leaf_spans is None:
         leaf_spans = []
@@ -546,8 +546,10 @@ def _excluded(b: Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int
         if _is_marker(shown) or (link is not None and link.kind in ("bare", "autolink")) \
                 or _PLAIN_URL.match(shown.strip()):
             out.append((a, e))
-    out.extend(m.span() for m in _PLAIN_MARKER.finditer(text))
-    out.extend(m.span() for m in _PLAIN_URL.finditer(text))
+    if "[" in text:
+        out.extend(m.span() for m in _PLAIN_MARKER.finditer(text))
+    if "://" in text or "www." in text:  # (the pattern would be tried at every letter)
+        out.extend(m.span() for m in _PLAIN_URL.finditer(text))
     return out
 
 
@@ -573,9 +575,9 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None) -> lis
     leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
     xml = det.d.xml
     found: list[Number] = []
-    for k, (start, end, depth, alert, _note, _quote) in enumerate(det.leaves):
-        if depth and not (alert and depth == 1):
-            continue  # a blockquote paragraph is a quotation
+    leaf_spans = [(start, end) for start, end, depth, alert, _note, _quote in det.leaves
+                  if not depth or (alert and depth == 1)]  # a blockquote paragraph is a quotation
+    for start, end in leaf_spans:
         chunk = xml[start:end]
         if "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
             continue  # no link, no citation
@@ -583,7 +585,7 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None) -> lis
             continue  # no digit in any text or code node
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
-        b = det.block(k)
+        b = det.block_at(start, end)
         pairs = _pairs(b.text, b.code)
         det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
         skip = _excluded(b, pairs)
