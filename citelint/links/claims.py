@@ -376,8 +376,9 @@ def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple
 
 def capture_citable(evidence: LinkEvidence) -> Callable[[str], bool]:
     """Whether a link to a destination (an href) may be a citation whose captures are checked,
-    under ``evidence``: one a captured source has the identity of (:meth:`ClaimChecker.grounded` asks that of the cited
-    URL, which is the destination but for a bare URL cut at CJK punctuation)."""
+    under ``evidence``: one a captured source has the identity of. :meth:`ClaimChecker.grounded`
+    asks that of the cited URL, which is the destination but for a bare URL cut at CJK
+    punctuation: a destination holding CJK punctuation may be citable too."""
     captured = evidence.grounding.captured_source
     seen: dict[str, bool] = {}
 
