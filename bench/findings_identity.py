@@ -16,7 +16,12 @@ included) on the same inputs, in ``text`` and ``json`` formats:
 - ``readmes``: each README of the README corpus as a Markdown report, with
   its own governed links as its approved, captured sources (the false-flag
   setup of ``bench/links_bench.py``: one folder, ``pyproject.toml`` and
-  capture store per README).
+  capture store per README). Each capture holds only its URL, so every
+  cited prose quotation and number is a CL205 or CL206 finding;
+- ``claims``: the ExpertQA answers as Markdown reports with their evidence
+  passages as captures (``bench/expertqa_claims.py``), with the default
+  rules and with CL205 and CL206 off: prose quotations accepted and missed,
+  numbers found and not.
 
 The inputs are generated once, by the current checkout, and both revisions
 check the same files. Each revision runs in one Python process that calls
@@ -65,7 +70,7 @@ REPO_ROOT = gen.REPO_ROOT
 DEFAULT_REV = "67ab015"
 DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 FORMATS = ("text", "json")
-SETS = ("examples", "expertqa", "readmes")
+SETS = ("examples", "expertqa", "readmes", "claims")
 
 #: Runs in the revision's interpreter: ``citelint.cli.main`` for each job read
 #: from the file named by its argument, results as JSON on stdout.
@@ -109,6 +114,16 @@ def expertqa_jobs(tmp: Path, corpus: Path) -> list[Job]:
     tree = expertqa_validate.build_tree(tmp / "expertqa", corpus / "expertqa")
     return [(f"ExpertQA validation split --format {fmt}", tree.root, ["check", "--format", fmt])
             for fmt in FORMATS]
+
+
+def claims_jobs(tmp: Path, corpus: Path) -> list[Job]:
+    import expertqa_claims
+
+    root = tmp / "claims"
+    expertqa_claims.build(corpus / "expertqa", root)
+    return [(f"ExpertQA answers as Markdown, {config} --format {fmt}", root,
+             ["check", "--config", config, "--format", fmt])
+            for config in ("citelint.yaml", "citelint-off.yaml") for fmt in FORMATS]
 
 
 def readme_jobs(tmp: Path, corpus: Path) -> list[Job]:
@@ -258,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
                     jobs += expertqa_jobs(tmp, args.corpus)
                 if "readmes" in only:
                     jobs += readme_jobs(tmp, args.corpus)
+                if "claims" in only:
+                    jobs += claims_jobs(tmp, args.corpus)
             except FileNotFoundError as exc:
                 print(f"findings_identity: {exc}", file=sys.stderr)
                 return 2

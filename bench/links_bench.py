@@ -14,6 +14,11 @@ the whole corpus, from text in memory to a verdict for every link:
   caches are cleared before each repeat. A second figure, "two-pass", renders
   each document twice (once to collect the allowlist, once to govern it), for
   readers who want the peer's shape exactly.
+- "with detection": ``check()`` as a check that verifies claims in prose
+  runs it (cmark's XML from the same parse), plus the detection of prose
+  quotations (``quotes``) or of quotations and cited numbers (``claims``),
+  every governed link a capture-grounded citation; see :func:`claims_corpus`
+  for what is not included.
 - ``llm-link-provenance`` (npm, installed into a temporary directory for this
   run only, never a dependency): per document ``buildAllowlist([text])`` then
   ``enforceLinkProvenance(text, allowlist)``, timed inside Node by
@@ -51,7 +56,11 @@ if not os.environ.get("PYTHONPATH"):
 
 import citelint  # noqa: E402
 from citelint import links, urls  # noqa: E402
-from citelint.links import render  # noqa: E402
+from citelint.links import (  # noqa: E402
+    claims as link_claims,
+    prose,
+    render,
+)
 
 PEER = "llm-link-provenance@0.1.2"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "markdown-readmes"
@@ -81,6 +90,33 @@ def check_corpus(texts: list[str], sources: list[list[str]]) -> dict[str, int]:
         for issue in report.issues:
             counts[issue.rule] += 1
     return counts
+
+
+def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = True) -> None:
+    """check() as `citelint check` runs it when claims in prose (CL205, CL206) are verified:
+    cmark's XML rendered from the parse the HTML comes from, then the prose quotations and
+    (with ``numbers``) the cited numbers detected with their citations and positions
+    (``prose.claims``, as ``links.check_claims`` calls it), every governed link a citation a
+    capture grounds (the README setup: each document's own links are its captured sources).
+    Not included: reading the captures and searching them, which depends on what they hold
+    (the corpus has none; bench/expertqa_claims.py times whole checks with real captures)."""
+    detect = getattr(prose, "claims", None)
+    for text, srcs in zip(texts, sources):
+        evidence = links.LinkEvidence(links.Allowlist(srcs))
+        if detect is None:
+            # an older checkout (PYTHONPATH): its check_claims called these two, each reading the document
+            links.check(text, evidence)
+            prose.quotations(text)
+            if numbers:
+                prose.cited_numbers(text)
+            continue
+        report = links.check(text, evidence, xml=True)
+        detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml)
+
+
+def quotes_corpus(texts: list[str], sources: list[list[str]]) -> None:
+    """claims_corpus with prose quotations only (CL206 off)."""
+    claims_corpus(texts, sources, numbers=False)
 
 
 def govern_corpus(texts: list[str], sources: list[list[str]]) -> None:
@@ -183,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     sources = sources_of(texts)
     counts = check_corpus(texts, sources)
     peer = None if args.no_peer else Peer()
-    fns = {"check": check_corpus, "govern": govern_corpus, "inclusive": inclusive_corpus}
+    fns = {"check": check_corpus, "quotes": quotes_corpus, "claims": claims_corpus, "govern": govern_corpus,
+           "inclusive": inclusive_corpus}
     wall = {name: float("inf") for name in fns}
     cpu = {name: float("inf") for name in fns}
     peer_wall = peer_cpu = float("inf")
@@ -244,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
           f"CL201 {counts['CL201']}, CL202 {counts['CL202']}, CL203 {counts['CL203']}")
     labels = {
         "check": "citelint check()  (allowlist; every link judged, findings located)",
+        "quotes": "citelint check() + prose quotations detected (CL205's reading)",
+        "claims": "citelint check() + quotations and cited numbers (CL205, CL206)",
         "govern": "citelint govern() (allowlist; every link judged and located)",
         "inclusive": "citelint extract + allowlist from own links + judge",
     }

@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
 
     texts = [text for _, text in corpora["README corpus"]]
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-    allowlists = [links.Allowlist({link.cited for link in extract(t) if link.category == "governed"})
-                  for t in texts]
+    allowlists = [links.LinkEvidence(links.Allowlist({link.cited for link in extract(t)
+                                                      if link.category == "governed"})) for t in texts]
     quote_s = best_of(args.repeats, lambda: [quotations(t) for t in texts])
     numbers_s = best_of(args.repeats, lambda: [cited_numbers(t) for t in texts])
     check_s = best_of(args.repeats, lambda: [links.check(t, a) for t, a in zip(texts, allowlists)])

@@ -450,6 +450,26 @@ def occurs(flat: Flat, segments: Sequence[str], gaps: Sequence[int], optional_en
     return False
 
 
+def may_occur(text: str, segments: Sequence[str], optional_end: bool) -> bool:
+    """False when ``segments`` (as :func:`occurs` takes them) cannot occur in ``flatten(text)``.
+
+    Flattening changes only whitespace runs, so every space-free piece of a
+    segment occurs in the capture's own ``text`` wherever the segment
+    occurs in its flattened text: a substring search per piece rules out
+    most captures before one is flattened (what a missed quotation's search
+    of every other source's capture, :mod:`citelint.links.claims`, relies on).
+    True says only that :func:`occurs` has to decide.
+    """
+    last = len(segments) - 1
+    for k, segment in enumerate(segments):
+        if k == last and optional_end and segment[-1:] in (".", ",") and len(segment) > 1:
+            segment = segment[:-1]  # the "." or "," just inside the closing mark may be absent
+        for piece in segment.split(" "):
+            if piece not in text:
+                return False
+    return True
+
+
 def _rest(flat: Flat, end: int, parts: Sequence[str], gaps: Sequence[int], i: int) -> bool:
     text = flat.text
     while i < len(parts):

@@ -406,3 +406,42 @@ def test_hyphenated_ranges_powers_and_enumerators_are_out_of_scope() -> None:
             f"2020 was the year it rose to 5 [4]({A}).\n\n"
             f"Inputs come first [5]({A}).\n5[\\[6\\]]({B}). The output has 8 pins [7]({B}).\n")
     assert numbers(text) == ["7", "40", "3", "2020", "5", "8"]
+
+
+# ----------------------------------------------------------------- the check path's reading, on real text
+
+def _shown(found: list) -> list[tuple]:
+    """Every field of each quotation or number, its citations by what their verification reads."""
+    return [(*item[:-1], tuple((c.href, c.category, c.cited) for c in item.citations)) for item in found]
+
+
+def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``claims()`` (one reading, leaves found from their marked text nodes, citations not
+    located) gives the quotations and numbers that reading every leaf gives, with citations of
+    the same destination, category and cited URL, on the README corpus, the article pages and
+    the ExpertQA answers."""
+    import json
+
+    from citelint.links import blocks
+    from citelint.links.prose import claims
+    from conftest import corpus_path
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus_path("markdown-readmes").glob("*.md"))]
+    truth = json.loads(corpus_path("article-html", "ground-truth.json").read_text(encoding="utf-8"))
+    texts += [truth[key]["articleBody"] for key in sorted(truth)]
+    with corpus_path("expertqa", "rand_val.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            for answer in json.loads(line)["answers"].values():
+                urls = dict(e.partition(" ")[::2] for e in answer.get("attribution") or [])
+                text = answer.get("answer_string") or ""
+                for n, url in urls.items():
+                    text = text.replace(n, f"[{n}]({url.strip()})")
+                texts.append(text)
+    fast = [claims(t) for t in texts]
+    # the reference: every leaf read (no leaf found alone), every citation located
+    monkeypatch.setattr(blocks.Detector, "leaf_at", lambda self, i: None)
+    slow = [(quotations(t), cited_numbers(t)) for t in texts]
+    assert sum(len(q) + len(n) for q, n in slow) > 5000
+    for t, (fq, fn), (sq, sn) in zip(texts, fast, slow):
+        assert _shown(fq) == _shown(sq), t[:200]
+        assert _shown(fn) == _shown(sn), t[:200]

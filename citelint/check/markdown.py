@@ -58,21 +58,24 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
             result.details[display] = ReportDetail("markdown")
         return
     raw, text = source
+    quotes = config.quotes.enabled and config.severity("CL205") != "off"
+    numbers = config.severity("CL206") != "off"
+    # Claims in prose are verified only against captures; they are read from cmark's XML,
+    # rendered from the parse the links are judged from.
+    claimed = (quotes or numbers) and evidence.store is not None
     report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
-                         every=result.details is not None)
+                         every=result.details is not None, xml=claimed)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
     spans: list[ClaimSpan] = []
-    quotes = config.quotes.enabled and config.severity("CL205") != "off"
-    numbers = config.severity("CL206") != "off"
-    if quotes or numbers:
+    if claimed:
         # Claims in prose (CL205, CL206): beside the link rules, which judge each link once.
         claims = links.check_claims(text, evidence, config.sources, quotes=quotes, numbers=numbers,
                                     min_chars=config.quotes.min_chars,
                                     min_segment_chars=config.quotes.min_segment_chars,
-                                    max_elision_chars=config.quotes.max_elision_chars)
+                                    max_elision_chars=config.quotes.max_elision_chars, xml=report.xml)
         if claims.issues:
             issues = sorted(issues + claims.issues, key=lambda i: (i.line, i.col))
         accepted = claims.accepted

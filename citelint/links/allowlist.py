@@ -43,6 +43,7 @@ class Allowlist:
         self._exact: set[str] = set()
         self._prefixes: list[str] = []
         self._sources: list[tuple[str, str]] = []  # (identity, source as written)
+        self._source_of: dict[str, str] | None = None  # _sources as a mapping, built when first asked
         # Sources in config order, their identities not yet in _ids/_sources:
         # a canonical spelling as a str, any other as (source, identity,
         # identity of the HTML-unescaped source). Most documents link only
@@ -199,7 +200,10 @@ class Allowlist:
             return None
         if self._pending:
             self._resolve_pending()
-        return next((source for each, source in self._sources if each == ident), None)
+        if self._source_of is None or len(self._source_of) != len(self._sources):
+            # identity -> its first source: _sources holds each identity once, in config order
+            self._source_of = dict(self._sources)
+        return self._source_of.get(ident)
 
     def near_miss(self, href: str) -> str | None:
         """The captured source an ungrounded ``href`` most resembles, or None.

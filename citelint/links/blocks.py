@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from citelint.links.render import GITHUB_EXTENSIONS, render_xml
 from citelint.links.source import ENTITY, SourceDocument, normalise_label
+from citelint.urls import CJK_TERMINATORS
 
 if TYPE_CHECKING:
     from citelint.links.link import Link
@@ -32,12 +33,14 @@ _BLOCK_TAG = re.compile(r"<(/?)(block_quote|paragraph|heading|table_cell|<unknow
 # A blockquote whose first line is ``[!NOTE]`` (or another alert type) alone.
 _ALERT = re.compile(r"\s*<paragraph[^>]*>\s*<text[^>]*>\[!([A-Za-z]+)\]</text>\s*(?:<softbreak />|</paragraph>)")
 _FOOTNOTE_LABEL = re.compile(r"\[\^([^\]]+)\]:")
+_LEAF_NAMES = ("paragraph", "heading", "table_cell")
+_LEAF_OPEN = tuple(f"<{name}" for name in _LEAF_NAMES)
 
 
 class Block:
     """One paragraph, heading or table cell as a reader sees it."""
 
-    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col")
+    __slots__ = ("text", "pieces", "piece_at", "code", "links", "refs", "lo", "hi", "line", "col", "raw_amp")
 
     def __init__(self) -> None:
         self.text = ""
@@ -47,15 +50,34 @@ class Block:
         self.links: list[list] = []  # [start, end, href, Link | None]
         self.refs: list[tuple[int, str]] = []  # (index in text, normalised footnote label)
         self.lo = self.hi = self.line = self.col = 0  # source span (offsets) and start (line, column)
+        self.raw_amp = False  # a raw <a> tag with a character reference (its title may spell capture:)
+
+
+# Link text that may be an autolink's or a bare URL's (an email address, a scheme without "//") with a
+# digit, where the link's kind decides whether its numbers are prose: see XmlDocument.light.
+_URL_TEXT = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)")
 
 
 class XmlDocument:
-    """The leaves of one rendered document, its footnotes and, on demand, its located links."""
+    """The leaves of one rendered document, its footnotes and, on demand, its located links.
 
-    def __init__(self, markdown: str) -> None:
+    ``xml`` is cmark's XML of ``markdown`` when the caller has it rendered.
+    With ``light``, a block's links are not located when nothing a claim's
+    verification reads depends on where they are written (see
+    :meth:`needs_location`): each is then :func:`unlocated`, placed at its
+    block's start, with its category and cited URL taken from its
+    destination, which is what locating would give them. ``light`` is for
+    :func:`citelint.links.claims.check_claims`, which reads nothing else of
+    a citation; the detection functions' own answers keep located links.
+    """
+
+    def __init__(self, markdown: str, light: bool = False, xml: str = "") -> None:
         self.markdown = markdown
-        self.doc = SourceDocument(markdown)
-        self.xml = render_xml(markdown, GITHUB_EXTENSIONS, True)
+        self._doc: SourceDocument | None = None
+        self.xml = xml or render_xml(markdown, GITHUB_EXTENSIONS, True)
+        # A ``capture:`` title names the revision a citation is checked in, and it is read
+        # from the link as written: only a document that spells none may skip locating.
+        self.light = light and "capture:" not in markdown
         self._groups: list[tuple[int, int, int, int]] | None = None
         self._located: dict[int, list[Link]] = {}
         self._html = ""
@@ -64,6 +86,14 @@ class XmlDocument:
         self._group_los: list[int] = []
         self._reach: list[int] = []
         self._everywhere: list[int] = []
+
+    @property
+    def doc(self) -> SourceDocument:
+        """The Markdown source's positions, built when a first block is read (most documents
+        hold no claim, and their leaves are sorted out from the XML alone)."""
+        if self._doc is None:
+            self._doc = SourceDocument(self.markdown)
+        return self._doc
 
     def offset(self, line: int, byte_col: int) -> int:
         return self.doc.offset(line, byte_col)
@@ -189,6 +219,7 @@ class XmlDocument:
                     found = read_raw(tag, False)
                     if found is not None:
                         raw_link = [n, n, found[1], None]
+                        b.raw_amp = b.raw_amp or "&" in tag
             elif name == "<unknown>":
                 pm = _POS.search(attrs)
                 if pm is not None:
@@ -350,9 +381,42 @@ class XmlDocument:
             reach.append(top)
         self._reach = reach
 
+    def needs_location(self, b: Block) -> bool:
+        """True when a claim's verification reads more of a link of ``b`` than its destination.
+
+        That is: a quotation link (``:~:``, whose text span is CL204's); link
+        text with CJK punctuation (a bare URL's cited part ends there); a raw
+        ``<a>`` tag with a character reference (its title may spell
+        ``capture:``); link text with a digit that may be an autolink's or a
+        bare URL's without ``://`` (an email address: the kind says whether
+        its numbers are prose).
+        """
+        if b.raw_amp:
+            return True
+        text = b.text
+        for a, e, href, _ in b.links:
+            if ":~:" in href:
+                return True
+            shown = text[a:e]
+            if shown.isascii():
+                if not any(c.isdigit() for c in shown):
+                    continue
+            elif not CJK_TERMINATORS.isdisjoint(shown):
+                return True
+            elif not any(c.isdigit() for c in shown):
+                continue
+            if (":" in shown or "@" in shown) and not _URL_TEXT.match(shown.strip()) \
+                    and not any(c.isspace() for c in shown.strip()):
+                return True
+        return False
+
     def attach(self, b: Block) -> None:
         """Give each link of ``b`` its located :class:`Link` (matched by href, in order)."""
         if not b.links or b.links[0][3] is not None:
+            return
+        if self.light and not self.needs_location(b):
+            for entry in b.links:
+                entry[3] = unlocated(entry[2], b)
             return
         mine = self.links_in(b.lo, b.hi if b.hi > b.lo else len(self.markdown))
         k = 0
@@ -382,18 +446,57 @@ def governed(links: Sequence[Link | None]) -> list[Link]:
 class Detector:
     """Shared state of one document: its leaves, footnote definitions and quotation blocks."""
 
-    def __init__(self, markdown: str) -> None:
-        self.d = XmlDocument(markdown)
-        self.leaves = self.d.leaves()
+    def __init__(self, markdown: str, light: bool = False, xml: str = "") -> None:
+        self.d = XmlDocument(markdown, light, xml)
+        self._leaves: list[tuple[int, int, int, bool, str | None, int]] | None = None
         self._blocks: dict[int, Block] = {}
+        self._quoting: bool | None = None  # does the XML hold a blockquote
         self._footnotes: dict[str, list[Link]] | None = None
 
+    @property
+    def leaves(self) -> list[tuple[int, int, int, bool, str | None, int]]:
+        """:meth:`XmlDocument.leaves`, read when first asked for."""
+        if self._leaves is None:
+            self._leaves = self.d.leaves()
+        return self._leaves
+
     def block(self, k: int) -> Block:
-        b = self._blocks.get(k)
+        """The block of leaf ``k``."""
+        start, end = self.leaves[k][:2]
+        return self.block_at(start, end)
+
+    def block_at(self, start: int, end: int) -> Block:
+        """The block of the leaf at xml[start:end], read once."""
+        b = self._blocks.get(start)
         if b is None:
-            start, end = self.leaves[k][:2]
-            b = self._blocks[k] = self.d.block(start, end)
+            b = self._blocks[start] = self.d.block(start, end)
         return b
+
+    def leaf_at(self, i: int) -> tuple[int, int] | None:
+        """(xml start, xml end) of the leaf holding offset ``i`` of the XML, found from there
+        alone (as :meth:`XmlDocument.leaves` spans it); (-1, -1) when no leaf holds it (raw
+        HTML, a footnote definition's own tag); None when the document has a blockquote (whose
+        depth only the leaves tell) or the XML is not as expected."""
+        xml = self.d.xml
+        if self._quoting is None:
+            self._quoting = "<block_quote" in xml
+        if self._quoting:
+            return None
+        # the nearest leaf open tag before the node holds it (leaves do not nest): looked for
+        # near the node first, since a document's last heading may be far before it
+        near = max(0, i - 4096)
+        start = max(xml.rfind(tag, near, i) for tag in _LEAF_OPEN)
+        if start < 0:
+            start = max(xml.rfind(tag, 0, i) for tag in _LEAF_OPEN)
+        if start < 0 or xml[xml.find(">", start) - 1] == "/":
+            return None  # (an empty table cell: the leaves say)
+        name = xml[start + 1:xml.find(" ", start)]
+        if name not in _LEAF_NAMES:
+            return None
+        end = xml.find(f"</{name}>", start)
+        if end < 0:
+            return None
+        return (start, end) if end > i else (-1, -1)  # (-1, -1): ``i`` is in no leaf
 
     def footnotes(self) -> dict[str, list[Link]]:
         """Normalised footnote label -> the governed links of its definition."""

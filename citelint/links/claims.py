@@ -35,27 +35,41 @@ in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
-from citelint.excerpts import Flat, MissBudget, explain_miss_at, flat_quotation, flatten, nearest_passage, occurs
+from citelint.excerpts import (
+    Flat,
+    MissBudget,
+    explain_miss_at,
+    flat_quotation,
+    flatten,
+    may_occur,
+    nearest_passage,
+    occurs,
+)
 from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
 from citelint.model import AcceptedQuotation, Difference
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisions
+from citelint.urls import CJK_TERMINATORS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from citelint.links.grounds import LinkEvidence
     from citelint.links.link import Link
     from citelint.links.prose import Number, Quotation
-    from citelint.store.captures import CaptureRecord
+    from citelint.store.captures import CaptureRecord, Store
 
 #: Capture text read, per document, when looking for a missed quotation in other sources' captures.
 ELSEWHERE_BUDGET_CHARS = 64 * 1024 * 1024
+#: Capture text kept per store (a run's) of the sources' newest revisions, so that a run reads
+#: those of a source once, not once per report citing it and per missed quotation.
+NEWEST_KEPT_CHARS = 16 * 1024 * 1024
 #: Citations a CL205 message explains one by one; the rest are counted.
 EXPLAINED_CITATIONS = 3
 _TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
@@ -72,6 +86,32 @@ class Claims(NamedTuple):
     issues: list[LinkIssue]
     accepted: list[AcceptedQuotation]
     spans: list[tuple[int, int, int, int]]
+
+
+class _Newest:
+    """The newest revisions of the sources a store holds, as citations without a ``capture:``
+    title and the search of other sources for a missed quotation read them, kept for the store's
+    run up to NEWEST_KEPT_CHARS: the reports of a run cite the same sources again and again."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, NewestRevisions] = {}
+        self.chars = 0
+
+    def of(self, store: Store, source: str) -> NewestRevisions:
+        """:meth:`~citelint.store.captures.Store.newest_revisions` of ``source`` (no group when no
+        capture of it verifies)."""
+        hit = self.kept.get(source)
+        if hit is None:
+            hit = store.newest_revisions(source)
+            size = sum(len(r.text) for r in hit.records)
+            if self.chars + size <= NEWEST_KEPT_CHARS:
+                self.kept[source] = hit
+                self.chars += size
+        return hit
+
+
+#: One per store: a store is a run's, and what it holds does not change during the run.
+_NEWEST: weakref.WeakKeyDictionary[Store, _Newest] = weakref.WeakKeyDictionary()
 
 
 class ClaimChecker:
@@ -93,6 +133,10 @@ class ClaimChecker:
         self._budgets: dict[str, MissBudget] = {}
         self._revisions: dict[tuple[str, str | None], NewestRevisions | str] = {}
         self._elsewhere_left = ELSEWHERE_BUDGET_CHARS
+        newest = _NEWEST.get(self.store)
+        if newest is None:
+            newest = _NEWEST[self.store] = _Newest()
+        self._newest = newest
         self._line_starts: list[int] | None = None
         self._definitions: dict[str, str] | None = None
 
@@ -132,7 +176,7 @@ class ClaimChecker:
 
     def _lookup(self, source: str, named: str | None) -> NewestRevisions | str:
         if named is None:
-            revisions = self.store.newest_revisions(source)
+            revisions = self._newest.of(self.store, source)
             return revisions if revisions.groups else "no capture of this source verifies"
         try:
             # The title's grammar is parse_quotation_title's; a prose claim uses its revision only.
@@ -182,10 +226,13 @@ class ClaimChecker:
     def in_quotation_link(self, line: int, col: int, citations: Sequence[Link]) -> bool:
         """True when ``line``/``col`` lies in the visible text of one of ``citations`` that is a
         quotation link (``#:~:text=``): that text is CL204's to judge, never CL205's or CL206's."""
+        spanned = [link for link in citations if link.text_span is not None]
+        if not spanned:
+            return False  # (the usual citation: the quotation link module need not load)
         from citelint.links.quote import is_quotation
 
-        return any(link.text_span is not None and is_quotation(link.href)
-                   and link.text_span[0] <= self.offset(line, col) < link.text_span[1] for link in citations)
+        return any(is_quotation(link.href) and link.text_span is not None
+                   and link.text_span[0] <= self.offset(line, col) < link.text_span[1] for link in spanned)
 
     # -- CL205 -----------------------------------------------------------------------------
 
@@ -220,7 +267,8 @@ class ClaimChecker:
             if isinstance(revisions, str):
                 misses.append((source, revisions, []))
                 continue
-            hits, failed = revisions.split(lambda r: occurs(self.flat(r), segments, gaps, optional_end))
+            hits, failed = revisions.split(lambda r: may_occur(r.text, segments, optional_end)
+                                           and occurs(self.flat(r), segments, gaps, optional_end))
             if hits and not failed:
                 return AcceptedQuotation("", q.line, q.col, q.sentence, q.text, source, hits[0].sha256, None,
                                          q.insertions)
@@ -300,11 +348,14 @@ class ClaimChecker:
         """(source, sha256) of the first other approved source, in config order, whose newest
         revisions hold the quotation, within the document's budget of text read; or None."""
         for source in self.sources:
-            if source in cited or self._elsewhere_left <= 0 or not self.store.has_source(source):
+            if source in cited or self._elsewhere_left <= 0:
                 continue
-            for record in self.store.newest_revisions(source).records:
+            # (no record when no capture of it verifies, as has_source says, read once)
+            for record in self._newest.of(self.store, source).records:
                 self._elsewhere_left -= len(record.text)
-                if occurs(self.flat(record), segments, gaps, optional_end):
+                # Most captures lack a piece of the quotation: ruled out before one is flattened.
+                if may_occur(record.text, segments, optional_end) \
+                        and occurs(self.flat(record), segments, gaps, optional_end):
                     return source, record.sha256
         return None
 
@@ -344,9 +395,26 @@ def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple
     return next((failed[0][0].sha256 for _, _, failed in misses if failed), None)
 
 
+def capture_citable(evidence: LinkEvidence) -> Callable[[str], bool]:
+    """Whether a link to a destination (an href) may be a citation whose captures are checked,
+    under ``evidence``: one a captured source has the identity of. :meth:`ClaimChecker.grounded`
+    asks that of the cited URL, which is the destination but for a bare URL cut at CJK
+    punctuation: a destination holding CJK punctuation may be citable too."""
+    captured = evidence.grounding.captured_source
+    seen: dict[str, bool] = {}
+
+    def citable(href: str) -> bool:
+        hit = seen.get(href)
+        if hit is None:
+            hit = seen[href] = captured(href) is not None or not CJK_TERMINATORS.isdisjoint(href)
+        return hit
+
+    return citable
+
+
 def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], *, quotes: bool = True,
                  numbers: bool = True, min_chars: int = 20, min_segment_chars: int = 12,
-                 max_elision_chars: int = 1000) -> Claims:
+                 max_elision_chars: int = 1000, xml: str = "") -> Claims:
     """The CL205 and CL206 issues of the Markdown ``markdown``, and its accepted quotations.
 
     ``evidence`` is the run's :class:`~citelint.links.grounds.LinkEvidence`
@@ -357,27 +425,31 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     citation; its position is the opening quotation mark (CL205) or the
     number's first digit (CL206). Raises nothing for any ``str``.
     ``accepted`` lists each quotation that passed, with the capture that holds it.
+    ``xml`` is cmark's XML of ``markdown`` when the caller has it
+    (:attr:`citelint.links.judge.LinkReport.xml`), else it is rendered here.
     """
     if evidence.store is None or not (quotes or numbers):
         return Claims([], [], [])
-    from citelint.links.prose import cited_numbers, quotations
+    from citelint.links.prose import claims
 
+
+    found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
+                                         min_segment_chars=min_segment_chars,
+                                         citable=capture_citable(evidence), xml=xml)
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []
     spans: list[tuple[int, int, int, int]] = []
-    if quotes:
-        for q in quotations(markdown, min_chars=min_chars, min_segment_chars=min_segment_chars):
-            verdict = checker.quotation(q)
-            if isinstance(verdict, AcceptedQuotation):
-                accepted.append(verdict)
-                spans.append((q.line, q.col, q.end_line, q.end_col))
-            elif verdict is not None:
-                issues.append(verdict)
-    if numbers:
-        for n in cited_numbers(markdown):
-            issue = checker.number(n)
-            if issue is not None:
-                issues.append(issue)
+    for q in found_quotes:
+        verdict = checker.quotation(q)
+        if isinstance(verdict, AcceptedQuotation):
+            accepted.append(verdict)
+            spans.append((q.line, q.col, q.end_line, q.end_col))
+        elif verdict is not None:
+            issues.append(verdict)
+    for n in found_numbers:
+        issue = checker.number(n)
+        if issue is not None:
+            issues.append(issue)
     issues.sort(key=lambda i: (i.line, i.col))
     return Claims(issues, accepted, spans)

@@ -137,7 +137,8 @@ class LinkReport(NamedTuple):
     that has a finding; every link with ``check(every=True)``), in document
     order. ``quoted``: each grounded quotation link whose text was found
     with no blocking issue, as (link, source, capture sha256, the quoted
-    passage of that capture), in link order.
+    passage of that capture), in link order. ``xml``: cmark's XML of the
+    document when ``check(xml=True)`` was asked for it, else "".
     """
 
     issues: list[LinkIssue]
@@ -146,6 +147,7 @@ class LinkReport(NamedTuple):
     grounded: int
     located: list[Link]
     quoted: tuple[tuple[Link, str, str, str], ...] = ()
+    xml: str = ""
 
 
 _CJK_SEARCH = re.compile("[" + "".join(sorted(urls.CJK_TERMINATORS)) + "]")
@@ -217,7 +219,7 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
 
 
 def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", images: bool = False,
-          every: bool = False) -> LinkReport:
+          every: bool = False, xml: bool = False) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -238,12 +240,19 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
     whose HTML has no ``:~:``, nothing more is done than before.
 
     With ``every``, every link is located, whatever its verdict (what the
-    reader view needs: it marks each link); the issues are the same.
+    reader view needs: it marks each link); the issues are the same. With
+    ``xml``, :attr:`LinkReport.xml` is cmark's XML of the document, rendered
+    from the same parse (what the claims in prose are read from).
     """
     # Source positions cost cmark a quarter of its time and most documents
     # need none: render without them first, and again with them only when a
     # link has to be located (the anchors come out identical and in order).
-    out = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False)
+    if xml:
+        from citelint.links.render import render_html_and_xml
+
+        out, xml_text = render_html_and_xml(markdown, GITHUB_EXTENSIONS, True)
+    else:
+        out, xml_text = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False), ""
     # A bare URL may run on past CJK punctuation (CL203) only if the page has some.
     cjk_page = not out.isascii() and any(mark in out for mark in _CJK_MARKS)
     entries = scan_link_tuples(out, images, cjk_page)
@@ -340,7 +349,7 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
             governed += 1
             if id(link) not in bad:
                 grounded += 1
-    return LinkReport(issues, links, governed, grounded, located, quoted)
+    return LinkReport(issues, links, governed, grounded, located, quoted, xml_text)
 
 
 def _with_quotations(issues: list[LinkIssue], located: list[Link], titles: dict[int, str | None],

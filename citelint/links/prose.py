@@ -20,8 +20,10 @@ rendered text are code-point indices.
 
 from __future__ import annotations
 
+import html
 import re
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.blocks import Block, Detector
@@ -46,6 +48,10 @@ _MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”�
 #: The marks that can open a quotation besides ``"``: a leaf with none of them (and fewer
 #: than two ``"``) is not rendered at all.
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
+#: A text node of cmark's XML holding one of them, ``"`` (``&quot;``) or ” (which closes a ``"``).
+#: (Possessive, and stopping at each mark, so that a text node is read once.)
+_MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
+_MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
 #: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
 ABBREVIATIONS = frozenset([
@@ -345,21 +351,65 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
     citation rule. Raises nothing for any ``str`` (RuntimeError only when
     cmark-gfm's XML renderer is missing from the cmarkgfm build).
     """
-    if not markdown or _MARKS.search(markdown) is None and ">" not in markdown and "&" not in markdown:
+    if not _may_quote(markdown):
         return []
-    det = Detector(markdown)
+    return _quotations(Detector(markdown), min_chars, min_segment_chars)
+
+
+def _may_quote(markdown: str) -> bool:
+    """False when ``markdown`` holds no quotation mark, no ``>`` (a blockquote) and no ``&`` (a
+    character reference may spell a mark): it quotes nothing."""
+    return bool(markdown) and (_MARKS.search(markdown) is not None or ">" in markdown or "&" in markdown)
+
+
+def _may_cite(chunk: str, citable: Callable[[str], bool] | None) -> bool:
+    """False when the leaf of cmark's XML ``chunk`` has links, none of them ``citable``, and no
+    footnote reference or raw ``<a>`` tag (whose destination is not in an attribute)."""
+    if citable is None or "<<unknown>" in chunk or "&lt;a" in chunk or "&lt;A" in chunk:
+        return True
+    return any(citable(html.unescape(dest) if "&" in dest else dest) for dest in _DESTINATION.findall(chunk))
+
+
+def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
+                citable: Callable[[str], bool] | None = None) -> list[Quotation]:
+    """:func:`quotations` of the document ``det`` reads; with ``citable``, marked quotations in a
+    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
     xml = det.d.xml
     found: list[Quotation] = []
+    # Where a text node holds a mark that may open or close a quotation: marks in code,
+    # raw HTML or attributes are never quotation marks, so a leaf without one is not read.
+    marked = [m.start() for m in _MARKED_TEXT.finditer(xml)]
+    if not marked and "<block_quote" not in xml:
+        return found
     quote_paragraphs: dict[int, list[int]] = {}  # blockquote id -> leaves
-    for k, (start, end, depth, alert, _note, quote_id) in enumerate(det.leaves):
-        if depth and not (alert and depth == 1):
-            if depth == 1:  # of nested blockquotes only the outermost is a quotation
-                quote_paragraphs.setdefault(quote_id, []).append(k)
+    leaf_spans: list[tuple[int, int]] | None = None if "<block_quote" in xml else []
+    for i in marked:  # without a blockquote, the leaves of the marked text nodes are found alone
+        if leaf_spans is None or (leaf_spans and i < leaf_spans[-1][1]):
+            continue
+        leaf = det.leaf_at(i)
+        if leaf is None:
+            leaf_spans = None
+        elif leaf[0] >= 0:
+            leaf_spans.append(leaf)
+    if leaf_spans is None:
+        leaf_spans = []
+        for start, end, depth, alert, _note, quote_id in det.leaves:
+            if depth and not (alert and depth == 1):
+                if depth == 1:  # of nested blockquotes only the outermost is a quotation
+                    quote_paragraphs.setdefault(quote_id, []).append(len(leaf_spans))
+                leaf_spans.append((-1, -1))
+                continue
+            at = bisect_left(marked, start)
+            leaf_spans.append((start, end) if at < len(marked) and marked[at] < end else (-1, -1))
+    for start, end in leaf_spans:
+        if start < 0:
             continue
         chunk = xml[start:end]
         if _OPENERS.search(chunk) is None and chunk.count("&quot;") + chunk.count("”") < 2:
             continue  # no mark that can open a quotation, and no "…" or "…”
-        b = det.block(k)
+        if citable is not None and not _may_cite(chunk, citable):
+            continue  # no citation a capture grounds: nothing to verify
+        b = det.block_at(start, end)
         pairs = _pairs(b.text, b.code)
         if not pairs:
             continue
@@ -457,11 +507,15 @@ def link_sentences(markdown: str, starts: Sequence[int]) -> dict[int, str]:
 
 #: A number: a maximal run of digits with grouping separators (``,`` ``.``
 #: space ``'``, one kind, between groups of three) and at most one decimal mark.
+#: It starts with its first digit, and the lookbehinds (no digit, and no digit with a separator,
+#: before it) are tested after that digit: a pattern that starts with a digit is scanned for one,
+#: not tried at every position (five times faster over prose and captures alike).
 _NUMBER = re.compile(
-    r"(?<!\d)(?<!\d[.,])"
-    r"(?:\d{1,3}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
-    r"|\d+(?:[.,]\d+)?)")
+    r"\d(?<!\d\d)(?<!\d[.,]\d)"
+    r"(?:\d{0,2}(?P<g>[,.'\u00a0\u2009\u202f ])\d{3}(?!\d)(?:(?P=g)\d{3}(?!\d))*(?:(?!(?P=g))[.,]\d+)?"
+    r"|\d*(?:[.,]\d+)?)")
 _DIGIT = re.compile(r"\d")
+_DESTINATION = re.compile(r' destination="([^"]*)"')
 _TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
 _CURRENCY = frozenset("$€£¥₹₩₽¢")
 _SIGNS = frozenset("+-−±")
@@ -521,8 +575,10 @@ def _excluded(b: Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int
         if _is_marker(shown) or (link is not None and link.kind in ("bare", "autolink")) \
                 or _PLAIN_URL.match(shown.strip()):
             out.append((a, e))
-    out.extend(m.span() for m in _PLAIN_MARKER.finditer(text))
-    out.extend(m.span() for m in _PLAIN_URL.finditer(text))
+    if "[" in text:
+        out.extend(m.span() for m in _PLAIN_MARKER.finditer(text))
+    if "://" in text or "www." in text:  # (the pattern would be tried at every letter)
+        out.extend(m.span() for m in _PLAIN_URL.finditer(text))
     return out
 
 
@@ -542,18 +598,26 @@ def cited_numbers(markdown: str, *, every: bool = False) -> list[Number]:
     """
     if not markdown or _DIGIT.search(markdown) is None:
         return []
-    det = Detector(markdown)
+    return _numbers(Detector(markdown), every=every)
+
+
+def _numbers(det: Detector, citable: Callable[[str], bool] | None = None, every: bool = False) -> list[Number]:
+    """:func:`cited_numbers` of the document ``det`` reads (``every`` as there); with ``citable``, the
+    numbers of a leaf whose links are none of them ``citable`` (and that has no footnote reference)
+    are left out."""
     xml = det.d.xml
     found: list[Number] = []
-    for k, (start, end, depth, alert, _note, _quote) in enumerate(det.leaves):
-        if depth and not (alert and depth == 1):
-            continue  # a blockquote paragraph is a quotation
+    leaf_spans = [(start, end) for start, end, depth, alert, _note, _quote in det.leaves
+                  if not depth or (alert and depth == 1)]  # a blockquote paragraph is a quotation
+    for start, end in leaf_spans:
         chunk = xml[start:end]
         if not every and "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
             continue  # no link, no citation
         if _TEXT_DIGIT.search(chunk) is None:
             continue  # no digit in any text or code node
-        b = det.block(k)
+        if citable is not None and not _may_cite(chunk, citable):
+            continue  # no citation a capture grounds: nothing to verify
+        b = det.block_at(start, end)
         pairs = _pairs(b.text, b.code)
         det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
         skip = _excluded(b, pairs)
@@ -602,6 +666,32 @@ def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
     source = det.d.markdown
     start = det.d.offset(line, 1)
     return not source[start:start + col - 1].strip()
+
+
+def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,
+           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None, xml: str = ""
+           ) -> tuple[list[Quotation], list[Number]]:
+    """:func:`quotations` (when ``quotes``) and :func:`cited_numbers` (when ``numbers``) of
+    ``markdown`` from one reading of the document, for verification against the captures
+    (:func:`citelint.links.claims.check_claims`).
+
+    ``citable(href)`` says whether a link with that destination may be a
+    citation a capture grounds; a leaf whose links are none of them citable
+    and that has no footnote reference is not read. The citations are not
+    located where nothing their verification reads depends on it (see
+    :class:`citelint.links.blocks.XmlDocument`): their positions are their
+    block's start. ``xml``, when given, is cmark's XML of ``markdown``
+    (:func:`~citelint.links.render.render_xml`), so that it is not rendered
+    again. Everything else is as the two functions give it. Raises nothing
+    for any ``str``.
+    """
+    quotes = quotes and _may_quote(markdown)
+    numbers = numbers and bool(markdown) and _DIGIT.search(markdown) is not None
+    if not (quotes or numbers):
+        return [], []
+    det = Detector(markdown, light=True, xml=xml)
+    return (_quotations(det, min_chars, min_segment_chars, citable) if quotes else [],
+            _numbers(det, citable) if numbers else [])
 
 
 def _standalone(text: str, a: int, e: int) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from _thread import allocate_lock  # threading's Lock itself, without importing threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import cmarkgfm
 from cmarkgfm.cmark import Options
@@ -38,7 +39,7 @@ def render_html(markdown: str, extensions: Sequence[str], footnotes: bool, sourc
     return cmark_to_html(markdown, options, extensions)
 
 
-def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
+def _load_freeing_renderer() -> Callable[..., Any] | None:
     """A cmark-gfm renderer that frees what it allocates, or None.
 
     cmarkgfm 2025.10.22 frees neither the document tree nor the HTML string
@@ -89,7 +90,8 @@ def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
     except Exception:  # noqa: BLE001  # pragma: no cover - any failure means: not this build of cmarkgfm
         return None
 
-    def to_html(markdown: str, options: int, extensions: Sequence[str], xml: bool = False) -> str:
+    def to_html(markdown: str, options: int, extensions: Sequence[str], xml: bool = False,
+                both: bool = False) -> str | tuple[str, str]:
         data = markdown.encode("utf-8")
         with lock:
             try:
@@ -104,6 +106,12 @@ def _load_freeing_renderer() -> Callable[[str, int, Sequence[str]], str] | None:
                     attach(parser, ext)
                 feed(parser, data, len(data))
                 root = finish(parser)
+                if both:
+                    # Source positions are the renderers' business, not the parser's: the
+                    # HTML without them and the XML with them come from one parse.
+                    html_out = render(root, options & ~Options.CMARK_OPT_SOURCEPOS, get_extensions(parser), arena)
+                    return (string_at(html_out).decode("utf-8", "replace"),
+                            string_at(render_xml(root, options, arena)).decode("utf-8", "replace"))
                 raw = render_xml(root, options, arena) if xml else \
                     render(root, options, get_extensions(parser), arena)
                 # cmark-gfm can split a UTF-8 sequence when it gives up on a
@@ -150,7 +158,7 @@ _rendered = 0
 #: first document at once (the Python API) would otherwise both set it up.
 _SETUP = allocate_lock()
 _registered = False
-_loaded: list[Callable[..., str] | None] = []  # the freeing renderer (or None), once loaded
+_loaded: list[Callable[..., Any] | None] = []  # the freeing renderer (or None), once loaded
 
 
 def _register_extensions() -> None:
@@ -162,7 +170,7 @@ def _register_extensions() -> None:
             _registered = True
 
 
-def _freeing_renderer() -> Callable[..., str] | None:
+def _freeing_renderer() -> Callable[..., Any] | None:
     """:func:`_load_freeing_renderer`, loaded once per process (one renderer,
     so one lock around the one arena)."""
     if not _loaded:
@@ -204,6 +212,18 @@ def render_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS, foo
         raise RuntimeError("cmark-gfm's XML renderer is not available in this cmarkgfm build")
     options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
     return renderer(markdown, options, extensions, True)
+
+
+def render_html_and_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS,
+                        footnotes: bool = True) -> tuple[str, str]:
+    """``render_html(markdown, extensions, footnotes, sourcepos=False)`` and
+    ``render_xml(markdown, extensions, footnotes)`` from one parse of ``markdown`` (a Markdown
+    check whose claims in prose are verified reads both). Raises as :func:`render_xml` does."""
+    renderer = _freeing_renderer()
+    if renderer is None:  # pragma: no cover - depends on cmarkgfm's build
+        raise RuntimeError("cmark-gfm's XML renderer is not available in this cmarkgfm build")
+    options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
+    return renderer(markdown, options, extensions, both=True)
 
 
 def _comment_spans(out: str) -> list[tuple[int, int]]:

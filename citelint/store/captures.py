@@ -193,6 +193,10 @@ class NewestRevisions(NamedTuple):
         return found, failed
 
 
+#: Capture text a :class:`Store` keeps of the records :meth:`Store.has_source` verified.
+KEPT_CHARS = 8 * 1024 * 1024
+
+
 class Store:
     """Read-only view of a capture directory.
 
@@ -202,7 +206,8 @@ class Store:
 
     Memory is bounded whatever the store holds: kept are the last 4 lookups (records or errors),
     so facts in a row citing one capture, and the newer revision CL106 names for each, are read
-    and hashed once, and the listings of 256 sources, 1024 head dates and 256 CL106 answers.
+    and hashed once, and the listings of 256 sources, 1024 head dates and 256 CL106 answers;
+    and, up to KEPT_CHARS characters of text, the records :meth:`has_source` verified.
     """
 
     def __init__(self, root: Path):
@@ -215,6 +220,8 @@ class Store:
         self._listing = functools.lru_cache(maxsize=256)(self._list_revisions)
         self._head = functools.lru_cache(maxsize=1024)(read_head_date)
         self._newer = functools.lru_cache(maxsize=256)(self._newer_sha)
+        self._kept: dict[tuple[str, str], CaptureRecord] = {}
+        self._kept_chars = 0
 
     def lookup(self, source: str, sha256: str) -> CaptureRecord:
         """The verified record of (``source``, ``sha256``).
@@ -263,12 +270,24 @@ class Store:
             return False
 
     def _verified(self, source: str, sha256: str) -> CaptureRecord | None:
+        kept = self._kept.get((source, sha256))
+        if kept is not None:
+            return kept
         hit = self._lookup(source, sha256)
         return hit if isinstance(hit, CaptureRecord) else None
 
     def has_source(self, source: str) -> bool:
         """True when ``source`` has a capture that verifies; a corrupt or empty file is not evidence."""
-        return any(self._verified(source, rev.sha256) is not None for rev in self.revisions(source))
+        for rev in self.revisions(source):
+            record = self._verified(source, rev.sha256)
+            if record is not None:
+                if self._kept_chars + len(record.text) <= KEPT_CHARS:
+                    # A Markdown check asks this of every source, then reads the newest
+                    # revisions of those its prose cites: keep what was verified for them.
+                    self._kept[(source, rev.sha256)] = record
+                    self._kept_chars += len(record.text)
+                return True
+        return False
 
     def revisions(self, source: str) -> list[RevisionInfo]:
         """Revision files of ``source`` (names only, unverified), sorted by digest."""
