@@ -412,7 +412,8 @@ def test_hyphenated_ranges_powers_and_enumerators_are_out_of_scope() -> None:
 
 def _shown(found: list) -> list[tuple]:
     """Every field of each quotation or number, its citations by what their verification reads."""
-    return [(*item[:-1], tuple((c.href, c.category, c.cited) for c in item.citations)) for item in found]
+    return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
+             tuple((c.href, c.category, c.cited) for c in item.citations)) for item in found]
 
 
 def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.MonkeyPatch) -> None:
