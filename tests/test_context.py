@@ -272,6 +272,13 @@ def test_sources_and_revisions_are_given_in_the_order_named(proj: Path) -> None:
 
 # --------------------------------------------------------------------------- the same from Python
 
+def digest(text: str) -> str:
+    """The capture digest of ``text``: its sha256, as the store names a revision."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 @pytest.mark.parametrize("fmt", ["anthropic", "openai", "text", "markdown"])
 def test_project_context_is_what_the_command_prints(proj: Path, fmt: str) -> None:
     import citelint
@@ -281,12 +288,12 @@ def test_project_context_is_what_the_command_prints(proj: Path, fmt: str) -> Non
     assert run.code == 0, run.err
     assert ctx.text == run.out
     assert ctx.value == (json.loads(run.out) if fmt in ("anthropic", "openai") else run.out)
-    assert ctx.documents == ((A, sha256_hex(TEXT_A)), (B, sha256_hex(TEXT_B)))
+    assert ctx.documents == ((A, digest(TEXT_A)), (B, digest(TEXT_B)))
     assert ctx.dropped == () and ctx.chars == len(TEXT_A) + len(TEXT_B)
     assert ctx.notes == (f"left out {C}: no capture yet",)
-    named = citelint.Project.open(proj).context([B, A], revisions=[sha256_hex(TEXT_A)[:6]], format=fmt)
+    named = citelint.Project.open(proj).context([B, A], revisions=[digest(TEXT_A)[:6]], format=fmt)
     assert named.text == run_cli("context", "--format", fmt, "--source", B, A, "--revision",
-                                 sha256_hex(TEXT_A)[:6], cwd=proj).out
+                                 digest(TEXT_A)[:6], cwd=proj).out
 
 
 def test_project_context_max_chars_and_errors(proj: Path) -> None:
@@ -341,16 +348,19 @@ def test_project_import_response_refuses_and_marks(helpcenter: tuple[Path, dict,
         project.import_response(response)
     marked = project.import_response(response, allow_unlinked=True)
     assert marked.unlinked and "not linked]" in marked.text and marked.notes
+    assert any("source_map" in note for note in marked.notes) and not any("--" in n for n in marked.notes)
     titles = {c["document_title"]: c["document_title"] for b in response["content"] for c in b.get("citations") or []}
     mapped = project.import_response(response, source_map=titles)
     assert mapped.unlinked == ()
     for kwargs, message in [
-        ({"response": {"choices": []}}, "citelint import anthropic reads"),
+        ({"response": {"choices": []}}, "the anthropic importer reads"),
         ({"response": response, "vendor": "bard"}, "not one of"),
         ({"response": response, "as_": "html"}, "not one of"),
         ({"response": b"{not json"}, "response"),
         ({"response": 42}, "takes a mapping, str or bytes"),
         ({"response": response, "source_map": {"0": "ftp://example.org/x"}}, "URL"),
     ]:
-        with pytest.raises(citelint.UsageError, match=message):
+        with pytest.raises(citelint.UsageError, match=message) as raised:
             project.import_response(**kwargs)
+        # The API's messages name its own arguments, never the command line's.
+        assert "citelint import" not in str(raised.value) and "--" not in str(raised.value)

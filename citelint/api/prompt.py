@@ -60,7 +60,8 @@ class Imported:
     response holds; ``items`` how many links (Markdown) or cited facts (facts)
     the report holds; ``unlinked`` the numbers of the citations that could
     be given no source URL (each marked in ``text``); ``notes`` the messages
-    about citations the command prints on standard error, one line each.
+    about citations the command prints on standard error, one line each
+    (naming this API's arguments where the command names its options).
     """
 
     text: str
@@ -113,6 +114,19 @@ def _bytes(value: object, what: str) -> bytes:
     raise UsageError(f"import_response: {what} takes a mapping, str or bytes, got {type(value).__name__}")
 
 
+#: The importer's notes name the command line's options; the API's name its own arguments.
+_ARGUMENTS = (("(--request)", "(request=)"), ("give --request", "give request="),
+              ("with --source-map", "with source_map="), ("(--source-map FILE)", "(source_map=)"),
+              ("use --as markdown", "use as_='markdown'"))
+
+
+def _own_words(note: str) -> str:
+    """``note`` with the command line's option names as the API's arguments."""
+    for flag, argument in _ARGUMENTS:
+        note = note.replace(flag, argument)
+    return note
+
+
 def import_response(response: object, vendor: str, request: object, source_map: object, as_: str,
                     allow_unlinked: bool) -> Imported:
     """:meth:`citelint.Project.import_response`.
@@ -131,11 +145,12 @@ def import_response(response: object, vendor: str, request: object, source_map: 
     asked = None if request is None else parse_request(_bytes(request, "request"), "request")
     urls = {} if source_map is None else parse_source_map(_bytes(source_map, "source_map"), "source_map")
     converted = convert(vendor, loaded, request=asked, source_map=urls, as_=as_, response_name="response",
-                        request_name="request")
+                        request_name="request", api=True)
     written, total = converted.written, len(converted.answer.citations)
+    notes = tuple(_own_words(note) for note in written.messages)
     if written.unlinked and not allow_unlinked:
         raise UsageError("\n".join([
             f"{len(written.unlinked)} of {total} citations not linked: pass source_map with an entry for each "
             "(the lines below name the keys), or allow_unlinked=True to have them marked in the report",
-            *written.messages]))
-    return Imported(written.text, as_, total, written.items, tuple(written.unlinked), tuple(written.messages))
+            *notes]))
+    return Imported(written.text, as_, total, written.items, tuple(written.unlinked), notes)

@@ -54,14 +54,17 @@ def adapter(vendor: str) -> Any:
     return importlib.import_module(f"citelint.imports.{vendor}")
 
 
-def unknown_shape(vendor: str, response: Any, what: str) -> str:
+def unknown_shape(vendor: str, response: Any, what: str, api: bool = False) -> str:
     """The message refusing a response of a shape ``vendor``'s adapter does
     not read: ``what`` it is, the shapes the adapter reads, and the vendor
-    whose adapter recognises it, when exactly one does."""
+    whose adapter recognises it, when exactly one does (named as the command
+    line's, or with ``api`` as ``Project.import_response``'s argument)."""
     known = " or ".join(adapter(vendor).SHAPES)
     others = [v for v in VENDORS if v != vendor and adapter(v).recognises(response)]
-    hint = f"; it looks like a {others[0]} response: try citelint import {others[0]}" if len(others) == 1 else ""
-    return f"{what}; citelint import {vendor} reads {known}{hint}"
+    other = (f"vendor={others[0]!r}" if api else f"citelint import {others[0]}") if len(others) == 1 else ""
+    hint = f"; it looks like a {others[0]} response: try {other}" if other else ""
+    reader = f"the {vendor} importer" if api else f"citelint import {vendor}"
+    return f"{what}; {reader} reads {known}{hint}"
 
 
 def parse_response(vendor: str, data: bytes, name: str) -> Any:
@@ -111,11 +114,13 @@ def parse_source_map(data: bytes, name: str) -> dict[str, str]:
 
 
 def convert(vendor: str, response: Any, *, request: Any = None, source_map: dict[str, str] | None = None,
-            as_: str = "markdown", response_name: str = "<response>", request_name: str = "<request>"
-            ) -> Converted:
+            as_: str = "markdown", response_name: str = "<response>", request_name: str = "<request>",
+            api: bool = False) -> Converted:
     """The report of ``response`` (``vendor``'s parsed response) as ``as_``
     (one of :data:`KINDS`): each citation linked through the request's
-    documents and ``source_map``, or marked as not linked.
+    documents and ``source_map``, or marked as not linked. Messages name
+    options as the command line spells them, or with ``api`` as
+    ``Project.import_response``'s arguments.
 
     Raises:
         ImportRefused: a response (or request) the adapter cannot read, one of
@@ -139,13 +144,13 @@ def convert(vendor: str, response: Any, *, request: Any = None, source_map: dict
         # Messages that already name the JSON path are not given it twice.
         where = f"{exc.where}: " if exc.where and exc.where not in message else ""
         if isinstance(exc, ShapeError):
-            message = unknown_shape(vendor, response, message)
+            message = unknown_shape(vendor, response, message, api)
         raise ImportRefused(f"{name}: {where}{message}") from None
     listed = None if answer.citations or answer.skipped else shape.find_listed(response, _CITATION_KEYS)
     if listed is not None:
         # Nothing imported from a response that lists citations would pass citations that were there.
         raise ImportRefused(f"{response_name}: " + unknown_shape(
-            vendor, response, f"{listed} lists citations, but none were imported"))
+            vendor, response, f"{listed} lists citations, but none were imported", api))
     try:
         answer.text.encode("utf-8")
     except UnicodeEncodeError:
@@ -157,7 +162,8 @@ def convert(vendor: str, response: Any, *, request: Any = None, source_map: dict
         raise ImportRefused(str(exc)) from None
     if as_ == "facts" and not written.items and not written.unlinked:
         raise ImportRefused("no citation can be a fact (each needs cited text, a source and a known "
-                            "capture); nothing written; try --as markdown", tuple(written.messages))
+                            "capture); nothing written; try " + ("as_='markdown'" if api else "--as markdown"),
+                            tuple(written.messages))
     return Converted(answer, written)
 
 
