@@ -330,9 +330,12 @@ def test_project_import_response_is_what_the_command_writes(helpcenter: tuple[Pa
                   "--out", out, cwd=root)
     assert run.code == 0, run.err
     project = citelint.Project.open(root)
+    before = sorted((p.as_posix(), p.stat().st_mtime_ns) for p in root.rglob("*") if ".git" not in p.parts)
     for given in (response, json.dumps(response), json.dumps(response).encode("utf-8")):
         imported = project.import_response(given, request=request, as_=as_)
         assert imported.text == (root / out).read_text(encoding="utf-8")
+    # Nothing was written: no capture, no report, no file touched.
+    assert sorted((p.as_posix(), p.stat().st_mtime_ns) for p in root.rglob("*") if ".git" not in p.parts) == before
     assert imported.kind == as_ and imported.unlinked == () and imported.citations == imported.items
     # The API wrote nothing: only the command's report is in reports/.
     assert sorted(p.name for p in (root / "reports").iterdir()) == [Path(out).name]
