@@ -18,6 +18,7 @@ if _typing.TYPE_CHECKING:
     from citelint.api.capture import CaptureRef
     from citelint.api.links import Allowlist, Enforced, RemovedLink, enforce_links
     from citelint.api.project import Project
+    from citelint.api.prompt import Context, Imported
     from citelint.api.result import AcceptedFact, AcceptedQuotation, Counts, Finding, Result, Review
     from citelint.capture.policy import CaptureRefused
     from citelint.errors import CitelintError, ConfigError, FindingsError, UsageError
@@ -34,6 +35,8 @@ _LAZY = {
     "Enforced": "citelint.api.links",
     "RemovedLink": "citelint.api.links",
     "CaptureRef": "citelint.api.capture",
+    "Context": "citelint.api.prompt",
+    "Imported": "citelint.api.prompt",
     "Allowlist": "citelint.api.links",
     "enforce_links": "citelint.api.links",
     "CitelintError": "citelint.errors",
@@ -56,6 +59,8 @@ __all__ = [
     "Enforced",
     "RemovedLink",
     "CaptureRef",
+    "Context",
+    "Imported",
     "Allowlist",
     "enforce_links",
     "CitelintError",

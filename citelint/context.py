@@ -11,6 +11,8 @@ the store and writes them for the prompt:
   approved sources are given: a link to any other fails ``check`` (CL201).
 - :func:`bound` keeps the sources that fit in a character budget, dropping
   whole sources (never cutting a text: a cut text is not the capture).
+- :func:`build` runs the three, as ``citelint context`` and
+  ``Project.context`` both do.
 - :func:`render` writes them as Anthropic ``document`` blocks (title: the
   source URL; context: ``capture:<sha256>``, read back by
   :mod:`citelint.imports.documents`, so the import of the response needs no
@@ -320,3 +322,33 @@ def render(fmt: str, sources: Sequence[ContextSource]) -> str:
                         f"{_fence(r.text)}\n" for n, r in numbered)
         return f"# Permissible sources\n\n{INSTRUCTION}\n\n{items}\n{texts}"
     raise ValueError(f"unknown context format {fmt!r}; one of {', '.join(FORMATS)}")
+
+
+@dataclass(frozen=True)
+class Built:
+    """What :func:`build` gives: ``text`` exactly as ``citelint context`` prints it (empty when
+    nothing is kept), the sources ``kept`` and ``dropped`` by the budget, and the selection's
+    ``notes``."""
+
+    text: str
+    kept: list[ContextSource]
+    dropped: list[ContextSource]
+    notes: list[str]
+
+
+def build(config: Config, cwd: Path, fmt: str, *, sources: Sequence[str] = (), revisions: Sequence[str] = (),
+          batch: str | None = None, max_chars: int | None = None) -> Built:
+    """:func:`select`, then :func:`bound` by ``max_chars``, then :func:`render` as ``fmt``
+    (nothing is rendered when no source is kept).
+
+    Raises:
+        UsageError: as :func:`select`; ``fmt`` not one of :data:`FORMATS`; ``max_chars``
+            not a positive whole number.
+    """
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown context format {fmt!r}; one of {', '.join(FORMATS)}")
+    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+        raise UsageError(f"max_chars {max_chars!r} is not a positive whole number of characters")
+    selection = select(config, cwd, sources=sources, revisions=revisions, batch=batch)
+    kept, dropped = bound(selection.sources, max_chars)
+    return Built(render(fmt, kept) if kept else "", kept, dropped, selection.notes)

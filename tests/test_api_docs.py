@@ -187,9 +187,9 @@ def pipeline_code() -> str:
 
 
 def test_the_worked_pipeline_publishes_a_clean_answer_and_refuses_a_misquote(tmp_path: Path) -> None:
-    """Capture (the trusted stage from Python) -> the model call, stubbed by the recorded Anthropic
-    response -> import -> check -> publish only if clean; a response whose cited text differs from
-    the document by one character is not published."""
+    """Record (the trusted stage from Python) -> context -> the request -> the model call, stubbed
+    by the recorded Anthropic response -> import with no source map -> check -> publish only if
+    clean; a response whose cited text differs from the document by one character is not published."""
     stem = "anthropic-messages-char-location-helpcenter.cookbook"
     for suffix in ("request", "response"):
         shutil.copyfile(corpus_path("api-citations", f"{stem}.{suffix}.json"), tmp_path / f"{suffix}.json")
@@ -197,8 +197,13 @@ def test_the_worked_pipeline_publishes_a_clean_answer_and_refuses_a_misquote(tmp
     for name in ("citelint.yaml", "sources.yaml"):
         shutil.copyfile(example / name, tmp_path / name)
     (tmp_path / "reports").mkdir()
+    code = pipeline_code()
+    # All in-process, through public names: no command line, and no source map for the import.
+    assert "subprocess" not in code and "source_map" not in code
+    for call in ("project.record(", "project.context(", "project.import_response(", "project.check_markdown("):
+        assert call in code, call
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    run = subprocess.run([sys.executable, "-c", pipeline_code()], cwd=tmp_path, capture_output=True, text=True,
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                          env=env, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     published = (tmp_path / "public" / "answer.md").read_text(encoding="utf-8")
@@ -206,4 +211,6 @@ def test_the_worked_pipeline_publishes_a_clean_answer_and_refuses_a_misquote(tmp
     assert run.stdout.startswith("refused to publish:\n  reports/answer.md:1:294: CL204 quotation not found")
     # The misquoted answer was not published over the clean one, and nothing else was.
     assert sorted(p.name for p in (tmp_path / "public").iterdir()) == ["answer.md"]
+    # The API writes no report: reports/ holds nothing the pipeline did not write itself.
+    assert list((tmp_path / "reports").iterdir()) == []
     assert json.loads((tmp_path / "response.json").read_text(encoding="utf-8"))["content"]

@@ -268,3 +268,102 @@ def test_sources_and_revisions_are_given_in_the_order_named(proj: Path) -> None:
                                          f"[2] {A} (capture {sha256_hex(TEXT_A)})"]
     assert run_cli("context", "--source", B, "--source", A, cwd=proj).out == \
         run_cli("context", "--source", B, A, cwd=proj).out
+
+
+# --------------------------------------------------------------------------- the same from Python
+
+def digest(text: str) -> str:
+    """The capture digest of ``text``: its sha256, as the store names a revision."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "openai", "text", "markdown"])
+def test_project_context_is_what_the_command_prints(proj: Path, fmt: str) -> None:
+    import citelint
+
+    ctx = citelint.Project.open(proj).context(format=fmt)
+    run = run_cli("context", "--format", fmt, cwd=proj)
+    assert run.code == 0, run.err
+    assert ctx.text == run.out
+    assert ctx.value == (json.loads(run.out) if fmt in ("anthropic", "openai") else run.out)
+    assert ctx.documents == ((A, digest(TEXT_A)), (B, digest(TEXT_B)))
+    assert ctx.dropped == () and ctx.chars == len(TEXT_A) + len(TEXT_B)
+    assert ctx.notes == (f"left out {C}: no capture yet",)
+    named = citelint.Project.open(proj).context([B, A], revisions=[digest(TEXT_A)[:6]], format=fmt)
+    assert named.text == run_cli("context", "--format", fmt, "--source", B, A, "--revision",
+                                 digest(TEXT_A)[:6], cwd=proj).out
+
+
+def test_project_context_max_chars_and_errors(proj: Path) -> None:
+    import citelint
+
+    record(proj, C, "Short.")
+    commit_all(proj, "c")
+    project = citelint.Project.open(proj)
+    budget = len(TEXT_A) + len("Short.")
+    ctx = project.context(format="anthropic", max_chars=budget)
+    assert ctx.dropped == (B,) and [b["title"] for b in ctx.value] == [A, C]
+    assert ctx.text == run_cli("context", "--format", "anthropic", "--max-chars", str(budget), cwd=proj).out
+    for kwargs, message in [
+        ({"sources": ["https://example.org/other"]}, "not an approved source"),
+        ({"max_chars": 5}, "nothing to give: none fits in max_chars"),
+        ({"max_chars": 0}, "not a positive whole number"),
+        ({"format": "html"}, "unknown context format"),
+        ({"sources": A}, "takes a list"),
+        ({"batch": "0123456789", "sources": [A]}, "cannot be combined"),
+    ]:
+        with pytest.raises(citelint.UsageError, match=message):
+            project.context(**kwargs)
+
+
+@pytest.mark.parametrize("as_", ["markdown", "facts"])
+def test_project_import_response_is_what_the_command_writes(helpcenter: tuple[Path, dict, dict], as_: str) -> None:
+    import citelint
+
+    root, request, response = helpcenter
+    out = "reports/answer.md" if as_ == "markdown" else "reports/answer.json"
+    (root / "request.json").write_text(json.dumps(request), encoding="utf-8")
+    (root / "response.json").write_text(json.dumps(response), encoding="utf-8")
+    run = run_cli("import", "anthropic", "response.json", "--request", "request.json", "--as", as_,
+                  "--out", out, cwd=root)
+    assert run.code == 0, run.err
+    project = citelint.Project.open(root)
+    before = sorted((p.as_posix(), p.stat().st_mtime_ns) for p in root.rglob("*") if ".git" not in p.parts)
+    for given in (response, json.dumps(response), json.dumps(response).encode("utf-8")):
+        imported = project.import_response(given, request=request, as_=as_)
+        assert imported.text == (root / out).read_text(encoding="utf-8")
+    # Nothing was written: no capture, no report, no file touched.
+    assert sorted((p.as_posix(), p.stat().st_mtime_ns) for p in root.rglob("*") if ".git" not in p.parts) == before
+    assert imported.kind == as_ and imported.unlinked == () and imported.citations == imported.items
+    # The API wrote nothing: only the command's report is in reports/.
+    assert sorted(p.name for p in (root / "reports").iterdir()) == [Path(out).name]
+
+
+def test_project_import_response_refuses_and_marks(helpcenter: tuple[Path, dict, dict]) -> None:
+    import citelint
+
+    root, request, response = helpcenter
+    project = citelint.Project.open(root)
+    # With no request, the titles name no capture; without a source map nothing can link them.
+    with pytest.raises(citelint.UsageError, match="citations not linked: pass source_map"):
+        project.import_response(response)
+    marked = project.import_response(response, allow_unlinked=True)
+    assert marked.unlinked and "not linked]" in marked.text and marked.notes
+    assert any("source_map" in note for note in marked.notes) and not any("--" in n for n in marked.notes)
+    titles = {c["document_title"]: c["document_title"] for b in response["content"] for c in b.get("citations") or []}
+    mapped = project.import_response(response, source_map=titles)
+    assert mapped.unlinked == ()
+    for kwargs, message in [
+        ({"response": {"choices": []}}, "the anthropic importer reads"),
+        ({"response": response, "vendor": "bard"}, "not one of"),
+        ({"response": response, "as_": "html"}, "not one of"),
+        ({"response": b"{not json"}, "response"),
+        ({"response": 42}, "takes a mapping, str or bytes"),
+        ({"response": response, "source_map": {"0": "ftp://example.org/x"}}, "URL"),
+    ]:
+        with pytest.raises(citelint.UsageError, match=message) as raised:
+            project.import_response(**kwargs)
+        # The API's messages name its own arguments, never the command line's.
+        assert "citelint import" not in str(raised.value) and "--" not in str(raised.value)

@@ -13,7 +13,10 @@ Modules, one job each:
 - ``links``: :class:`Allowlist` and :func:`enforce_links`, links held to what a
   model was given, with no capture store, and ``Enforced``;
 - ``capture``: the trusted stage from Python (``Project.capture``, ``record``)
-  and the ``CaptureRef`` it returns.
+  and the ``CaptureRef`` it returns;
+- ``prompt``: ``Project.context`` (the permissible sources for a prompt) and
+  ``Project.import_response`` (a cited answer as a report's text), and the
+  ``Context`` and ``Imported`` they return.
 
 This package's ``__init__`` imports nothing, so ``citelint check`` loading
 ``project`` does not load the result dataclasses or the link stack.

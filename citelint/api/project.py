@@ -27,6 +27,7 @@ from citelint.model import CheckResult
 if TYPE_CHECKING:
     from citelint.api.capture import CaptureRef
     from citelint.api.links import Enforced
+    from citelint.api.prompt import Context, Imported
     from citelint.api.result import Result
     from citelint.check.targets import Target
     from citelint.git.base import Resolving
@@ -53,7 +54,7 @@ class Project:
     other setting: :meth:`from_config`; a config file: :meth:`open`.
 
     Reads (:meth:`check`, :meth:`check_report`, :meth:`check_markdown`,
-    :meth:`enforce_links`) may run in several threads at once on one
+    :meth:`enforce_links`, :meth:`context`, :meth:`import_response`) may run in several threads at once on one
     project: each builds its own view of the store.
 
     Raises:
@@ -229,6 +230,77 @@ class Project:
         evidence = build_allowlist(config, Store(config.captures_dir), GitTracking(config, config.root),
                                    _verifier(config))
         return enforce_with(markdown, evidence, relative=config.links.relative, images=config.links.images)
+
+    def context(self, sources: Sequence[str] | None = None, *, revisions: Sequence[str] | None = None,
+                batch: str | None = None, format: str = "text", max_chars: int | None = None) -> Context:
+        """The permissible sources for a model's prompt, as ``citelint
+        context`` gives them from the project root: committed, verified
+        captures of approved sources (tracked or staged by git inside a work
+        tree; signed, with ``evidence.allowed_signers``). Read-only.
+
+        ``sources`` are approved source URLs, each at its newest usable
+        revision, in that order (None: every approved source with a usable
+        capture, in the config's order); ``revisions`` capture digests (unique
+        prefixes of 4 or more hex digits), each naming the revision of one of
+        ``sources`` to give instead; ``batch`` a ``capture --from-request``
+        batch digest (a prefix of 8 or more hex digits), every capture of it
+        in the request's order; ``format`` one of ``"anthropic"`` (document
+        blocks with citations enabled, title the source URL, context
+        ``capture:<sha256>``), ``"openai"`` (input_text parts), ``"text"``,
+        ``"markdown"``; ``max_chars`` a bound on the characters of source
+        text, which drops whole sources, in order.
+
+        Returns:
+            :class:`~citelint.Context`: ``text`` is what ``citelint context``
+            prints, ``value`` the same as data, ``dropped`` the sources
+            ``max_chars`` left out.
+
+        Raises:
+            UsageError: an unknown format, a ``max_chars`` that is not a
+                positive whole number, ``sources`` or ``revisions`` given as
+                one string, ``batch`` with ``sources`` or ``revisions``, a
+                source that is not approved, a named source or batch with no
+                usable capture, a revision or batch naming nothing or several,
+                revisions tied for newest, an unreadable allowed-signers file;
+                or nothing to give (no source has a usable capture, or none
+                fits in ``max_chars``).
+        """
+        from citelint.api.prompt import context
+
+        return context(self._config, sources, revisions, batch, format, max_chars)
+
+    def import_response(self, response: Mapping[str, Any] | str | bytes, *, vendor: str = "anthropic",
+                        request: Mapping[str, Any] | str | bytes | None = None,
+                        source_map: Mapping[str, str] | str | bytes | None = None, as_: str = "markdown",
+                        allow_unlinked: bool = False) -> Imported:
+        """A model's saved response with citations as a report's text, as
+        ``citelint import VENDOR RESPONSE`` writes it; nothing is written
+        (the caller writes the report) and no capture is ever made from it.
+
+        ``response`` is the response body: a mapping (the parsed JSON), or
+        its ``str`` or ``bytes`` (JSON, or a saved stream of server-sent
+        events); ``vendor`` one of ``"anthropic"``, ``"openai"``,
+        ``"gemini"``, ``"cohere"``, ``"perplexity"``; ``request`` the request
+        body that produced it (same types), whose documents name the capture
+        each quotation is checked in (a request built from :meth:`context`
+        needs no source map); ``source_map`` document key -> source URL (a
+        mapping, or its JSON or YAML text); ``as_`` ``"markdown"`` (one link
+        per citation) or ``"facts"`` (a fact report, JSON text).
+
+        Returns:
+            :class:`~citelint.Imported`: the report's ``text`` and its notes.
+
+        Raises:
+            UsageError: an unknown vendor or kind, an argument of the wrong
+                type or not JSON data, a response, request or source map that
+                does not parse, a response of a shape the vendor's adapter
+                does not read, no citation that can be a fact (``facts``), or
+                citations that could be given no source URL while
+                ``allow_unlinked`` is False (the message names them).
+        """
+        from citelint.api.prompt import import_response
+
+        return import_response(response, vendor, request, source_map, as_, allow_unlinked)
 
     # ------------------------------------------------------------------ the trusted stage
 

@@ -91,18 +91,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """
     from pathlib import Path
 
-    from citelint.context import bound, render, select
+    from citelint.context import build
     from citelint.errors import UsageError
 
     config = load_config(args, err)
     try:
-        selection = select(config, Path.cwd(), sources=args.source, revisions=args.revision, batch=args.batch)
+        built = build(config, Path.cwd(), args.format, sources=args.source, revisions=args.revision,
+                      batch=args.batch, max_chars=args.max_chars)
     except UsageError as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
-    for note in selection.notes:
+    for note in built.notes:
         err.write(f"citelint: {terminal(note)}\n")
-    kept, dropped = bound(selection.sources, args.max_chars)
+    kept, dropped = built.kept, built.dropped
     for item in dropped:
         err.write(f"citelint: dropped {terminal(item.source)} ({item.chars} characters): it does not fit in "
                   f"--max-chars {args.max_chars}\n")
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         why = "none fits in --max-chars" if dropped else "no approved source has a committed, verified capture"
         err.write(f"citelint: nothing to give: {why}\n")
         return EXIT_FINDINGS
-    out.write(render(args.format, kept))
+    out.write(built.text)
     documents = sum(len(item.records) for item in kept)
     err.write(f"citelint: {len(kept)} source(s), {documents} capture(s), "
               f"{sum(item.chars for item in kept)} characters of text"

@@ -15,20 +15,15 @@ read is refused (exit 2).
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output
 from citelint.escape import terminal
+from citelint.imports.convert import VENDORS
 
 NAME = "import"
-
-VENDORS = ("anthropic", "openai", "gemini", "cohere", "perplexity")
-#: Keys that list citations in some vendor's shape: a response from which nothing was imported
-#: but that holds one of them non-empty is in a shape the chosen adapter does not read.
-_CITATION_KEYS = ("citations", "search_results")
 
 EPILOG = """\
 vendors:
@@ -115,10 +110,6 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="exit 0 even when citations have no source URL (they stay marked in the report)")
 
 
-#: How an adapter's message starts when the problem is in the request, not the response.
-_IN_REQUEST = "in the request: "
-
-
 class _Refused(Exception):
     """An input or output problem; ``str()`` is the whole message."""
 
@@ -133,14 +124,6 @@ def _read(path: str, what: str) -> bytes:
         raise _Refused(f"{path}: the {what} is over the {MAX_FILE_BYTES} byte limit") from None
     except OSError as exc:
         raise _Refused(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
-
-
-def _response(vendor: str, data: bytes, name: str) -> Any:
-    """The whole response: JSON as it is, or a saved stream reassembled
-    (:func:`citelint.imports.streams.load_response`)."""
-    from citelint.imports.streams import load_response
-
-    return load_response(vendor, data, name)
 
 
 def _out(args: argparse.Namespace) -> Output:
@@ -214,29 +197,6 @@ def _unchecked(output: Output, as_: str) -> str | None:
             f"({', '.join(getattr(config, key)) or 'none'}), or add a glob for it")
 
 
-def _adapter(vendor: str) -> Any:
-    return importlib.import_module(f"citelint.imports.{vendor}")
-
-
-def _unknown_shape(vendor: str, response: Any, what: str) -> str:
-    """The message refusing a response of a shape ``vendor``'s adapter does
-    not read: ``what`` it is, the shapes the adapter reads, and the vendor
-    whose adapter recognises it, when exactly one does."""
-    known = " or ".join(_adapter(vendor).SHAPES)
-    others = [v for v in VENDORS if v != vendor and _adapter(v).recognises(response)]
-    hint = f"; it looks like a {others[0]} response: try citelint import {others[0]}" if len(others) == 1 else ""
-    return f"{what}; citelint import {vendor} reads {known}{hint}"
-
-
-def _summary(unlinked: int, total: int, allowed: bool) -> str:
-    """The last line on standard error when citations are not linked."""
-    if allowed:
-        return (f"{unlinked} of {total} citations not linked (--allow-unlinked): each is marked "
-                "[n: not linked] in the report")
-    return (f"{unlinked} of {total} citations not linked: pass --source-map FILE with an entry for each "
-            "(its line above names the keys), or --allow-unlinked to write them marked")
-
-
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Read the response (and request, source map), write the report, print
     one line saying what was written and messages about citations to ``err``.
@@ -248,10 +208,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     or a response of a shape the vendor's adapter does not read (then
     nothing is written).
     """
-    from citelint.imports import shape
-    from citelint.imports.model import ResponseError, ShapeError
-    from citelint.imports.sourcemap import load_source_map
-    from citelint.imports.write import fact_report, markdown_report
+    from citelint.imports.convert import (
+        ImportRefused,
+        convert,
+        parse_request,
+        parse_response,
+        parse_source_map,
+        unlinked_summary,
+    )
 
     target = Path(args.out)
     try:
@@ -260,47 +224,23 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         problem = output.problem() or _suffix_problem(target, args.as_)
         if problem:
             raise _Refused(problem)
-        response = _response(args.vendor, _read(args.response, "response"), args.response)
-        request = None
-        if args.request is not None:
-            from citelint.imports.documents import load_json
-
-            request = load_json(_read(args.request, "request"), args.request)
+        response = parse_response(args.vendor, _read(args.response, "response"), args.response)
+        request = None if args.request is None else parse_request(_read(args.request, "request"), args.request)
         source_map = {}
         if args.source_map is not None:
-            source_map = load_source_map(_read(args.source_map, "source map"), args.source_map)
-        adapter = _adapter(args.vendor)
-        try:
-            answer = adapter.answer(response, request=request)
-        except ResponseError as exc:
-            message, name = str(exc), args.response
-            if message.startswith(_IN_REQUEST) and args.request is not None:
-                message, name = message[len(_IN_REQUEST):], args.request
-            # Messages that already name the JSON path are not given it twice.
-            where = f"{exc.where}: " if exc.where and exc.where not in message else ""
-            if isinstance(exc, ShapeError):
-                message = _unknown_shape(args.vendor, response, message)
-            raise _Refused(f"{name}: {where}{message}") from None
-        listed = None if answer.citations or answer.skipped else shape.find_listed(response, _CITATION_KEYS)
-        if listed is not None:
-            # Exit 0 with nothing imported would pass citations that were there.
-            raise _Refused(f"{args.response}: " + _unknown_shape(
-                args.vendor, response, f"{listed} lists citations, but none were imported"))
-        try:
-            answer.text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise _Refused(f"{args.response}: the answer text holds lone surrogates (\\ud800-style escapes), "
-                           "which are not text") from None
-        written = (fact_report if args.as_ == "facts" else markdown_report)(answer, source_map)
-        if args.as_ == "facts" and not written.items and not written.unlinked:
-            for line in written.messages:
-                err.write(f"citelint: {terminal(line)}\n")
-            raise _Refused("no citation can be a fact (each needs cited text, a source and a known "
-                           "capture); nothing written; try --as markdown")
+            source_map = parse_source_map(_read(args.source_map, "source map"), args.source_map)
+        converted = convert(args.vendor, response, request=request, source_map=source_map, as_=args.as_,
+                            response_name=args.response, request_name=args.request or "")
+        answer, written = converted.answer, converted.written
         problem = output.write(written.text)
         if problem:
             raise _Refused(problem)
-    except (ResponseError, _Refused) as exc:
+    except ImportRefused as exc:
+        for line in exc.notes:
+            err.write(f"citelint: {terminal(line)}\n")
+        err.write(f"citelint: {terminal(str(exc))}\n")
+        return EXIT_USAGE
+    except _Refused as exc:
         err.write(f"citelint: {terminal(str(exc))}\n")
         return EXIT_USAGE
     for line in written.messages:
@@ -318,5 +258,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
               f"{unlinked}\n")
     if not written.unlinked:
         return EXIT_OK
-    err.write(f"citelint: {_summary(len(written.unlinked), total, args.allow_unlinked)}\n")
+    err.write(f"citelint: {unlinked_summary(len(written.unlinked), total, args.allow_unlinked)}\n")
     return EXIT_OK if args.allow_unlinked else EXIT_FINDINGS

@@ -15,5 +15,7 @@ Modules, one job each:
   ``citelint capture --from-request`` so both name the same capture;
 - :mod:`~citelint.imports.sourcemap`: the operator's source map (document key → URL), shared with
   ``citelint capture --from-request``;
-- :mod:`~citelint.imports.write`: an answer as a Markdown or fact report.
+- :mod:`~citelint.imports.write`: an answer as a Markdown or fact report;
+- :mod:`~citelint.imports.convert`: one import, response to report text, run by both
+  ``citelint import`` and ``Project.import_response``.
 """
