@@ -47,5 +47,5 @@ class FindingsError(CitelintError):
             return
         shown = "\n".join(map(str, self.findings[:20]))
         more = f"\n… and {len(self.findings) - 20} more" if len(self.findings) > 20 else ""
-        super().__init__(f"{len(self.findings)} finding{'s' * (len(self.findings) != 1)} fail the check:\n"
-                         f"{shown}{more}")
+        n = len(self.findings)
+        super().__init__(f"{n} finding{'s fail' if n != 1 else ' fails'} the check:\n{shown}{more}")
