@@ -5,6 +5,7 @@ CL109), with real reports, real captures, real git and real SSH keys."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -145,7 +146,7 @@ def test_the_latest_review_counts_ties_broken_by_digest(repo: Repo) -> None:
     shutil.copy(repo.root / "citelint.yaml", other.root)
     other.records = repo.records
     other.report(other.cited(snippet=SNIPPET))
-    paths = [review(other, fp, verdict, at="2026-12-05T00:00:00Z", note=f"tie {verdict}")
+    paths = [review(other, fp, verdict, at="2026-12-03T00:00:00Z", note=f"tie {verdict}")
              for verdict in ("supports", "does-not-support")]
     winner = max(paths, key=lambda p: p.name)
     ledger = load_ledger(ReviewSettings(other.root / "reviews"))
@@ -436,3 +437,45 @@ def test_review_reject_records_a_judgment_check_reports_and_an_ambiguous_prefix_
     run = repo.check()
     assert run.code == 1 and len(run.findings("CL903")) == 1 and "'a count, not a level'" in run.findings("CL903")[0]
     assert "16 for semantic review" in run.out and "1 reviewed: does not support" in run.out
+
+
+def test_a_record_dated_ahead_never_outranks_a_later_judgment(repo: Repo) -> None:
+    """A record dated in the future does not count (it would outrank every judgment until its
+    date came); ``citelint review`` refuses to write one that would not be the latest; a
+    judgment written now carries microseconds, so approving and rejecting in one second do not tie."""
+    repo.report(repo.cited(snippet=SNIPPET))
+    fp = fp_of(repo)
+    ahead = review(repo, fp, "supports", at="9999-12-31T23:59:59Z", note="self-approved, dated ahead")
+    run = repo.check()
+    assert "1 for semantic review" in run.out and "reviewed: supports" not in run.out
+    assert "in the future" in run.out + run.err
+    refused = run_cli("review", "--reject", fp[:12], "--by", "ada@example.org", "--note", "wrong", cwd=repo.root)
+    assert refused.code == 2 and "9999-12-31T23:59:59Z" in refused.err and "nothing was written" in refused.err
+    ahead.unlink()
+    for verdict in ("--approve", "--reject"):
+        done = run_cli("review", verdict, fp[:12], "--by", "ada@example.org", "--note", "checked", cwd=repo.root)
+        assert done.code == 0, done.err
+    ats = sorted(json.loads(p.read_bytes())["at"] for p in (repo.root / "reviews" / fp).glob("*.json"))
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", at) for at in ats) and ats[0] != ats[1]
+    assert repo.check().findings("CL903")  # the rejection, written last, counts
+
+
+def test_a_signed_reviewer_is_one_principal(repo: Repo, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With a wildcard signers line (*@pipeline), a ``by`` of "reviewer@example.org,x@pipeline"
+    would match and show another reviewer's name: a signed review's ``by`` is one principal."""
+    keys = tmp_path_factory.mktemp("keys")
+    bot = make_key(keys, "bot")
+    pub = " ".join(bot.with_suffix(".pub").read_text().split()[:2])
+    repo.write(".citelint/review_signers", f'*@pipeline namespaces="citelint-review" {pub}\n')
+    repo.config(reviews={"allowed_signers": ".citelint/review_signers"})
+    repo.report(repo.cited(snippet=SNIPPET))
+    fp = fp_of(repo)
+    refused = run_cli("review", "--approve", fp[:12], "--by", "reviewer@example.org,x@pipeline", "--sign-key",
+                      str(bot), cwd=repo.root)
+    assert refused.code == 2 and "not one principal" in refused.err
+    forged = review(repo, fp, by="reviewer@example.org,x@pipeline")
+    subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-n", "citelint-review", "-f", str(bot), str(forged)],
+                   check=True, capture_output=True)
+    forged.with_name(forged.name + ".sig").rename(forged.with_name(f"{forged.stem}.{_key_hex(bot)[:16]}.sig"))
+    run = repo.check()
+    assert "1 for semantic review" in run.out and "not one principal" in run.out + run.err

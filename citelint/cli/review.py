@@ -167,6 +167,23 @@ def resolve(prefixes: list[str], fingerprints: list[str]) -> list[str]:
     return chosen
 
 
+def _refuse_outranked(root: Path, fingerprints: list[str], at: str) -> None:
+    """Raise UsageError when a record of one of ``fingerprints`` is dated at or after ``at``:
+    the judgment about to be written would not be the one that counts."""
+    from citelint.errors import UsageError
+    from citelint.store.record import time_key
+    from citelint.store.reviews import ReviewCorrupt, read_folder
+
+    for fp in fingerprints:
+        files, _stray = read_folder(root, fp)
+        later = [f.record.at for f in files if not isinstance(f.record, ReviewCorrupt)
+                 and time_key(f.record.at) >= time_key(at)]
+        if later:
+            raise UsageError(f"{fp[:16]}: a review of it is dated {max(later, key=time_key)}, not before now, so "
+                             "a judgment recorded now would not be the one that counts; nothing was written "
+                             "(a record dated ahead does not count in `citelint check` until its time)")
+
+
 def _judge(args: argparse.Namespace, config: Config, citations: list[AcceptedFact | AcceptedQuotation],
            out: TextIO, err: TextIO) -> int:
     """Write one record (and its signature) per named fingerprint."""
@@ -180,7 +197,9 @@ def _judge(args: argparse.Namespace, config: Config, citations: list[AcceptedFac
 
     fingerprints = resolve(args.approve or args.reject, [c.fingerprint for c in citations if c.fingerprint])
     verdict = "supports" if args.approve else "does-not-support"
-    at = utc_now()
+    # Microseconds: an approval and a rejection in the same second must not tie (a tie goes by digest).
+    at = utc_now(precise=True)
+    _refuse_outranked(config.reviews.dir, fingerprints, at)
     key = _key(args.sign_key) if args.sign_key else None
     signers = config.reviews.allowed_signers
     if signers is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -31,6 +32,12 @@ from citelint.files import FileTooLarge, NotRegularFile, read_regular
 from citelint.model import Review
 from citelint.store.record import time_key
 from citelint.store.reviews import LedgerFile, ReviewCorrupt, ReviewRecord, list_folders, read_folder, stray_names
+
+#: How far ahead of the checking machine's clock a record's ``at`` may be and still count
+#: (clocks of reviewers' machines differ); a record dated later does not count.
+CLOCK_SKEW_S = 300
+#: What a principal never holds: allowed-signers lines separate principals with commas.
+_NOT_A_PRINCIPAL = re.compile(r"[\s,\"']")
 
 if TYPE_CHECKING:
     from citelint.config import ReviewSettings
@@ -83,6 +90,8 @@ class Ledger:
         self.uncounted: list[Uncounted] = list(stray)
         self.applied: dict[str, ReviewRecord] = {}
         self._read: set[str] = set()
+        #: The latest ``at`` that counts (now plus CLOCK_SKEW_S, as a time_key), set on the first read.
+        self._latest_allowed: tuple[str, str] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.folders)
@@ -112,6 +121,8 @@ class Ledger:
 
     def _read_folder(self, fingerprint: str) -> None:
         self._read.add(fingerprint)
+        if self._latest_allowed is None:
+            self._latest_allowed = time_key(_later_than_now(CLOCK_SKEW_S))
         files, stray = read_folder(self.root, fingerprint)
         self.uncounted.extend(Uncounted(path, why) for path, why in stray)
         latest: ReviewRecord | None = None
@@ -124,6 +135,10 @@ class Ledger:
                 self.uncounted.append(Uncounted(found.path, why))
                 continue
             record = found.record
+            if time_key(record.at) > self._latest_allowed:
+                # A record dated ahead would outrank every later judgment until its date came.
+                self.uncounted.append(Uncounted(found.path, f"it is dated {record.at}, in the future"))
+                continue
             self.counted.append(record)
             if latest is None or (time_key(record.at), record.digest) > (time_key(latest.at), latest.digest):
                 latest = record
@@ -158,6 +173,13 @@ def load_ledger(settings: ReviewSettings, display: Callable[[Path], str] = str) 
     path = settings.allowed_signers
     signers = None if path is None else functools.partial(_read_signers, path, display(path))
     return Ledger(settings.dir, folders, [Uncounted(p, why) for p, why in stray], signers)
+
+
+def _later_than_now(seconds: int) -> str:
+    """The UTC time ``seconds`` from now, as RFC 3339."""
+    from datetime import UTC, datetime, timedelta
+
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _read_signers(path: Path, shown: str) -> list[Entry]:
@@ -222,6 +244,10 @@ def key_allows(entries: list[Entry], key: PublicKey, by: str, at: str) -> str | 
     entry, why = judge(entries, key, NAMESPACE, None)
     if entry is None:
         return f"{why}; only keys listed in reviews.allowed_signers may sign reviews"
+    if _NOT_A_PRINCIPAL.search(by):
+        # A pattern such as *@pipeline would match "reviewer@example.org,x@pipeline": a
+        # reviewer of a signed ledger is one principal, as a line of the file names one.
+        return f"the reviewer {by!r} is not one principal (no comma, quote or whitespace in it)"
     allowed = [e for e in entries if e.key.blob == key.blob
                and match_list(tuple(p.strip() for p in e.principals.split(",")), by)]
     if not allowed:

@@ -67,8 +67,11 @@ def is_rfc3339_utc(stamp: str) -> bool:
     return int(stamp[11:13]) <= 23 and int(stamp[14:16]) <= 59 and int(stamp[17:19]) <= 60
 
 
-def utc_now() -> str:
-    """The current time as RFC 3339 UTC with second precision, e.g. ``2026-11-29T21:30:00Z``."""
+def utc_now(*, precise: bool = False) -> str:
+    """The current time as RFC 3339 UTC with second precision, e.g. ``2026-11-29T21:30:00Z``
+    (``precise``: microseconds, ``2026-11-29T21:30:00.123456Z``)."""
+    if precise:
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return datetime.now(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
