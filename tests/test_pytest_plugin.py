@@ -109,6 +109,13 @@ def test_reports_in_a_project_and_a_broken_config(pytester: pytest.Pytester) -> 
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*FAILED citelint.yaml::citelint-config*"])
     assert "sources" in result.stdout.str() and "Traceback" not in result.stdout.str()
+    # Only the reports' folder collected: the broken config still fails, once, never a silent pass.
+    (pytester.path / "tests").mkdir(exist_ok=True)
+    (pytester.path / "tests" / "test_ok.py").write_text("def test_ok():\n    pass\n", encoding="utf-8")
+    result = pytester.runpytest("--citelint", "-p", "no:cacheprovider", "reports", "tests")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*FAILED *citelint.yaml::citelint-config*"])
+    (pytester.path / "tests" / "test_ok.py").unlink()
     # Two configs in one folder: the check refuses to choose, and so does the plugin.
     (pytester.path / "two").mkdir()
     write_project(pytester.path / "two")

@@ -52,6 +52,8 @@ class _Projects:
 
     def __init__(self) -> None:
         self.by_config: dict[Path, Project | CitelintError] = {}
+        #: Configs that do not load, met through a file under them.
+        self.met_broken: set[Path] = set()
         self.by_folder: dict[Path, Path | None] = {}
         #: Per config file: the findings at error severity by report (its path relative to
         #: the project root), from one check of every report of that project the run selected.
@@ -108,11 +110,27 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from citelint import CitelintError
 
     if isinstance(project, CitelintError):
-        return ConfigFile.from_parent(parent, path=file_path) if file_path == config_file else None
+        if file_path == config_file:
+            return ConfigFile.from_parent(parent, path=file_path)
+        projects.met_broken.add(config_file)  # an item is added for it if none is collected
+        return None
     from citelint.api.project import project_config
 
     kind, _ = project_config(project).classify(str(file_path.resolve()))
     return ReportFile.from_parent(parent, path=file_path) if kind is not None else None
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """A failing item for each config that does not load whose own file was not collected
+    (``pytest --citelint reports/``): a file under a broken config never passes in silence."""
+    projects = config.stash.get(_PROJECTS, None)
+    if projects is None or not projects.met_broken:
+        return
+    have = {item.path for item in items if isinstance(item, ConfigItem)}
+    for config_file in sorted(projects.met_broken - have):
+        items.append(ConfigItem.from_parent(session, name=f"{config_file.name}::citelint-config",
+                                            path=config_file))
 
 
 def _report_name(project: Project, path: Path) -> str:
