@@ -194,3 +194,18 @@ def test_stdin_filename_carries_its_display_path(repo: Repo, monkeypatch: pytest
     (repo.root / "reports").mkdir()
     run = run_cli("check", "-", "--stdin-filename", "new.json", cwd=repo.root / "reports")
     assert run.code == 1 and run.findings("CL003")[0].startswith("new.json:1:"), run.out + run.err
+
+
+def test_a_named_folder_outside_the_project_says_so_and_a_parent_is_walked_only_inside(
+        repo: Repo, tmp_path: Path) -> None:
+    """`citelint check ../outside` read nothing and said nothing (exit 0, "0 files"): a named
+    folder outside the project is listed as skipped; `citelint check ..` walks only the project."""
+    outside = tmp_path.parent / (tmp_path.name + "-outside")
+    outside.mkdir()
+    (outside / "a.md").write_text("[x](https://evil.example/)\n", encoding="utf-8")
+    run = repo.check(str(outside))
+    assert "a folder outside the project directory" in run.err and "nothing under it is read" in run.err
+    (repo.root / "reports").mkdir(exist_ok=True)
+    (repo.root / "reports" / "r.json").write_text(FACTS)
+    parent = repo.check("..")
+    assert "1 file" in parent.out and "outside" not in parent.err

@@ -290,6 +290,14 @@ def select_targets(config: Config, paths: Sequence[str], cwd: Path) -> Selection
             raise UsageError(f"{p}: {exc.strerror or exc}") from None
         lexical = os.path.abspath(path)
         if os.path.isdir(path):
+            real_dir = os.path.realpath(path)
+            if root.startswith(dir_prefix(real_dir)):
+                path = root  # a folder holding the project: its part inside the project, not all of it
+            elif not (real_dir == root or real_dir.startswith(root_prefix) or os.path.islink(path)):
+                # Named, so never passed over in silence: no report outside the project is read.
+                selection.skipped.append((p, f"a folder outside the project directory {root} (where the config "
+                                             "is): nothing under it is read"))
+                continue
             candidates.extend(_walk(path, captures_dir, root, selection.skipped))
         else:
             real = os.path.realpath(path)
