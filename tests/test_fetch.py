@@ -864,6 +864,24 @@ def test_cli_progress_only_on_a_tty(serve, tmp_path, ca_file):
     assert "\x1b" not in out.getvalue()
 
 
+def test_a_retrieved_at_in_the_future_is_refused(tmp_path):
+    """The store is append-only: a revision dated ahead would stay its source's newest, the one
+    every untitled quotation is checked against, for good. The trusted stage refuses it (CLI and API)."""
+    url = "https://example.org/held.txt"
+    write_config(tmp_path, [url])
+    held = tmp_path / "held.txt"
+    held.write_text("What the model was given.\n", encoding="utf-8")
+    run = run_cli("capture", "--source", url, "--from-file", str(held), "--retrieved-at", "2999-01-01T00:00:00Z",
+                  cwd=tmp_path)
+    assert run.code == 1 and "is in the future" in run.out and not (tmp_path / "captures").exists(), run.out
+    import citelint
+
+    with pytest.raises(citelint.CaptureRefused, match="in the future"):
+        citelint.Project.open(tmp_path).record(url, "What the model was given.\n",
+                                               retrieved_at="2999-01-01T00:00:00Z")
+    assert not (tmp_path / "captures").exists()
+
+
 def test_cli_from_file_and_stdin(tmp_path, monkeypatch):
     url = "https://example.org/held.txt"
     write_config(tmp_path, [url])

@@ -140,6 +140,27 @@ def _decode(body: bytes, max_bytes: int, what: str) -> str:
     return text
 
 
+#: How far ahead of this machine's clock a given retrievedAt may be (clocks differ a little).
+RETRIEVED_AHEAD_S = 300
+
+
+def refuse_ahead(retrieved_at: str | None) -> None:
+    """Raise CaptureRefused when ``retrieved_at`` (RFC 3339 UTC, or None: now) is more than
+    RETRIEVED_AHEAD_S seconds in the future: the store is append-only, and a revision dated
+    ahead would be the newest one, the one every untitled quotation is checked against, for good."""
+    if retrieved_at is None:
+        return
+    from datetime import UTC, datetime, timedelta
+
+    from citelint.store.record import time_key
+
+    limit = (datetime.now(UTC) + timedelta(seconds=RETRIEVED_AHEAD_S)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if time_key(retrieved_at) > time_key(limit):
+        raise CaptureRefused(f"retrievedAt {retrieved_at} is in the future: a revision dated ahead would stay the "
+                             "newest of its source for good (captures are append-only); give the time the text "
+                             "was retrieved")
+
+
 def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings,
           retrieved_at: str | None, what: str) -> tuple[CaptureRecord, bytes | None]:
     """The record for ``body`` (and the raw bytes to keep beside it, or
@@ -149,6 +170,7 @@ def _make(source: str, body: bytes, content_type: str, settings: CaptureSettings
         CaptureRefused: the body is over the limit, empty, not decodable,
             or the extractor fails.
     """
+    refuse_ahead(retrieved_at)
     media = check_content_type(content_type, tuple(settings.content_types) + ("text/plain",),
                                settings.extractor_for)
     # check_content_type refused a type with no extractor.
@@ -545,6 +567,7 @@ def record_request(captures_dir: Path, request_bytes: bytes, *, source_map: dict
 
     documents = _request_documents(request_bytes, name, "nothing to record")
     digest = sha256_hex(request_bytes)
+    refuse_ahead(retrieved_at)
     when = retrieved_at or utc_now()
     results = []
     for doc in documents:

@@ -110,7 +110,8 @@ def add_options(capture: argparse.ArgumentParser) -> None:
                               "refused with advice for its type)")
     capture.add_argument("--retrieved-at", metavar="TIME", type=_rfc3339,
                          help="with --from-file: when the text was retrieved, RFC 3339 UTC like "
-                              "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible)")
+                              "2026-07-01T12:00:00Z (default: now; a fixed value keeps output reproducible; "
+                              "never more than 5 minutes ahead of now)")
     capture.add_argument("--verify-extraction", action="store_true",
                          help="re-run the recorded extractor of every extracted capture (of the URLs "
                               "given, if any) on its raw body and report texts that differ")
