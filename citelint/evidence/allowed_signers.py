@@ -46,10 +46,11 @@ _TIME = re.compile(r"(\d{8})(\d{4}(\d{2})?)?Z")
 
 class SignersError(UsageError):
     """An unusable allowed-signers file (exit 2, like any usage error).
-    ``str()`` is ``evidence.allowed_signers: path:line: message``."""
+    ``str()`` is ``KEY: path:line: message``, KEY the config key that names the file
+    (``evidence.allowed_signers`` or ``reviews.allowed_signers``)."""
 
-    def __init__(self, message: str):
-        super().__init__(f"evidence.allowed_signers: {message}")
+    def __init__(self, message: str, key: str = "evidence.allowed_signers"):
+        super().__init__(f"{key}: {message}")
 
 
 @dataclass(frozen=True)
@@ -168,8 +169,9 @@ _KNOWN_TYPES = frozenset({"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nist
                           "ssh-rsa", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"})
 
 
-def parse(text: str, origin: str = "allowed signers") -> list[Entry]:
-    """Parse an allowed-signers file's text; ``origin`` names it in errors.
+def parse(text: str, origin: str = "allowed signers", setting: str = "evidence.allowed_signers") -> list[Entry]:
+    """Parse an allowed-signers file's text; ``origin`` names it in errors, and ``setting`` the
+    config key that names the file.
 
     Raises:
         SignersError: a malformed line, an unknown option, a
@@ -214,7 +216,7 @@ def parse(text: str, origin: str = "allowed signers") -> list[Entry]:
                     raise ValueError(f"unknown option {name!r} (namespaces, valid-after, valid-before)")
             key = PublicKey.from_openssh(key_text)
         except (ValueError, SignatureFormatError) as exc:
-            raise SignersError(f"{origin}:{number}: {exc}") from None
+            raise SignersError(f"{origin}:{number}: {exc}", setting) from None
         entries.append(Entry(principals, key, namespaces, valid_after, valid_before, number))
     return entries
 
@@ -230,14 +232,14 @@ def load(path: Path, origin: str, key: str) -> list[Entry]:
     try:
         text = decode_utf8(read_regular(path, MAX_FILE_BYTES))
     except FileNotFoundError:
-        raise SignersError(f"{origin}: no such file ({key})") from None
+        raise SignersError(f"{origin}: no such file", key) from None
     except (NotRegularFile, FileTooLarge) as exc:
-        raise SignersError(f"{origin}: cannot be used ({exc})") from None
+        raise SignersError(f"{origin}: cannot be used ({exc})", key) from None
     except OSError as exc:
-        raise SignersError(f"{origin}: cannot be read ({exc.strerror or exc})") from None
+        raise SignersError(f"{origin}: cannot be read ({exc.strerror or exc})", key) from None
     except UnicodeDecodeError as exc:
-        raise SignersError(f"{origin}: not UTF-8 at byte {exc.start}") from None
-    return parse(text, origin)
+        raise SignersError(f"{origin}: not UTF-8 at byte {exc.start}", key) from None
+    return parse(text, origin, key)
 
 
 def time_after(a: str, b: str) -> bool:
