@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -79,6 +80,14 @@ def _visible(markdown: str) -> str:
 _FIX_ATTEMPTS = 40
 
 
+def _clashes(taken: list[tuple[int, int]], s: int, e: int) -> bool:
+    """True when the edit of [s, e) overlaps one of the sorted, disjoint spans ``taken`` (or
+    is an insertion at the point of an insertion there). Looks at its neighbours only, so
+    planning the edits of a page with thousands of links is not quadratic."""
+    k = bisect.bisect_left(taken, (s, e))
+    return any(s < te and ts < e or s == e == ts for ts, te in taken[max(0, k - 1):k + 2])
+
+
 def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue]]:
     """Degrade the links of CL201/CL202 ``issues`` to their visible text (DESIGN §2.4).
 
@@ -103,15 +112,16 @@ def fix(markdown: str, issues: Sequence[LinkIssue]) -> tuple[str, list[LinkIssue
         return markdown, []
     images = any(i.link.form == "image" for i in wanted.values())
     planned: list[tuple[LinkIssue, list[tuple[int, int, str]]]] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # sorted, none overlapping: only an op's neighbours can clash
     for key in sorted(wanted):
         issue = wanted[key]
         ops = degrade_ops(markdown, issue.link)
         if not ops:
             continue
-        if any(s < te and ts < e or (s == e == ts) for s, e, _ in ops for ts, te in taken):
+        if any(_clashes(taken, s, e) for s, e, _ in ops):
             continue
-        taken.extend((s, e) for s, e, _ in ops)
+        for s, e, _ in ops:
+            bisect.insort(taken, (s, e))
         planned.append((issue, ops))
     if not planned:
         return markdown, []

@@ -145,7 +145,7 @@ def locate_all(out: str, doc: SourceDocument, tags: Sequence[re.Match[str]], ima
     """
     src = doc.src
     n_src = len(src)
-    defs = doc.definitions(out) if "]:" in src else {}
+    defs = doc.definitions(out) if doc.may_define else {}
     line_starts = doc.line_starts
     ascii_src = doc.ascii
     analyse = urls.analyse

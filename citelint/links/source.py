@@ -132,6 +132,9 @@ class SourceDocument:
     def __init__(self, src: str) -> None:
         self.src = src
         self.ascii = src.isascii()
+        #: Whether the source may hold a link reference definition at all (searched once:
+        #: a locator asked per block would otherwise scan the whole page each time).
+        self.may_define = "]:" in src
         if _OTHER_BREAKS.search(src) is None:
             # str.splitlines breaks exactly where cmark does (CR, LF, CRLF)
             # when none of the other Unicode line breaks it knows occur.
