@@ -65,8 +65,10 @@ def test_record_keeps_what_the_pipeline_held(tmp_path: Path, ca_file: str) -> No
     ref = project.record(source, TEXT, retrieved_at="2026-12-01T00:00:00Z")
     assert ref.created and project.record(source, TEXT.encode(), retrieved_at="2026-12-01T00:00:00Z") == \
         citelint.CaptureRef(source, ref.capture_sha256, ref.path, False, ref.bytes)
-    with pytest.raises(citelint.CaptureRefused, match="looks like text/html"):
+    with pytest.raises(citelint.CaptureRefused, match="looks like text/html") as refused:
         project.record(source, "<!DOCTYPE html><html><body><p>Revenue</p></body></html>")
+    # A library call names its argument, not the command line's flag.
+    assert "content_type='text/html'" in str(refused.value) and "--content-type" not in str(refused.value)
     with pytest.raises(citelint.CaptureRefused, match="not in the approved sources"):
         project.record("https://example.org/other.txt", TEXT)
     with pytest.raises(citelint.CaptureRefused, match="empty"):

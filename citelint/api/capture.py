@@ -9,11 +9,15 @@ inspect, and nothing prints.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citelint.errors import UsageError
+
+#: The capture stage's advice names its command-line flag; the API names its argument.
+_FLAG = re.compile(r"--content-type (\S+)")
 
 if TYPE_CHECKING:
     from citelint.capture import CaptureOutcome
@@ -70,14 +74,21 @@ def record(config: Config, source: str, body: str | bytes, content_type: str | N
         UsageError: ``body`` is neither str nor bytes.
         CaptureRefused: as :func:`citelint.capture.record_text`.
     """
-    from citelint.capture import check_settings, record_text
+    from citelint.capture import CaptureRefused, check_settings, record_text
 
     if not isinstance(body, (str, bytes)):
         raise UsageError(f"record takes the body as str or bytes, got {type(body).__name__}")
     settings = config.capture
     check_settings(settings)
-    return _ref(record_text(config.captures_dir, source, body, sources=config.sources,
-                            max_bytes=settings.max_bytes, content_type=content_type,
-                            content_types=settings.content_types, retrieved_at=retrieved_at,
-                            extractors=settings.extractors, keep_raw=settings.keep_raw,
-                            timeout_s=settings.timeout_s))
+    try:
+        return _ref(record_text(config.captures_dir, source, body, sources=config.sources,
+                                max_bytes=settings.max_bytes, content_type=content_type,
+                                content_types=settings.content_types, retrieved_at=retrieved_at,
+                                extractors=settings.extractors, keep_raw=settings.keep_raw,
+                                timeout_s=settings.timeout_s))
+    except CaptureRefused as exc:
+        # The trusted stage words its advice for the command line; a library call names its argument.
+        words = _FLAG.sub(r"content_type='\1'", str(exc))
+        if words == str(exc):
+            raise
+        raise CaptureRefused(words) from None
