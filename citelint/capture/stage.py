@@ -148,11 +148,11 @@ def refuse_ahead(retrieved_at: str | None) -> None:
     """Raise CaptureRefused when ``retrieved_at`` (RFC 3339 UTC, or None: now) is more than
     RETRIEVED_AHEAD_S seconds in the future: the store is append-only, and a revision dated
     ahead would be the newest one, the one every untitled quotation is checked against, for good."""
-    if retrieved_at is None:
-        return
-    from datetime import UTC, datetime, timedelta
+    from citelint.store.record import is_rfc3339_utc, time_key
 
-    from citelint.store.record import time_key
+    if retrieved_at is None or not is_rfc3339_utc(retrieved_at):
+        return  # (a malformed time is the record's to refuse, with the record's own words)
+    from datetime import UTC, datetime, timedelta
 
     limit = (datetime.now(UTC) + timedelta(seconds=RETRIEVED_AHEAD_S)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if time_key(retrieved_at) > time_key(limit):
