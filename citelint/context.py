@@ -223,6 +223,13 @@ def select(config: Config, cwd: Path, *, sources: Sequence[str] = (), revisions:
         newer = [(r, why) for r, why in left_out if time_key(r.retrieved_at) > time_key(records[0].retrieved_at)]
         if newer:
             notes.append(f"{source}: a newer revision is not given: {newer[-1][1]}")
+        failing = len(store.revisions(source)) - len(good) - len(left_out)
+        if failing > 0:
+            # A corrupt file has no date to trust: it may be the newest revision, so say so.
+            several = failing > 1
+            notes.append(f"{source}: {failing} revision file{'s' * several} of it {'fail' if several else 'fails'} "
+                         f"verification and {'are' if several else 'is'} not given (it may be newer than the one "
+                         "given); see `citelint ls`, and restore it from version control")
         chosen.append(ContextSource(source, records))
     unused = [p for p in prefixes if not any(sha.startswith(p) for sha in used)]
     if unused:

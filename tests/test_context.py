@@ -104,6 +104,22 @@ def test_a_corrupt_capture_is_never_given(proj: Path) -> None:
     assert f"left out {A}: every capture is corrupt (see citelint ls)" in run.err
 
 
+def test_a_corrupt_newest_capture_is_said_not_passed_over(proj: Path) -> None:
+    """The newest committed capture fails verification: the older one is given, and stderr (and
+    the API's notes) say that a revision file of the source fails verification."""
+    import citelint
+
+    newer = record(proj, A, TEXT_A + " Revised.", when="2026-12-02T10:00:00Z")
+    path = proj / "captures" / sha256_hex(A) / f"{newer}.json"
+    path.write_text(path.read_text(encoding="utf-8").replace("Revised", "REVISED"), encoding="utf-8")
+    commit_all(proj, "newer capture, tampered")
+    run = run_cli("context", "--source", A, cwd=proj)
+    assert run.code == 0 and "Revised" not in run.out and "REVISED" not in run.out
+    assert f"{A}: 1 revision file of it fails verification and is not given" in run.err, run.err
+    notes = citelint.Project.open(proj).context([A], format="text").notes
+    assert any("fails verification" in n for n in notes)
+
+
 def test_revision_batch_and_usage_errors(proj: Path) -> None:
     newer = record(proj, A, "Revenue rose 13% in the third quarter.", when="2026-12-02T10:00:00Z")
     commit_all(proj, "newer")
