@@ -163,3 +163,19 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it(project: Path)
                          env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)))
     assert (run.returncode, run.stdout) == (2, "")
     assert "pip install 'citelint-provenance[mcp]'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_find_quote_refuses_a_revision_that_is_no_digest_or_names_none(project: Path) -> None:
+    """`"revision": "zzzz"` or one no committed capture has answered "not found", and an agent
+    concluded the quote was absent: both are errors that say what to give."""
+    _, results = session(project, [
+        ("find_quote", {"source": SOURCE, "text": "$4.1 million in the third quarter", "revision": "../../etc"}),
+        ("find_quote", {"source": SOURCE, "text": "$4.1 million in the third quarter", "revision": "b"}),
+        ("find_quote", {"source": SOURCE, "text": "$4.1 million in the third quarter", "revision": "ffff0000"}),
+        ("find_quote", {"source": SOURCE, "text": "$4.1 million in the third quarter",
+                        "revision": sha256_hex(TEXT)[:8].upper()}),
+    ])
+    assert all(r.is_error for r in results[:3])
+    assert "no capture digest" in results[0].content[0].text and "no capture digest" in results[1].content[0].text
+    assert "names no committed, verified revision" in results[2].content[0].text
+    assert not results[3].is_error and results[3].structured_content["found"]

@@ -15,6 +15,7 @@ captures are added by the trusted stage alone (``citelint capture``).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 try:
@@ -97,8 +98,14 @@ def build_server(project: Project) -> MCPServer:
             raise ToolError(f"{source!r} is not an approved source: list_sources gives the ones to cite")
         if wanted_text(text) is None:
             raise ToolError("text has no visible character")
+        if revision is not None and re.fullmatch(r"[0-9a-fA-F]{4,64}", revision) is None:
+            raise ToolError(f"revision {revision[:70]!r} is no capture digest: give 4 to 64 hex "
+                            "characters of one (list_sources gives them)")
         records, left_out = committed().revisions(source)
         matches = find_text(records, text, revision)
+        if revision is not None and not matches:
+            raise ToolError(f"revision {revision} names no committed, verified revision of {source!r} "
+                            "(list_sources gives them)")
         return {"source": source, "found": any(m.found for m in matches),
                 "revisions": [_match(m) for m in matches],
                 "notCommitted": [{"revision": r.sha256, "why": why} for r, why in left_out]}
