@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import expertqa_links  # noqa: E402
 
-from citelint.links import prose  # noqa: E402
+from citelint.links import sentences  # noqa: E402
 from citelint.links.blocks import Detector  # noqa: E402
 from citelint.store.captures import make_record  # noqa: E402
 from citelint.store.writer import write_capture  # noqa: E402
@@ -75,7 +75,7 @@ def build(root: Path, corpus: Path) -> dict[str, int]:
             b = det.block(k)
             if not b.links:
                 continue
-            for s, _t, e in prose._sentences(b, prose._pairs(b.text, b.code)):
+            for s, _t, e in sentences.split_sentences(b, sentences.mark_pairs(b.text, b.code)):
                 hrefs = [href for a, _e, href, _ in b.links if s <= a < e]
                 if hrefs:
                     cited += 1

@@ -8,14 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from citelint.links.prose import (
-    ABBREVIATIONS,
-    cited_numbers,
-    number_occurs,
-    quotations,
-    readings,
-    split_quotation,
-)
+from citelint.links.prose import cited_numbers, number_occurs, quotations, readings, split_quotation
+from citelint.links.sentences import ABBREVIATIONS
 
 A = "https://a.example/doc"
 B = "https://b.example/doc"

@@ -27,24 +27,18 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.blocks import Block, Detector
+from citelint.links.sentences import (
+    MARKS,
+    PAIRED_MARKS,
+    in_spans,
+    is_marker_text,
+    mark_pairs,
+    split_sentences,
+)
 
 if TYPE_CHECKING:
     from citelint.links.link import Link
 
-#: Quotation marks that pair by themselves, opener -> the closers it takes.
-#: A nested opener of the same kind (“a “b” c”) is counted, so the pair is
-#: the outer one; „ takes “ or ” (German and Polish usage) and does not nest.
-PAIRED_MARKS = {"“": "”", "„": "“”", "«": "»", "「": "」", "『": "』"}
-#: Marks that are quotation marks only at a word start (opening) and a word
-#: end (closing): ``"`` is also the inch and seconds sign, ’ the apostrophe.
-WORD_MARKS = {'"': '"', "‘": "’"}
-#: What may stand just before an opening word mark besides whitespace.
-_OPEN_BEFORE = frozenset("([{<—–-/") | frozenset(PAIRED_MARKS) | frozenset(WORD_MARKS)
-#: What may stand just after a closing word mark besides whitespace (``[`` opens a citation
-#: marker: ``"…humanity"[4]``).
-_CLOSE_AFTER = frozenset(".,;:!?)[]}>…—–-/'") | frozenset("”»」』’\"")
-_MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”»」』“") | set(WORD_MARKS) | {"’"})))
-                    + ']')
 #: The marks that can open a quotation besides ``"``: a leaf with none of them (and fewer
 #: than two ``"``) is not rendered at all.
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
@@ -53,29 +47,12 @@ _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 _MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
 _MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
-#: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
-ABBREVIATIONS = frozenset([
-    "e.g.", "i.e.", "etc.", "cf.", "vs.", "viz.", "al.", "approx.", "ca.", "resp.", "incl.", "esp.", "Dr.", "Mr.",
-    "Mrs.", "Ms.", "Mx.", "Prof.", "Sr.", "Jr.", "St.", "Mt.", "Fig.", "fig.", "Figs.", "No.", "no.", "Nos.",
-    "Vol.", "vol.", "Eq.", "eq.", "Ch.", "ch.", "Sec.", "sec.", "Art.", "p.", "pp.", "ed.", "eds.", "Inc.",
-    "Ltd.", "Co.", "Corp.", "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.",
-    "Nov.", "Dec.", "Gen.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "z.B.", "u.a.", "d.h.", "bzw.", "vgl.",
-    "ggf.", "S.", "Nr.",
-])
-_TERMINATORS = re.compile(r"[.!?。！？]")
-#: Full-width terminators end a sentence whatever follows: CJK text puts no space after them.
-_CJK_TERMINATORS = frozenset("。！？")
-#: What may follow a sentence terminator before the space that ends the sentence.
-_AFTER_TERMINATOR = frozenset("\"'”’»」』)]*")
 #: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
 MAX_INSERTION_CHARS = 60
 _SPLIT = re.compile(rf"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{{1,{MAX_INSERTION_CHARS}}}\]))\s*")
-#: Link text that is only a citation marker: ``1``, ``[1]``, ``^1``.
-_MARKER_TEXT = re.compile(r"\[?\^?\d+\]?")
 #: Citation markers written as plain text: ``[1]``, ``[^1]``, ``[3: not linked]`` (imports).
 _PLAIN_MARKER = re.compile(r"\[\^?\d+(?:: not linked)?\]")
 _PLAIN_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*")
-
 
 
 class Segment(NamedTuple):
@@ -140,138 +117,6 @@ class Number(NamedTuple):
 
 # --------------------------------------------------------------------------- marks and sentences
 
-def _in(ranges: Sequence[tuple[int, int]], i: int) -> bool:
-    return any(a <= i < b for a, b in ranges)
-
-
-def _opens(text: str, p: int) -> bool:
-    """True when the word mark at ``p`` stands at a word start: it may open a quotation."""
-    if p + 1 >= len(text) or text[p + 1].isspace():
-        return False
-    return p == 0 or text[p - 1].isspace() or text[p - 1] in _OPEN_BEFORE
-
-
-def _closes(text: str, q: int) -> bool:
-    """True when the word mark at ``q`` stands at a word end: it may close a quotation."""
-    if q == 0 or text[q - 1].isspace():
-        return False
-    after = text[q + 1] if q + 1 < len(text) else ""
-    if text[q] == '"' and text[q - 1].isdigit() and after not in ("", ".", ",", ";", ":", "!", "?", ")"):
-        return False  # an inch or seconds mark: a 5" screen, 3' 4"
-    return after == "" or after.isspace() or after in _CLOSE_AFTER
-
-
-def _pairs(text: str, code: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """(opening, closing) indices of the outermost quotation-mark pairs of ``text``, outside code."""
-    marks = [m.start() for m in _MARKS.finditer(text) if not (code and _in(code, m.start()))]
-    pairs = []
-    k = 0
-    while k < len(marks):
-        p = marks[k]
-        c = text[p]
-        match = None
-        if c in PAIRED_MARKS:
-            closers = PAIRED_MARKS[c]
-            depth = 1
-            for m in range(k + 1, len(marks)):
-                ch = text[marks[m]]
-                if ch == c and c != "„":
-                    depth += 1
-                elif ch in closers:
-                    depth -= 1
-                    if depth == 0:
-                        match = m
-                        break
-        elif c in WORD_MARKS and _opens(text, p):
-            closer = WORD_MARKS[c]
-            inner = 0  # curly pairs opened inside: their ” is theirs
-            for m in range(k + 1, len(marks)):
-                q = marks[m]
-                ch = text[q]
-                if ch == "“":
-                    inner += 1
-                elif ch == "”" and inner:
-                    inner -= 1
-                elif (ch == closer or (c == '"' and ch == "”")) and _closes(text, q):
-                    # "…” (a straight mark closed by a curly one) is a typing slip, not two quotations
-                    match = m
-                    break
-        if match is None:
-            k += 1
-        else:
-            pairs.append((p, marks[match]))
-            k = match + 1
-    return pairs
-
-
-def _is_marker(link_text: str) -> bool:
-    return _MARKER_TEXT.fullmatch(link_text.strip()) is not None
-
-
-def _sentences(b: Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
-    """Sentences of ``b``: (start, terminator end, end after the run of citation-only links), in order.
-
-    A terminator inside a quotation ends no sentence, unless it is the
-    quotation's last character (“… it rained.” Then …).
-    """
-    text = b.text
-    n = len(text)
-    markers = {a: e for a, e, _, _ in b.links if _is_marker(text[a:e])}
-    marker_ends = set(markers.values())
-    refs = {i for i, _ in b.refs}
-    out = []
-    start = 0
-    for m in _TERMINATORS.finditer(text):
-        t = m.start()
-        if t < start or (b.code and _in(b.code, t)):
-            continue
-        if any(o < t < c - 1 for o, c in pairs):
-            continue
-        ch = text[t]
-        j = t + 1
-        while j < n and text[j] in _AFTER_TERMINATOR:
-            j += 1
-        if ch not in _CJK_TERMINATORS and not (j == n or text[j].isspace() or j in markers or j in refs):
-            continue
-        if ch == "." and t not in marker_ends and _not_an_end(text, t):
-            continue  # (after a citation marker "[1](…)." the digit is the marker's)
-        end = j
-        while True:  # the run of citation-only links and footnote references after the terminator
-            k = end
-            while k < n and text[k].isspace():
-                k += 1
-            if k in markers and markers[k] > k:
-                end = markers[k]
-            elif k in refs:
-                refs = refs - {k}  # a reference has no width: taken once
-                end = max(end, k)
-            else:
-                break
-        out.append((start, j, end))
-        start = end
-        while start < n and text[start].isspace():
-            start += 1
-    if start < n:
-        out.append((start, n, n))
-    return out
-
-
-def _not_an_end(text: str, t: int) -> bool:
-    """True when the ``.`` at ``t`` ends an abbreviation, an initial or a number, or is part of ``...``."""
-    if t == 0:
-        return True
-    before = text[t - 1]
-    if before.isdigit() or before == "." or (t + 1 < len(text) and text[t + 1] == "."):
-        return True
-    s = t
-    while s > 0 and not text[s - 1].isspace() and text[s - 1] not in "([{\"'“‘«":
-        s -= 1
-    word = text[s:t + 1]
-    if word in ABBREVIATIONS:
-        return True
-    return len(word) == 2 and word[0].isupper() or (len(word) >= 2 and word[-2].isupper()
-                                                      and (len(word) == 2 or word[-3] == "."))
-
 
 def _visible(text: str) -> int:
     from citelint.escape import is_invisible
@@ -322,7 +167,7 @@ def _trim_markers(b: Block, a: int, e: int) -> int:
     """The end of the quoted text ``b.text[a:e]`` without the citation markers (linked or
     plain, ``[7]``) written just inside its closing mark (``“What is the evidence?[7]”``):
     they cite the quotation, they are not the source's words."""
-    ends = {hi: lo for lo, hi, _, _ in b.links if _is_marker(b.text[lo:hi])}
+    ends = {hi: lo for lo, hi, _, _ in b.links if is_marker_text(b.text[lo:hi])}
     while e > a:
         lo = ends.get(e)
         if lo is None:
@@ -359,7 +204,7 @@ def quotations(markdown: str, *, min_chars: int = 20, min_segment_chars: int = 1
 def _may_quote(markdown: str) -> bool:
     """False when ``markdown`` holds no quotation mark, no ``>`` (a blockquote) and no ``&`` (a
     character reference may spell a mark): it quotes nothing."""
-    return bool(markdown) and (_MARKS.search(markdown) is not None or ">" in markdown or "&" in markdown)
+    return bool(markdown) and (MARKS.search(markdown) is not None or ">" in markdown or "&" in markdown)
 
 
 def _may_cite(chunk: str, citable: Callable[[str], bool] | None) -> bool:
@@ -410,7 +255,7 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
         b = det.block_at(start, end)
-        pairs = _pairs(b.text, b.code)
+        pairs = mark_pairs(b.text, b.code)
         if not pairs:
             continue
         sentences = None
@@ -422,7 +267,7 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             if sum(_visible(s.text) for s in segs) < min_chars:
                 continue
             if sentences is None:
-                sentences = _sentences(b, pairs)
+                sentences = split_sentences(b, pairs)
             s0, t_end, s_end = next(((s, t, e2) for s, t, e2 in sentences if s <= o < e2), (0, len(b.text),
                                                                                                len(b.text)))
             nxt = pairs[n_pair + 1][0] if n_pair + 1 < len(pairs) and pairs[n_pair + 1][0] < t_end else t_end
@@ -496,7 +341,7 @@ def link_sentences(markdown: str, starts: Sequence[int]) -> dict[int, str]:
         mine = [(a, link.start) for a, _e, _h, link in b.links if link is not None and link.start in wanted]
         if not mine:
             continue
-        sentences = _sentences(b, _pairs(b.text, b.code))
+        sentences = split_sentences(b, mark_pairs(b.text, b.code))
         for a, start in mine:
             s0, _t, s_end = next(((s, t, e) for s, t, e in sentences if s <= a < e), (0, len(b.text), len(b.text)))
             out.setdefault(start, b.text[s0:s_end].strip())
@@ -572,7 +417,7 @@ def _excluded(b: Block, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int
     out.extend((o, c + 1) for o, c in pairs)
     for a, e, _, link in b.links:
         shown = text[a:e]
-        if _is_marker(shown) or (link is not None and link.kind in ("bare", "autolink")) \
+        if is_marker_text(shown) or (link is not None and link.kind in ("bare", "autolink")) \
                 or _PLAIN_URL.match(shown.strip()):
             out.append((a, e))
     if "[" in text:
@@ -618,12 +463,12 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None, every:
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
         b = det.block_at(start, end)
-        pairs = _pairs(b.text, b.code)
+        pairs = mark_pairs(b.text, b.code)
         det.d.attach(b)  # the link kinds tell URLs (autolinks, bare URLs) from prose
         skip = _excluded(b, pairs)
-        for s0, _t_end, s_end in _sentences(b, pairs):
+        for s0, _t_end, s_end in split_sentences(b, pairs):
             numbers = [m for m in _NUMBER.finditer(b.text, s0, s_end)
-                       if not _in(skip, m.start()) and _standalone(b.text, m.start(), m.end())
+                       if not in_spans(skip, m.start()) and _standalone(b.text, m.start(), m.end())
                        and not _enumerator(det, b, m.start(), m.end())]
             if not numbers:
                 continue
@@ -655,7 +500,7 @@ def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
     citation kept from being one, or a lazy continuation line of one)."""
     text = b.text
     k = e
-    markers = {lo: hi for lo, hi, _, _ in b.links if _is_marker(text[lo:hi])}
+    markers = {lo: hi for lo, hi, _, _ in b.links if is_marker_text(text[lo:hi])}
     while k in markers and markers[k] > k:
         k = markers[k]
     if not (k < len(text) and text[k] in ".)" and (k + 1 == len(text) or text[k + 1].isspace())):
