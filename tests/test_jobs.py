@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from citelint.check import run as check
-from citelint.check.run import AUTO_JOBS_MIN_CAPTURES, job_count
+from citelint.check.parallel import AUTO_JOBS_MIN_CAPTURES, job_count
 from conftest import REPO_ROOT, SOURCE_A, SOURCE_B, TEXT_A, TEXT_B, Repo
 
 

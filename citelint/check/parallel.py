@@ -14,10 +14,16 @@ their results travel back, packed by the caller into plain values that
 :mod:`marshal` serialises (several times faster than pickle on these shapes,
 and these bytes never leave the run). Where the platform cannot fork,
 :func:`run_chunks` returns None and the caller does the work itself.
+
+Also how many processes a phase gets (:func:`job_count`), and the cyclic
+collector paused while checks run in this process (:data:`COLLECTOR`).
 """
 
 from __future__ import annotations
 
+import _thread
+import gc
+import os
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -137,3 +143,52 @@ def unpack_rows(cls: type[T], columns: Mapping[str, Sequence[Any]]) -> list[T]:
     """
     make = cls._make  # type: ignore[attr-defined]
     return list(map(make, zip(*(columns[name] for name in cls._fields))))  # type: ignore[attr-defined]
+
+
+#: Below this many cited captures (or files to check), citations are
+#: verified (or reports loaded) in one process: starting a worker (importing
+#: multiprocessing, forking) costs about what a second core saves on a few
+#: hundred small captures, and the pre-commit hook's start-up must not grow.
+AUTO_JOBS_MIN_CAPTURES = 1000
+
+
+def job_count(requested: int | None, size: int) -> int:
+    """Processes for a phase of ``size`` work items (distinct cited captures
+    to verify, or files to load): ``requested`` when given (at least 1), else
+    all available cores (at most 8) from AUTO_JOBS_MIN_CAPTURES items, else 1."""
+    if requested is not None:
+        return max(1, requested)
+    if size < AUTO_JOBS_MIN_CAPTURES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 8))
+
+
+class CollectorPause:
+    """The cyclic collector paused while at least one check runs in this
+    process: checks may run in several threads at once (the Python API), so
+    the first to start disables it (when it was enabled) and the last to
+    finish enables it again; a collector the caller had disabled stays so."""
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()  # threading's Lock, without importing threading
+        self._running, self._resume = 0, False
+
+    def pause(self) -> None:
+        """A check starts: the collector is off until the last one ends."""
+        with self._lock:
+            if self._running == 0:
+                self._resume = gc.isenabled()
+                gc.disable()
+            self._running += 1
+
+    def resume(self) -> None:
+        """A check ends: the collector is as it was once no check runs."""
+        with self._lock:
+            self._running -= 1
+            if self._running == 0 and self._resume:
+                gc.enable()
+
+
+#: The one pause of this process.
+COLLECTOR = CollectorPause()

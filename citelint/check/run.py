@@ -10,21 +10,21 @@ opens a socket.
 
 from __future__ import annotations
 
-import _thread
 import functools
-import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from citelint.check.baseline import settle_base, start_base, start_reviews_base
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
+from citelint.check.parallel import COLLECTOR, job_count
+from citelint.check.reviewed import load_ledger_for, report_ledger
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
-from citelint.escape import quoted
 from citelint.facts import (
     CONTEXT_CHARS,
     AcceptedEntry,
@@ -57,11 +57,11 @@ from citelint.store.legacy import legacy_message, legacy_unmigrated
 if TYPE_CHECKING:
     from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
-    from citelint.git.base import BaseCaptures, PendingBase, Resolving
+    from citelint.git.base import BaseCaptures, Resolving
     from citelint.links.grounds import LinkEvidence
 
 
-__all__ = ["AUTO_JOBS_MIN_CAPTURES", "UsageError", "build_allowlist", "job_count", "run_check"]
+__all__ = ["UsageError", "build_allowlist", "run_check"]
 
 
 def _load_report(target: Target, order: int, display: str, config: Config,
@@ -326,25 +326,6 @@ def _phase_two(groups: Sequence[_Group], config: Config,
     return out
 
 
-#: Below this many cited captures (or files to check), citations are
-#: verified (or reports loaded) in one process: starting a worker (importing
-#: multiprocessing, forking) costs about what a second core saves on a few
-#: hundred small captures, and the pre-commit hook's start-up must not grow.
-AUTO_JOBS_MIN_CAPTURES = 1000
-
-
-def job_count(requested: int | None, size: int) -> int:
-    """Processes for a phase of ``size`` work items (distinct cited captures
-    to verify, or files to load): ``requested`` when given (at least 1), else
-    all available cores (at most 8) from AUTO_JOBS_MIN_CAPTURES items, else 1."""
-    if requested is not None:
-        return max(1, requested)
-    if size < AUTO_JOBS_MIN_CAPTURES:
-        return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, 8))
-
-
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
@@ -388,7 +369,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     (:mod:`citelint.check.basereports`).
     ``ledger`` is the review ledger when the caller has read it
     (``citelint review``); None reads it here, once, with a warning for each
-    file read that does not count (:func:`_load_ledger`, :func:`_report_ledger`).
+    file read that does not count (:func:`load_ledger_for`, :func:`report_ledger`).
     Two phases: every report is loaded and label-checked first; then the
     cited facts are grouped by capture, so each capture is read, verified
     and searched once for all its snippets, in order of (source, digest).
@@ -412,13 +393,13 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
     base_note = len(result.warnings_text)
-    pending = _start_base(base, config, result, base_missing, resolving) if base is not None else None
+    pending = start_base(base, config, result, base_missing, resolving) if base is not None else None
     # The review ledger is append-only evidence too (CL301), compared on the same base.
-    reviews_base = _start_reviews_base(pending, config) if pending is not None else None
+    reviews_base = start_reviews_base(pending, config) if pending is not None else None
     # The cyclic collector would scan every report, fact and result the run
     # holds, again each time they grow by a quarter, and find nothing: they
     # hold no reference cycles (about a tenth of a large run's time).
-    _COLLECTOR.pause()
+    COLLECTOR.pause()
     try:
         store = Store(config.captures_dir)
         legacy = legacy_unmigrated(store)
@@ -438,12 +419,12 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         numbered = list(enumerate(targets, 1))
         # Read here (and reported after the citations are judged) unless the caller read it.
         reading_ledger = ledger is None
-        ledger = _load_ledger(config, cwd, result) if ledger is None else ledger or None
+        ledger = load_ledger_for(config, cwd, result) if ledger is None else ledger or None
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
                          n=job_count(jobs, len(numbered)), ledger=ledger)
-        base_captures = _settle_base(pending, base_note, config, cwd, result) if pending is not None else None
+        base_captures = settle_base(pending, base_note, config, cwd, result) if pending is not None else None
         if reviews_base is not None:
-            _settle_base(reviews_base, None, config, cwd, result)
+            settle_base(reviews_base, None, config, cwd, result)
         reports = {r.order: r for r in one.reports}
         accepted = one.accepted
         grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
@@ -457,7 +438,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                            context_chars)
         _emit_verified(config, result, reports, verified, accepted, ledger)
         if ledger is not None and reading_ledger:
-            _report_ledger(ledger, config, cwd, result)
+            report_ledger(ledger, config, cwd, result)
         if base_reports and base_captures is not None and base_captures.via == "merge-base":
             _added_since(base_captures.commit, config, cwd, result, ledger)
         if one.allowlist_empty and result.links_governed:
@@ -465,53 +446,12 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
                 "every governed link is ungrounded; capture the sources first")
     finally:
-        _COLLECTOR.resume()
+        COLLECTOR.resume()
         if pending is not None:
             pending.close()
         if reviews_base is not None:
             reviews_base.close()
     return result
-
-
-def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
-    """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
-    the run's ``ledger``, read once); when git cannot list or read them, every citation
-    counts as added, and a note says why."""
-    from citelint.check.basereports import base_fingerprints
-    from citelint.git.probe import GitBaseError
-
-    try:
-        result.base_fingerprints = base_fingerprints(
-            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
-    except GitBaseError as exc:
-        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
-
-
-class _CollectorPause:
-    """The cyclic collector paused while at least one check runs in this
-    process: checks may run in several threads at once (the Python API), so
-    the first to start disables it (when it was enabled) and the last to
-    finish enables it again; a collector the caller had disabled stays so."""
-
-    def __init__(self) -> None:
-        self._lock = _thread.allocate_lock()  # threading's Lock, without importing threading
-        self._running, self._resume = 0, False
-
-    def pause(self) -> None:
-        with self._lock:
-            if self._running == 0:
-                self._resume = gc.isenabled()
-                gc.disable()
-            self._running += 1
-
-    def resume(self) -> None:
-        with self._lock:
-            self._running -= 1
-            if self._running == 0 and self._resume:
-                gc.enable()
-
-
-_COLLECTOR = _CollectorPause()
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
@@ -561,50 +501,6 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, Loade
         result.accepted = [fact for _, fact in built]
 
     result.defer(unreviewed if review else 0, settle)
-
-
-#: At most this many ledger files that do not count are named, one warning each.
-UNCOUNTED_SHOWN = 20
-
-
-def _load_ledger(config: Config, cwd: Path, result: CheckResult) -> Ledger | None:
-    """The review ledger of the run (docs/reviews.md), or None when it has no
-    review folder; a run with no reviews folder costs one ``lstat`` and loads
-    no signature code. Stray entries are warnings (:func:`_report_ledger`).
-
-    Raises:
-        UsageError: ``reviews.allowed_signers`` cannot be read or parsed.
-    """
-    if not os.path.lexists(config.reviews.dir):
-        return None
-    from citelint.evidence.ledger import load_ledger, relative
-
-    ledger = load_ledger(config.reviews, relative(cwd))
-    if not ledger:
-        _report_ledger(ledger, config, cwd, result)
-        return None
-    return ledger
-
-
-def _report_ledger(ledger: Ledger, config: Config, cwd: Path, result: CheckResult) -> None:
-    """After the citations were judged: CL109 for each review that counted
-    for one of them and that git has neither committed nor staged (it counts
-    here and not in a clean clone), and a warning for each ledger file read
-    that does not count, naming it and why (the first :data:`UNCOUNTED_SHOWN`,
-    then their number)."""
-    tracking = GitTracking(config, cwd, config.reviews.dir)
-    for record in ledger.applied.values() if tracking.enabled else ():
-        untracked = tracking.untracked_file(f"{record.fingerprint}/{record.digest}.json")
-        if untracked:
-            Emitter(config, result, untracked)("CL109", Position(1, 1), (
-                f"review {record.fingerprint[:16]} ({record.verdict} by {quoted(record.by, 80)}) is neither "
-                f"committed nor staged in git, so it counts here and not in a clean clone; run `git add "
-                f"{untracked}` (and its .sig)"))
-    for path, why in ledger.uncounted[:UNCOUNTED_SHOWN]:
-        result.warnings_text.append(f"review {relpath(path, cwd)} does not count: {why}")
-    if len(ledger.uncounted) > UNCOUNTED_SHOWN:
-        result.warnings_text.append(f"{len(ledger.uncounted) - UNCOUNTED_SHOWN} more review files do not count "
-                                    "(`citelint review --stale` lists every one)")
 
 
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
@@ -664,73 +560,15 @@ def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
 _OWN = ("index", "fact")
 
 
-def _start_base(ref: str, config: Config, result: CheckResult, base_missing: str,
-                resolving: Resolving | None) -> PendingBase | None:
-    """Start loading the base captures for ``ref`` and wait for what decides
-    whether the run goes on (before anything is written). With
-    ``base_missing="skip"`` a base this clone lacks is a note and None, unless
-    the config sets ``require_captures_on_base``.
-
-    Raises:
-        UsageError: ``--base`` cannot be used (see :meth:`citelint.git.base.PendingBase.resolve`).
-    """
-    # git plumbing loads only with --base: the hook's start-up stays lean.
-    from citelint.git.base import BaseNotFetched, GitBaseError, PendingBase
-
-    pending = None
-    try:
-        pending = PendingBase(ref, config.captures_dir, config.root, resolving)
-        pending.resolve()
-        return pending
-    except BaseException as exc:
-        # Whatever stopped it, no git process is left behind.
-        if pending is not None:
-            pending.close()
-        if isinstance(exc, BaseNotFetched) and base_missing == "skip" and not config.require_captures_on_base:
-            result.warnings_text.append(f"{exc}; until then the diff-aware rule CL301 is skipped "
-                                        "(with require_captures_on_base set this is an error)")
-            return None
-        if isinstance(exc, GitBaseError):
-            raise UsageError(str(exc)) from None
-        raise
-
-
-def _start_reviews_base(pending: PendingBase, config: Config) -> PendingBase:
-    """The base comparison of the review ledger, sharing ``pending``'s resolution of REF.
-
-    Raises:
-        UsageError: the reviews directory cannot be compared (outside the repository).
-    """
-    from citelint.git.base import GitBaseError
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
+    """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
+    the run's ``ledger``, read once); when git cannot list or read them, every citation
+    counts as added, and a note says why."""
+    from citelint.check.basereports import base_fingerprints
+    from citelint.git.probe import GitBaseError
 
     try:
-        return pending.sibling(config.reviews.dir)
+        result.base_fingerprints = base_fingerprints(
+            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
     except GitBaseError as exc:
-        pending.close()
-        raise UsageError(str(exc)) from None
-
-
-def _settle_base(pending: PendingBase, note_at: int | None, config: Config, cwd: Path,
-                 result: CheckResult) -> BaseCaptures:
-    """The base evidence ``pending`` loaded; emits CL301 for each changed file,
-    and the note for a base compared by REF's own tree at ``note_at`` among
-    the notes (where it stood when the base was started; None: no note, it
-    is given for the captures).
-
-    Raises:
-        UsageError: git failed while comparing.
-    """
-    from citelint.git.base import GitBaseError
-
-    try:
-        base = pending.result()
-    except GitBaseError as exc:
-        raise UsageError(str(exc)) from None
-    for change in base.changes():
-        display = relpath(change.path, cwd)
-        Emitter(config, result, display)("CL301", Position(1, 1), change.message(base.commit, display))
-    if base.via == "ref" and note_at is not None:
-        result.warnings_text.insert(note_at, (
-            f"--base: compared captures with {base.ref}'s own tree, since this clone has no merge base of it "
-            "and HEAD (a shallow clone)"))
-    return base
+        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from citelint import __version__
 from citelint.api.project import check_paths, open_project, project_config
-from citelint.check.run import AUTO_JOBS_MIN_CAPTURES
+from citelint.check.parallel import AUTO_JOBS_MIN_CAPTURES
 from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, clashing_outputs, isatty
 from citelint.config import Config, discover, load_config
 from citelint.errors import ConfigError, UsageError
