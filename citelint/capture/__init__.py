@@ -34,13 +34,13 @@ from citelint.capture.policy import (
     check_settings,
     check_source,
 )
+from citelint.capture.sniff import ContentTypeUnclear
 from citelint.capture.stage import (
     ALREADY_CAPTURED,
     CAPTURED,
     REFUSED,
     WOULD_FETCH,
     CaptureOutcome,
-    ContentTypeUnclear,
     DocumentOutcome,
     capture_one,
     read_input,

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citelint.capture.policy import CaptureRefused
+
 #: WHATWG "whitespace bytes", ignored before the HTML and XML patterns.
 _LEADING_WHITESPACE = re.compile(rb"[\t\n\x0c\r ]*")
 
@@ -137,3 +139,59 @@ def sniff_media_type(body: bytes) -> str | None:
     """The media type :func:`sniff` identifies in ``body``, or None."""
     found = sniff(body)
     return found.media_type if found else None
+
+
+class ContentTypeUnclear(CaptureRefused):
+    """A held body was given no media type, and its bytes say it is not plain
+    text (:func:`~citelint.capture.sniff.sniff`): recording it as
+    ``text/plain`` would make its markup (or a PDF's, an image's bytes) the
+    evidence. Nothing was written.
+
+    ``sniffed`` is the media type the body looks like, ``what`` it is in
+    words where that type does not say (``an XHTML page``, ``an image``),
+    ``suggested`` the type to declare for it (``text/html`` for an XHTML
+    page), or None when citelint extracts no text from such a body, and
+    ``advice`` what to do, worded for the type.
+    """
+
+    def __init__(self, found: Sniffed) -> None:
+        self.sniffed, self.what, self.suggested = found.media_type, found.what, found.declare
+        self.advice = advice_for(found)
+        looks = found.media_type + (f" ({found.what})" if found.what else "")
+        super().__init__(f"the body looks like {looks} but no content type was given: {self.advice}")
+
+
+def advice_for(found: Sniffed) -> str:
+    """What to do with an undeclared body that looks like ``found``: the
+    type to declare and what ``text/plain`` would record instead, or, for a
+    body citelint extracts no text from, what to capture instead."""
+    if found.declare == PDF:
+        return ("pass --content-type application/pdf (--content-type text/plain would record the PDF's bytes, "
+                "not its text)")
+    if found.declare is not None:
+        return (f"pass --content-type {found.declare} (--content-type text/plain records the body itself, "
+                "markup included)")
+    if found.media_type == POSTSCRIPT:
+        return "citelint extracts no text from PostScript: capture a PDF, HTML or text version of the source instead"
+    if found.markup:
+        return ("citelint extracts no text from XML other than an XHTML page: capture the page a reader sees "
+                "instead, or pass --content-type text/plain to record the body itself, markup included")
+    if found.media_type == BINARY:
+        return ("a text holds no such control byte, so it is not text: capture a text, HTML or PDF version of "
+                "the source instead")
+    return "there is no text in it to extract: capture a text, HTML or PDF version of the source instead"
+
+
+def declared_mismatch(content_type: str, found: Sniffed | None) -> str:
+    """A warning when the declared ``content_type`` is not what the body's
+    bytes look like (``found``), else an empty string. An XHTML page
+    declared as HTML is no mismatch: that is what it is."""
+    declared = content_type.split(";", 1)[0].strip().lower()
+    if found is None or declared in (found.media_type, found.declare):
+        return ""
+    looks = found.media_type + (f" ({found.what})" if found.what else "")
+    if declared == "text/plain":
+        return (f"the body looks like {looks} but was recorded as text/plain, as declared: the "
+                f"capture's text is the body itself, {'markup' if found.markup else 'its bytes'} included, "
+                "not the text a reader sees")
+    return f"the body looks like {looks} but was recorded as {declared}, as declared"
