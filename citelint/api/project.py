@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from citelint.api.prompt import Context, Imported
     from citelint.api.result import Result
     from citelint.check.targets import Target
-    from citelint.git.base import Resolving
+    from citelint.git.resolve import Resolving
 
 #: How findings name a report given as content when the call names none.
 REPORT_NAME = "<report>"

@@ -18,7 +18,8 @@ from citelint.model import (
 )
 
 if TYPE_CHECKING:
-    from citelint.git.base import BaseCaptures, PendingBase, Resolving
+    from citelint.git.base import BaseCaptures, PendingBase
+    from citelint.git.resolve import Resolving
 
 
 def start_base(ref: str, config: Config, result: CheckResult, base_missing: str,

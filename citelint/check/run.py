@@ -57,7 +57,8 @@ from citelint.store.legacy import legacy_message, legacy_unmigrated
 if TYPE_CHECKING:
     from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
-    from citelint.git.base import BaseCaptures, Resolving
+    from citelint.git.base import BaseCaptures
+    from citelint.git.resolve import Resolving
     from citelint.links.grounds import LinkEvidence
 
 
@@ -355,7 +356,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     citation keeps on either side of its snippet for review (the step
     summary shows it); 0 keeps none, which a large run's memory notices.
     ``resolving`` is git's answer about ``base`` when the caller started
-    asking before it read the config (:class:`citelint.git.base.Resolving`);
+    asking before it read the config (:class:`citelint.git.resolve.Resolving`);
     git compares the captures while the reports are loaded.
     ``detail`` keeps, for the reader view (``citelint render``), each report's
     :class:`~citelint.model.ReportDetail` in the result's ``details``: every

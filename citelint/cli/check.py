@@ -25,7 +25,7 @@ from citelint.facts import CONTEXT_CHARS
 from citelint.output import FORMATTERS, RenderOptions, did_not_run, renderer, repo_prefix, summary_line
 
 if TYPE_CHECKING:
-    from citelint.git.base import Resolving
+    from citelint.git.resolve import Resolving
 
 NAME = "check"
 
@@ -112,12 +112,13 @@ def add_options(check: argparse.ArgumentParser) -> None:
 
 def _ask_git_early(ref: str | None, config: Path | None) -> Resolving | None:
     """With ``--base``, ask git about REF from here while the config is read
-    (:class:`citelint.git.base.Resolving`), and start comparing the captures
+    (:class:`citelint.git.resolve.Resolving`), and start comparing the captures
     directory the config names unless it says otherwise; None without
     ``--base``, or when REF or git is unusable (the check then says why)."""
     if ref is None:
         return None
-    from citelint.git.base import GitBaseError, Resolving
+    from citelint.git.base import GitBaseError
+    from citelint.git.resolve import Resolving
 
     cwd = Path.cwd()
     try:
