@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from citelint.capture.extract import run_extractor  # noqa: E402
-from citelint.model import DEFAULT_EXTRACTORS, DEFAULT_TIMEOUT_S  # noqa: E402
+from citelint.settings import DEFAULT_EXTRACTORS, DEFAULT_TIMEOUT_S  # noqa: E402
 
 PDF = "application/pdf"
 CHUNK = 50

@@ -44,7 +44,7 @@ def write_ledger(root: Path, folder: str, facts: list[dict[str, str]], key: Path
     """A review of every fact in ``facts`` under ``root/folder``, signed with ``key`` when given."""
     from citelint.evidence.ledger import NAMESPACE
     from citelint.evidence.sshsig import armor
-    from citelint.model import fact_fingerprint
+    from citelint.fingerprints import fact_fingerprint
     from citelint.store.reviews import record_bytes
     from citelint.store.writer import write_review, write_review_signature
 

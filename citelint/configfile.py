@@ -6,7 +6,9 @@ validates and resolves what this reads; every failure here is a
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +143,26 @@ def yaml_kind(value: Any) -> str:
     kind = {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
             type(None): "empty"}.get(type(value), type(value).__name__)
     return kind if kind in ("a mapping", "a list", "empty") else f"{kind} ({str(value)[:40]!r})"
+
+
+def non_finite(node: Any) -> tuple[str, float] | None:
+    """(JSON Pointer, value) of the first non-finite float (``.inf``, ``.nan``) in the loaded
+    config, or None.
+
+    Walked without building a pointer per value: a config with 10,000 sources
+    pays for the walk, not for 10,000 pointer strings."""
+    if isinstance(node, float):
+        return None if math.isfinite(node) else ("", node)
+    if isinstance(node, dict):
+        items: Iterable[tuple[Any, Any]] = node.items()
+    elif isinstance(node, list):
+        if all(type(v) is str for v in node):
+            return None  # the common case: a list of sources or globs
+        items = enumerate(node)
+    else:
+        return None
+    for key, value in items:
+        inner = non_finite(value) if isinstance(value, (float, dict, list)) else None
+        if inner is not None:
+            return pointer_join("", key) + inner[0], inner[1]
+    return None

@@ -25,7 +25,8 @@ from citelint.excerpts import (
     short_message,
     shown_digests,
 )
-from citelint.model import RULES, Difference, LabelInfo, Review, fact_fingerprint
+from citelint.fingerprints import fact_fingerprint
+from citelint.model import RULES, Difference, LabelInfo, Review
 from citelint.store.captures import CaptureCorrupt, CaptureMissing, CaptureRecord, Store
 
 #: Code points of capture text kept on each side of an accepted snippet, so a
@@ -413,7 +414,7 @@ def review_notice(entry: AcceptedEntry) -> Issue:
 
 
 def entry_fingerprint(entry: AcceptedEntry) -> str:
-    """The review fingerprint of an accepted cited fact (:func:`citelint.model.fact_fingerprint`)."""
+    """The review fingerprint of an accepted cited fact (:func:`citelint.fingerprints.fact_fingerprint`)."""
     fact = entry.fact
     return fact_fingerprint(fact["label"], fact["source"], fact["captureSha256"], fact["snippet"])
 

@@ -7,12 +7,13 @@ module may depend on this one (DESIGN §7: dependencies point towards model).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
+
+from citelint.fingerprints import fact_fingerprint, quotation_fingerprint
 
 Severity = Literal["error", "warning", "notice"]
 
@@ -297,54 +298,6 @@ class Review(NamedTuple):
     note: str | None = None
 
 
-def _canonical_digest(fields: dict[str, str]) -> str:
-    # Canonical JSON (sorted keys, no spaces, UTF-8): what json.dumps(sort_keys=True,
-    # separators=(",", ":"), ensure_ascii=False) writes, built from the C string encoder
-    # directly (about three times faster: it runs for every accepted citation when a ledger exists).
-    quote = json.encoder.encode_basestring
-    data = "{" + ",".join(f"{quote(key)}:{quote(fields[key])}" for key in sorted(fields)) + "}"
-    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def fact_fingerprint(label: str, source: str, capture: str, snippet: str) -> str:
-    """The review fingerprint of a cited fact: the SHA-256 (64 lower-case hex
-    characters) of canonical JSON of its ``label``, ``source``, ``capture``
-    digest (its captureSha256) and ``snippet``, exactly as written.
-
-    It covers what a judgment is about and nothing else: the report's path
-    and the fact's place are left out, so a moved report keeps its reviews,
-    and any change to one of the four (one character of the snippet, another
-    capture revision) needs a new review.
-    """
-    return _canonical_digest({"kind": "fact", "label": label, "source": source, "capture": capture,
-                              "snippet": snippet})
-
-
-#: What a sentence's fingerprint leaves out: an absolute URL (scheme:// up to
-#: whitespace) or a GFM ``www.`` autolink, as a rendered sentence shows them.
-_SENTENCE_URL = re.compile(r"(?<![\w.-])(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*")
-
-
-def review_sentence(sentence: str) -> str:
-    """``sentence`` (rendered text) as a quotation's fingerprint sees it: URLs
-    removed, then every whitespace run collapsed to one space and the ends
-    trimmed, so re-wrapping a paragraph or re-pointing a link keeps a review."""
-    return " ".join(_SENTENCE_URL.sub(" ", sentence).split())
-
-
-def quotation_fingerprint(sentence: str, source: str, capture: str, text: str) -> str:
-    """The review fingerprint of an accepted quotation (a prose quotation or a
-    link directive's): the SHA-256 (64 lower-case hex characters) of
-    canonical JSON of its ``sentence`` as :func:`review_sentence` gives it,
-    its ``source``, the ``capture`` digest that holds it and the quoted
-    ``text`` as rendered. The report's path and the quotation's place are
-    left out (a moved report keeps its reviews); a changed word of the
-    sentence or the quotation, or another revision, needs a new review.
-    """
-    return _canonical_digest({"kind": "quotation", "sentence": review_sentence(sentence), "source": source,
-                              "capture": capture, "text": text})
-
-
 class AcceptedFact(NamedTuple):
     """A fact that passed every check.
 
@@ -584,67 +537,6 @@ class CheckResult:
     def ordered(self) -> list[Finding]:
         """Findings most severe first, then by path, line, column, rule."""
         return sorted(self.findings, key=lambda f: (SEVERITY_ORDER[f.severity], f))
-
-
-#: Defaults of the ``capture`` config block (DESIGN §2.1, §5).
-DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-DEFAULT_CONTENT_TYPES = ("text/plain", "text/html", "application/pdf")
-#: Which extractor turns a body of each media type into text, unless
-#: ``capture.extractors`` says otherwise (:mod:`citelint.capture.extract`).
-DEFAULT_EXTRACTORS = (("text/plain", "identity"), ("text/html", "html-text"), ("application/xhtml+xml", "html-text"),
-                      ("application/pdf", "pdf-text"))
-#: The media types each extractor reads (the config refuses any other pairing).
-EXTRACTOR_TYPES = {
-    "identity": ("text/plain",),
-    "html-text": ("text/html", "application/xhtml+xml"),
-    "trafilatura": ("text/html", "application/xhtml+xml"),
-    "pdf-text": ("application/pdf",),
-    "pypdf": ("application/pdf",),
-}
-
-
-class CaptureSettings(NamedTuple):
-    """Limits and trust settings of the capture stage: the config's
-    ``capture`` block, plus the per-run flags of ``citelint capture``.
-
-    ``timeout_s`` is the whole-fetch deadline in seconds (DNS through the last
-    body byte); ``max_bytes`` the largest body accepted, in bytes on the wire;
-    ``content_types`` the accepted media types (compared without case);
-    ``allow_private_addresses`` lets a source resolve to an address that is
-    not globally routable; ``ca_file`` an absolute path to a PEM bundle
-    replacing the system trust store; ``proxy`` an ``http://host:port`` proxy
-    to tunnel through with ``CONNECT`` (never taken from the environment);
-    ``user_agent`` overrides ``citelint/<version>``. ``allow_http_loopback``
-    (``--allow-http-loopback``, never in the config) permits plain ``http``
-    to loopback addresses only; it exists for tests and local development.
-    ``extractors`` maps media types to extractor names, over
-    :data:`DEFAULT_EXTRACTORS` (pairs, so the settings stay hashable);
-    ``keep_raw`` keeps an extracted capture's raw body beside it;
-    ``sign_key`` is the absolute path of the SSH private key that signs
-    each capture written (``capture.sign_key``; None: no signing).
-    Extraction has its own deadline of ``timeout_s`` seconds.
-
-    Plain data: the config builds it, the command line derives a run's
-    variant with ``_replace``, and
-    :func:`citelint.capture.policy.check_settings` checks it.
-    """
-
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    max_bytes: int = DEFAULT_MAX_BYTES
-    content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
-    allow_private_addresses: bool = False
-    ca_file: str | None = None
-    proxy: str | None = None
-    user_agent: str | None = None
-    allow_http_loopback: bool = False
-    extractors: tuple[tuple[str, str], ...] = ()
-    keep_raw: bool = True
-    sign_key: str | None = None
-
-    def extractor_for(self, media_type: str) -> str | None:
-        """The extractor name for a lower-cased ``type/subtype``, or None when none is set."""
-        return dict(DEFAULT_EXTRACTORS + self.extractors).get(media_type)
 
 
 def rule_properties(rule: Rule) -> str:

@@ -445,7 +445,7 @@ def write_reviews(example: Path, facts: Iterable[dict[str, str]]) -> int:
     from citelint.capture.sign import read_key
     from citelint.evidence.ledger import NAMESPACE
     from citelint.evidence.sshsig import armor
-    from citelint.model import fact_fingerprint
+    from citelint.fingerprints import fact_fingerprint
     from citelint.store.reviews import record_bytes
     from citelint.store.writer import write_review, write_review_signature
 

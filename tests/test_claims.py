@@ -16,7 +16,7 @@ import pytest
 
 from citelint.cli import main
 from citelint.excerpts import flatten, nearest, occurs
-from citelint.model import quotation_fingerprint
+from citelint.fingerprints import quotation_fingerprint
 from citelint.store.captures import CaptureRecord, make_record
 from citelint.store.writer import write_capture
 from conftest import corpus_path

@@ -9,7 +9,7 @@ from citelint.capture.sign import SignError
 from citelint.errors import CitelintError, ConfigError, UsageError
 from citelint.evidence.allowed_signers import SignersError
 from citelint.git.probe import BaseNotFetched, GitBaseError
-from citelint.model import CaptureSettings
+from citelint.settings import CaptureSettings
 
 
 @pytest.mark.parametrize("error", [UsageError, ConfigError, GitBaseError, BaseNotFetched, CaptureRefused,

@@ -48,9 +48,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),
     ("configfile",),
     ("reports", "store", "excerpts"),
-    ("model", "errors", "files", "urls", "__init__"),
-    # What a reader can see and how untrusted text is shown: the label patterns of model use it.
-    ("escape",),
+    ("model", "settings", "errors", "files", "urls", "__init__"),
+    # What a reader can see and how untrusted text is shown: the label patterns of model use it;
+    # and the review fingerprints of model's accepted citations.
+    ("escape", "fingerprints"),
 )
 
 #: Imports between units of one layer that the tree still has: (importer,

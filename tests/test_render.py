@@ -440,7 +440,7 @@ def test_hostile_quoted_text_in_the_evidence_notes_is_shown_never_obeyed(repo: R
 
 
 def test_three_tiers_in_words_with_the_reviewer_named(repo: Repo) -> None:
-    from citelint.model import fact_fingerprint
+    from citelint.fingerprints import fact_fingerprint
     from conftest import run_cli
 
     repo.report(repo.cited(snippet="measured on 2026-07-01"),

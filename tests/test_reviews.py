@@ -14,7 +14,7 @@ import pytest
 
 from citelint.config import ReviewSettings
 from citelint.evidence.ledger import load_ledger
-from citelint.model import fact_fingerprint, quotation_fingerprint, review_sentence
+from citelint.fingerprints import fact_fingerprint, quotation_fingerprint, review_sentence
 from citelint.store.reviews import record_bytes
 from citelint.store.writer import write_review
 from conftest import SOURCE_A, SOURCE_B, Repo, Run, run_cli

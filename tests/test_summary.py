@@ -343,7 +343,7 @@ def _review_entries(text: str) -> list[tuple[str, str]]:
 
 
 def test_with_base_the_review_list_holds_only_the_citations_the_change_added(repo: Repo, tmp_path: Path) -> None:
-    from citelint.model import fact_fingerprint
+    from citelint.fingerprints import fact_fingerprint
     from conftest import run_cli
     from gitrepo import commit_all, git, init_repo
 

@@ -49,7 +49,7 @@ from citelint.capture.stage import (
     run_capture,
     select_sources,
 )
-from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
+from citelint.settings import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
 
 if TYPE_CHECKING:
     from citelint.capture.transport import Fetched, Fetcher, make_ssl_context

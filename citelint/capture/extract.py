@@ -52,7 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from citelint.model import EXTRACTOR_TYPES
+from citelint.settings import EXTRACTOR_TYPES
 from citelint.store.record import Extractor
 
 #: Address space a child extractor may use, in bytes (RLIMIT_AS).
@@ -71,7 +71,7 @@ class ExtractionFailed(Exception):
 class ExtractorSpec:
     """A registered extractor: the extra that installs it (``pip install
     'citelint-provenance[EXTRA]'``) and the modules it needs. The media types each reads
-    are :data:`citelint.model.EXTRACTOR_TYPES`."""
+    are :data:`citelint.settings.EXTRACTOR_TYPES`."""
 
     name: str
     extra: str | None

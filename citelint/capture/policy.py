@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from citelint.errors import CitelintError
 from citelint.escape import quoted
-from citelint.model import CaptureSettings
+from citelint.settings import CaptureSettings
 from citelint.urls import components
 
 

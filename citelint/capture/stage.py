@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple, cast
 from citelint.capture.policy import CaptureRefused, check_content_type, check_settings, check_source
 from citelint.capture.sniff import ContentTypeUnclear, declared_mismatch, sniff
 from citelint.files import FileTooLarge, read_regular
-from citelint.model import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
+from citelint.settings import DEFAULT_CONTENT_TYPES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, CaptureSettings
 from citelint.store.captures import (
     CaptureError,
     CaptureRecord,

@@ -45,7 +45,7 @@ from citelint.capture.policy import (
     parse_proxy,
 )
 from citelint.escape import quoted
-from citelint.model import CaptureSettings
+from citelint.settings import CaptureSettings
 from citelint.store.captures import utc_now
 
 _READ_CHUNK = 64 * 1024
@@ -247,7 +247,7 @@ class Fetched:
 
 
 class Fetcher:
-    """Fetches approved sources under one :class:`~citelint.model.CaptureSettings`.
+    """Fetches approved sources under one :class:`~citelint.settings.CaptureSettings`.
 
     The TLS context is built once per fetcher (loading a trust store costs
     tens of milliseconds) and reused for every source.

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from citelint.capture.sign import SigningKey
     from citelint.capture.stage import Approval
     from citelint.config import Config
-    from citelint.model import CaptureSettings
+    from citelint.settings import CaptureSettings
 
 NAME = "capture"
 
