@@ -214,7 +214,7 @@ def _unresolved(citations: Sequence[Citation], invisible: Sequence[tuple[Issue, 
 
 def review_hints(label: LabelInfo | None, snippet: str) -> tuple[str, ...]:
     """Semantic-review hints (CL901): label unit and period words missing from the snippet."""
-    if label is None:
+    if label is None or not (label.unit or label.period):
         return ()
     hints = []
     low = snippet.casefold()
@@ -321,7 +321,10 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
     """
     outcome = LabelOutcome([], [], [])
     duplicated: set[str] = set()
-    for index, first, label, first_label in duplicate_labels((i, f["label"]) for i, f in facts):
+    names = [f["label"] for _, f in facts]
+    # Distinct ASCII strings are distinct in NFC too: most reports need no normalising walk.
+    repeats = len(set(names)) != len(names) or not all(map(str.isascii, names))
+    for index, first, label, first_label in duplicate_labels((i, f["label"]) for i, f in facts) if repeats else ():
         duplicated.update((label, first_label))
         how = "" if label == first_label else \
             f" as {visible_repr(first_label)}, which differs only in Unicode normalization (NFC)"
@@ -335,10 +338,12 @@ def check_labels(facts: Sequence[tuple[int, Mapping[str, str]]], *, labels: Mapp
         else:
             outcome.unavailable += 1
         label = fact["label"]
-        unapproved = label_issue(index, label, labels)
-        approved = unapproved is None
-        if unapproved is not None:
-            outcome.issues.append(unapproved)
+        approved = label in labels
+        if not approved:
+            unapproved = label_issue(index, label, labels)
+            if unapproved is not None:
+                outcome.issues.append(unapproved)
+            approved = unapproved is None
         if cited:
             outcome.citations.append(Citation(index, fact, not approved or label in duplicated))
         elif approved and label not in duplicated:

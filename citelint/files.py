@@ -91,8 +91,13 @@ def read_regular(path: Path | str, limit: int, *, follow_symlinks: bool = True) 
             raise FileTooLarge(path, st.st_size, limit)
         chunks = []
         remaining, got = limit + 1, 0
+        # The first read asks for the size fstat gave and one byte more (to see the
+        # end): a read of a whole chunk allocates the chunk, which costs a small
+        # file (a report of a few KiB) more than reading it.
+        first = st.st_size + 1
         while remaining > 0:
-            want = min(remaining, _READ_CHUNK)
+            want = min(remaining, first or _READ_CHUNK)
+            first = 0
             chunk = os.read(fd, want)
             if not chunk:
                 break

@@ -484,6 +484,9 @@ class CheckResult:
         self.base_fingerprints: frozenset[str] | None = None
         self._pending: list[Callable[[CheckResult], None]] = []
         self._pending_notices = 0
+        #: Semantic-review notices counted but not listed: the run was told nobody reads
+        #: the listing (``run_check(keep_accepted=False)``), so it kept none.
+        self.unlisted = 0
 
     def __repr__(self) -> str:
         return (f"CheckResult(files={self.files}, findings={len(self.findings)}, review={self.review_count}, "
@@ -528,7 +531,7 @@ class CheckResult:
     @property
     def review_count(self) -> int:
         """Number of semantic-review notices, without building deferred ones."""
-        return len(self._notices) + self._pending_notices
+        return len(self._notices) + self._pending_notices + self.unlisted
 
     def count(self, severity: str) -> int:
         """Number of findings at ``severity``."""

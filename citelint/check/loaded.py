@@ -10,7 +10,9 @@ spans found so far) and finds positions only when asked. Both serve
 from __future__ import annotations
 
 import functools
+import zlib
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import cast
 
 from citelint.config import Config
@@ -21,7 +23,7 @@ from citelint.reports import pointers
 from citelint.reports.columns import char_position
 from citelint.reports.document import Document, ParseFailure
 from citelint.reports.json import LazyDocument
-from citelint.reports.loaders import load_text
+from citelint.reports.loaders import load_text, read_source
 
 #: Findings of one rule shown per file; past it, one finding says how many more
 #: there are, so a report of a million junk facts costs seconds, not hours.
@@ -87,22 +89,36 @@ class Emitter:
         self.more.clear()
 
 
+def content_digest(raw: bytes) -> int:
+    """A report's bytes in one integer (their length and CRC-32), to tell whether
+    the file read again for a position is the one that was checked."""
+    return len(raw) << 32 | zlib.crc32(raw)
+
+
 class LoadedReport:
     """A fact report after the first phase, kept until its citations are verified.
 
     Positions are found only when a finding or a formatter needs them, so
-    between the phases a report keeps only its bytes as read (``raw``: UTF-8,
-    often half the size of the decoded text) and the facts' spans found so
-    far; ``release`` drops the text and document, and ``text`` and ``doc``
-    re-derive them on demand.
+    between the phases a report keeps only the facts' spans found so far and
+    what it takes to read it again: its ``path`` and the :func:`content_digest`
+    of its bytes as checked (``digest``); a report given in memory (standard
+    input, the Python API) keeps its bytes (``raw``; None for a file: a large
+    run's reports would otherwise be a third of its memory). ``release``
+    drops the text and document; ``text`` and ``doc`` re-derive them on
+    demand. A file that changed meanwhile is not the checked report: its
+    findings are then placed at 1:1 and ``changed`` is set, for the run's note.
     """
 
-    __slots__ = ("order", "display", "kind", "raw", "spans", "facts_ptr", "_doc", "_text")
+    __slots__ = ("order", "display", "kind", "raw", "spans", "facts_ptr", "path", "digest", "changed",
+                 "_doc", "_text")
 
-    def __init__(self, order: int, display: str, kind: str, raw: bytes, spans: dict[str, tuple[int, int]],
-                 facts_ptr: str, doc: Document | LazyDocument | None = None, text: str | None = None):
+    def __init__(self, order: int, display: str, kind: str, raw: bytes | None, spans: dict[str, tuple[int, int]],
+                 facts_ptr: str, doc: Document | LazyDocument | None = None, text: str | None = None,
+                 path: str = "", digest: int = 0):
         self.order, self.display, self.kind, self.raw = order, display, kind, raw
         self.spans, self.facts_ptr = spans, facts_ptr
+        self.path, self.digest = path, digest
+        self.changed = False
         self._doc: Document | LazyDocument | None = doc
         self._text: str | None = text
 
@@ -112,18 +128,31 @@ class LoadedReport:
 
     @property
     def text(self) -> str:
-        """The report's text (decoded again from ``raw`` after :meth:`release`)."""
+        """The report's text (decoded again from ``raw``, or read again from
+        ``path``, after :meth:`release`); empty when the file changed."""
         if self._text is None:
-            self._text = decode_utf8(self.raw)  # it decoded in the first phase
+            if self.raw is not None:
+                self._text = decode_utf8(self.raw)  # it decoded in the first phase
+                return self._text
+            read = read_source(Path(self.path))
+            if isinstance(read, ParseFailure) or content_digest(read[0]) != self.digest:
+                self.changed = True
+                self._text = ""
+            else:
+                self._text = read[1]
         return self._text
 
     def doc(self) -> Document | LazyDocument:
-        """The loaded document (loaded again from the text after :meth:`release`)."""
+        """The loaded document (loaded again from the text after :meth:`release`;
+        one placing everything at 1:1 when the file changed)."""
         if self._doc is None:
-            if self.kind == "json":
-                self._doc = LazyDocument(None, self.text, self.spans)
+            text = self.text
+            if self.changed:
+                self._doc = Document(None, {}, {})
+            elif self.kind == "json":
+                self._doc = LazyDocument(None, text, self.spans)
             else:
-                doc = load_text(self.text, self.kind)
+                doc = load_text(text, self.kind)
                 assert not isinstance(doc, ParseFailure)  # it loaded in the first phase
                 self._doc = doc
         return self._doc

@@ -62,7 +62,8 @@ def _worker_chunk() -> bytes | None:
 
 
 def run_chunks(n: int, count: int, size: int, work: Callable[[int, int], R],
-               pack: Callable[[R], Any], unpack: Callable[[int, int, Any], R]) -> list[R] | None:
+               pack: Callable[[R], Any], unpack: Callable[[int, int, Any], R],
+               consume: Callable[[int, R], None] | None = None) -> list[R] | None:
     """``work(start, stop)`` for every chunk ``[start, stop)`` of
     ``range(count)`` (``size`` items each, the last one shorter), in this
     process and ``n - 1`` forked workers, each claiming the next chunk when
@@ -74,7 +75,11 @@ def run_chunks(n: int, count: int, size: int, work: Callable[[int, int], R],
     float, str, bytes, and tuples, lists and dicts of them). A worker's
     chunk travels back as soon as it is done, and is unpacked here between
     this process's own chunks, so little is left to unpack at the end. None
-    when the platform cannot fork, before any work is done.
+    when the platform cannot fork, before any work is done. With
+    ``consume``, each chunk's result is given to ``consume(start, result)``
+    instead, in chunk order, as soon as the chunks before it have been, and
+    not kept (the list returned is empty): a run then holds only the chunks
+    that finished ahead of one still being worked on.
 
     Raises:
         whatever ``work`` raises (in a worker: re-raised here).
@@ -91,6 +96,13 @@ def run_chunks(n: int, count: int, size: int, work: Callable[[int, int], R],
     counter = context.Value("q", 0)
     chunks = -(-count // size)
     results: dict[int, R] = {}
+    given = 0  # chunks before this one have gone to ``consume``
+
+    def hand_on() -> None:
+        nonlocal given
+        while consume is not None and given in results:
+            consume(given * size, results.pop(given))
+            given += 1
 
     def collect(futures: list[Future[bytes | None]], wait: bool) -> list[Future[bytes | None]]:
         left = []
@@ -102,6 +114,7 @@ def run_chunks(n: int, count: int, size: int, work: Callable[[int, int], R],
             if blob is not None:
                 index, packed = marshal.loads(blob)
                 results[index] = unpack(*_bounds(index, count, size), packed)
+                hand_on()
         return left
 
     _WORK = (count, size, counter, work, pack)
@@ -111,11 +124,13 @@ def run_chunks(n: int, count: int, size: int, work: Callable[[int, int], R],
             futures = [pool.submit(_worker_chunk) for _ in range(chunks)]
             while (index := _claim(counter)) * size < count:
                 results[index] = work(*_bounds(index, count, size))
+                hand_on()
                 futures = collect(futures, wait=False)
             collect(futures, wait=True)
     finally:
         _WORK = None
-    return [results[index] for index in range(chunks)]
+    hand_on()
+    return [results[index] for index in range(chunks)] if consume is None else []
 
 
 def chunk_size(count: int, n: int, least: int = 1, most: int = 1000) -> int:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.baseline import settle_base, start_base, start_reviews_base
+from citelint.check.cited import CitedColumn, CitedGroups
 from citelint.check.grounding import GitTracking, build_allowlist
-from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
+from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport, content_digest
 from citelint.check.parallel import COLLECTOR, job_count
 from citelint.check.reviewed import load_ledger_for, report_ledger
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
@@ -106,8 +106,11 @@ def _load_report(target: Target, order: int, display: str, config: Config,
         emit.close()
         return None
     raw, text = cast("tuple[bytes, str]", source)  # read, since doc did not fail
-    report = LoadedReport(order, display, syntax, raw,
-                          doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, text)
+    # A file's bytes are read again if a position is needed after this phase (LoadedReport.text);
+    # a report given in memory keeps them.
+    report = LoadedReport(order, display, syntax, raw if target.content is not None else None,
+                          doc.spans if isinstance(doc, LazyDocument) else {}, facts_ptr, doc, text,
+                          path=os.fspath(target.path), digest=content_digest(raw))
     if result.details is not None:
         result.details[display] = ReportDetail("facts", tuple(_place(report, i, fact) for i, fact in enumerate(facts)))
     # A fact that fails the schema has its label judged too: every independent problem at once.
@@ -121,17 +124,7 @@ def _load_report(target: Target, order: int, display: str, config: Config,
     report.emit_issues(emit, outcome.issues)
     emit.close()
     report.release()
-    for citation in outcome.citations:
-        # Facts citing one capture repeat its source and digest, and labels
-        # repeat across reports: one string object each, while a run holds
-        # every citation between the phases.
-        fact = cast("dict[str, str]", citation.fact)
-        for key in _SHARED_VALUES:
-            fact[key] = sys.intern(fact[key])
     return report, outcome.citations, outcome.accepted
-
-
-_SHARED_VALUES = ("state", "label", "source", "captureSha256")
 
 
 def _place(report: LoadedReport, index: int, fact: object) -> FactPlace:
@@ -156,7 +149,7 @@ class _PhaseOne:
     def __init__(self, result: CheckResult):
         self.result = result
         self.reports: list[LoadedReport] = []
-        self.citations: list[tuple[int, Citation]] = []
+        self.citations = CitedGroups()
         self.accepted: list[tuple[int, AcceptedEntry]] = []
         self.allowlist_empty = False
 
@@ -207,7 +200,7 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 _COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid")
 #: What a first-phase worker hands back of each loaded report: its
 #: constructor's arguments, which are its attributes (positions are found again here).
-_REPORT_FIELDS = ("order", "display", "kind", "raw", "spans", "facts_ptr")
+_REPORT_FIELDS = ("order", "display", "kind", "raw", "spans", "facts_ptr", "path", "digest")
 
 
 #: Fewest fact reports worth a process of their own in the first phase: a
@@ -238,8 +231,7 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                 "findings": _plain_differences(pack_rows(r.findings, Finding._fields)),
                 "notices": _plain_differences(pack_rows(r.notices, Finding._fields)),
                 "reports": pack_rows(one.reports, _REPORT_FIELDS),
-                "citations": {"order": [order for order, _ in one.citations],
-                              **pack_rows([c for _, c in one.citations], Citation._fields)},
+                "citations": one.citations.pack(),
                 "accepted": {"order": [order for order, _ in one.accepted],
                              **pack_rows([e for _, e in one.accepted], AcceptedEntry._fields)},
                 # A fact report's detail: its facts' places (None: its facts were not reached).
@@ -254,7 +246,7 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
         loaded = packed["reports"]
         one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
                        for values in zip(*(loaded[name] for name in _REPORT_FIELDS))]
-        one.citations = list(zip(packed["citations"]["order"], unpack_rows(Citation, packed["citations"])))
+        one.citations = CitedGroups.unpack(packed["citations"])
         one.accepted = list(zip(packed["accepted"]["order"], unpack_rows(AcceptedEntry, packed["accepted"])))
         if packed["details"] is not None:
             one.result.details = {path: ReportDetail("facts", None if places is None else
@@ -285,7 +277,7 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
                 report, citations, unavailable = loaded
                 one.reports.append(report)
                 one.accepted.extend((order, entry) for entry in unavailable)
-                one.citations.extend((order, citation) for citation in citations)
+                one.citations.add(order, citations)
         else:
             if allowlist is None:
                 allowlist = build_allowlist(config, store, tracking, evidence)
@@ -304,27 +296,34 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
 _Verified = tuple[int, Citation, Sequence[Issue], "AcceptedEntry | None"]
 
 
-_Group = tuple[tuple[str, str], list[tuple[int, Citation]]]
+_Group = tuple[tuple[str, str], CitedColumn]
 
 
-def _phase_two(groups: Sequence[_Group], config: Config,
-               base: BaseCaptures | None, tracking: GitTracking,
-               evidence: EvidenceVerifier | None = None, context_chars: int = CONTEXT_CHARS) -> list[_Verified]:
+def _phase_two(groups: list[_Group], config: Config, base: BaseCaptures | None, tracking: GitTracking,
+               evidence: EvidenceVerifier | None, context_chars: int,
+               consume: Callable[[list[_Verified]], None]) -> None:
     """Verify cited facts grouped by capture: each capture read once for all
-    the facts citing it, then released, so memory holds one capture at a time."""
+    the facts citing it, then released, so memory holds one capture at a time.
+    ``consume`` is given each group's verified citations in turn, and the
+    group's facts are dropped from ``groups`` once it has them."""
     store = Store(config.captures_dir)
     cl302_base = base if config.severity("CL302") != "off" else None
     # A rule switched off does no work at all (CL105's second search, CL106's listing of revisions).
     off = frozenset(rule for rule in ("CL105", "CL106") if config.severity(rule) == "off")
-    out: list[_Verified] = []
-    for _, group in groups:
+    signatures = functools.partial(evidence.issues, store) if evidence else None
+    untracked = tracking.untracked if tracking.enabled else None
+    for at, (key, column) in enumerate(groups):
+        group = column.citations(*key)
+        groups[at] = (key, _DONE)
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
-                                    store=store, base=cl302_base,
-                                    untracked=tracking.untracked if tracking.enabled else None,
-                                    signatures=functools.partial(evidence.issues, store) if evidence else None,
+                                    store=store, base=cl302_base, untracked=untracked, signatures=signatures,
                                     context_chars=context_chars, off=off)
-        out.extend((order, citation, issues, entry) for (order, _), (citation, issues, entry) in zip(group, outcomes))
-    return out
+        consume([(order, citation, issues, entry)
+                 for (order, _), (citation, issues, entry) in zip(group, outcomes)])
+
+
+#: What a verified group's place in the list of groups holds: its facts are gone.
+_DONE = CitedColumn()
 
 
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
@@ -333,7 +332,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
               resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
               base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = (),
-              given: Target | None = None) -> CheckResult:
+              given: Target | None = None, keep_accepted: bool = True) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -368,6 +367,10 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     summary lists only the unreviewed citations a change added); with no merge
     base it stays None and every citation counts as added
     (:mod:`citelint.check.basereports`).
+    ``keep_accepted`` False: the caller reads neither ``accepted`` nor the
+    CL901 notices of the result, only their number (``review_count``), so
+    nothing is kept of an accepted citation (text and SARIF output: at a
+    million facts that is most of a run's memory).
     ``ledger`` is the review ledger when the caller has read it
     (``citelint review``); None reads it here, once, with a warning for each
     file read that does not count (:func:`load_ledger_for`, :func:`report_ledger`).
@@ -427,17 +430,18 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         if reviews_base is not None:
             settle_base(reviews_base, None, config, cwd, result)
         reports = {r.order: r for r in one.reports}
-        accepted = one.accepted
-        grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
-        for item in one.citations:
-            fact = item[1].fact
-            grouped.setdefault((fact["source"], fact["captureSha256"]), []).append(item)
-        one.citations.clear()
-        groups = sorted(grouped.items(), key=lambda item: item[0])
-        del grouped
-        verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
-                           context_chars)
-        _emit_verified(config, result, reports, verified, accepted, ledger)
+        groups = one.citations.take_sorted()
+        emission = _Emission(config, result, reports, one.accepted if keep_accepted else None, ledger)
+        _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
+                emission)
+        del groups
+        emission.finish()
+        if any(r.changed for r in one.reports):
+            changed = sorted(r.display for r in one.reports if r.changed)
+            result.warnings_text.append(
+                f"{len(changed)} report file{'s' * (len(changed) != 1)} changed while being checked "
+                f"({', '.join(changed[:3])}{', …' if len(changed) > 3 else ''}), so some of their findings are "
+                "placed at 1:1; check again")
         if ledger is not None and reading_ledger:
             report_ledger(ledger, config, cwd, result)
         if base_reports and base_captures is not None and base_captures.via == "merge-base":
@@ -455,94 +459,128 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     return result
 
 
-def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
-                   accepted: list[tuple[int, AcceptedEntry]], ledger: Ledger | None = None) -> None:
-    """Emit the verified citations' findings now; the semantic-review notices
-    (CL901, one per accepted citation that ``ledger`` has no review of) and
-    the accepted facts are built when a formatter first reads them
-    (:meth:`CheckResult.defer`), since each needs its fact's position and a
-    run that only counts them (text, SARIF) should not pay for that. CL901
-    raised above a notice in the config is a finding, emitted now, as is
+class _Emission:
+    """The verified citations' findings, emitted group by group as they come
+    (``__call__``), so a run holds no verified citation it has reported.
+
+    The semantic-review notices (CL901, one per accepted citation that
+    ``ledger`` has no review of) and the accepted facts are built when a
+    formatter first reads them (:meth:`CheckResult.defer`), since each needs
+    its fact's position and a run that only counts them (text, SARIF) should
+    not pay for that; with ``accepted`` None (the caller reads neither) they
+    are only counted, and nothing of an accepted citation is kept. CL901
+    raised above a notice in the config is a finding, emitted at once, as is
     CL903 for a citation whose review says ``does-not-support``. Fingerprints
-    are computed only when the ledger holds a review."""
-    review = config.severity("CL901") == "notice"
-    emitters: dict[int, Emitter] = {}
-    unreviewed = 0
-    judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
-    for order, _, issues, entry in verified:
-        if entry is not None:
-            accepted.append((order, entry))
-            fingerprint = entry_fingerprint(entry) if ledger else None
-            verdict = ledger.review(fingerprint) if ledger else None
-            if verdict is None:
-                unreviewed += 1
-                if not review:
-                    issues = [*issues, review_notice(entry)]
-            else:
-                judged[id(entry)] = verdict
-                result.reviewed += 1
-                if verdict.verdict == "does-not-support":
-                    result.rejected += 1
-                    issues = [*issues, rejected_issue(entry, verdict, cast(str, fingerprint))]
-        if issues:
-            report = reports[order]
-            emit = emitters.get(order) or emitters.setdefault(order, Emitter(config, result, report.display))
-            report.emit_issues(emit, issues)
-    for emit in emitters.values():
-        emit.close()
+    are computed only when the ledger holds a review. :meth:`finish` closes
+    every report's findings (the per-rule caps) and leaves the listing to the result.
+    """
 
-    def settle(result: CheckResult) -> None:
-        if review:
-            for order, entry in accepted:
-                if entry.fact["state"] == "cited" and id(entry) not in judged:
-                    report = reports[order]
-                    report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
-        built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
-        built.sort(key=lambda item: item[0])
-        result.accepted = [fact for _, fact in built]
+    def __init__(self, config: Config, result: CheckResult, reports: dict[int, LoadedReport],
+                 accepted: list[tuple[int, AcceptedEntry]] | None, ledger: Ledger | None = None):
+        self.config, self.result, self.reports, self.accepted, self.ledger = config, result, reports, accepted, ledger
+        self.review = config.severity("CL901") == "notice"
+        self.emitters: dict[int, Emitter] = {}
+        self.unreviewed = 0
+        self.judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
 
-    result.defer(unreviewed if review else 0, settle)
+    def __call__(self, verified: list[_Verified]) -> None:
+        """Emit the findings of one group's verified citations (in group order)."""
+        result, ledger, accepted = self.result, self.ledger, self.accepted
+        for order, _, issues, entry in verified:
+            if entry is not None:
+                if accepted is not None:
+                    accepted.append((order, entry))
+                fingerprint = entry_fingerprint(entry) if ledger else None
+                verdict = ledger.review(fingerprint) if ledger else None
+                if verdict is None:
+                    self.unreviewed += 1
+                    if not self.review:
+                        issues = [*issues, review_notice(entry)]
+                else:
+                    if accepted is not None:
+                        self.judged[id(entry)] = verdict
+                    result.reviewed += 1
+                    if verdict.verdict == "does-not-support":
+                        result.rejected += 1
+                        issues = [*issues, rejected_issue(entry, verdict, cast(str, fingerprint))]
+            if issues:
+                emit = self.emitters.get(order)
+                if emit is None:
+                    emit = self.emitters[order] = Emitter(self.config, result, self.reports[order].display)
+                self.reports[order].emit_issues(emit, issues)
+
+    def finish(self) -> None:
+        """Close every report's findings, and leave the notices and accepted facts to the result."""
+        for emit in self.emitters.values():
+            emit.close()
+        self.emitters.clear()
+        count = self.unreviewed if self.review else 0
+        if self.accepted is None:
+            self.result.unlisted += count
+            return
+        config, reports, accepted, judged, review = self.config, self.reports, self.accepted, self.judged, self.review
+
+        def settle(result: CheckResult) -> None:
+            if review:
+                for order, entry in accepted:
+                    if entry.fact["state"] == "cited" and id(entry) not in judged:
+                        report = reports[order]
+                        report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
+            built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
+            built.sort(key=lambda item: item[0])
+            result.accepted = [fact for _, fact in built]
+
+        self.result.defer(count, settle)
 
 
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
-            evidence: EvidenceVerifier | None, context_chars: int) -> list[_Verified]:
+            evidence: EvidenceVerifier | None, context_chars: int, consume: Callable[[list[_Verified]], None]) -> None:
     """Phase two over ``groups`` with ``n`` processes
-    (:func:`citelint.check.parallel.run_chunks`), the results joined in group
-    order, so they are the same for any ``n``. A worker hands back its
-    citations' issues (and how many each has) and the entries of the
-    accepted ones, as columns by field name, but not what this process has:
-    the fact and its index. One process where the platform cannot fork."""
+    (:func:`citelint.check.parallel.run_chunks`), each group's verified
+    citations given to ``consume`` in group order, so the findings are the
+    same for any ``n``. A worker hands back its citations' issues (and how
+    many each has) and the entries of the accepted ones, as columns by field
+    name, but not what this process has: the fact and its index. One process
+    where the platform cannot fork."""
     settings = (config, base, tracking, evidence, context_chars)
     if n <= 1 or len(groups) < 2:
-        return _phase_two(groups, *settings)
+        _phase_two(groups, *settings, consume)
+        return
     from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
-    def work(start: int, stop: int) -> list[_Verified]:
-        return _phase_two(groups[start:stop], *settings)
+    def work(start: int, stop: int) -> list[list[_Verified]]:
+        done: list[list[_Verified]] = []
+        _phase_two(groups[start:stop], *settings, done.append)
+        return done
 
-    def pack(verified: list[_Verified]) -> dict[str, Any]:
-        entries = [entry for _, _, _, entry in verified if entry is not None]
-        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in verified for issue in issues],
+    def pack(verified: list[list[_Verified]]) -> dict[str, Any]:
+        flat = [item for group in verified for item in group]
+        entries = [entry for _, _, _, entry in flat if entry is not None]
+        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in flat for issue in issues],
                                               Issue._fields))
         return {"issues": issues,
-                "issue_counts": [len(issues) for _, _, issues, _ in verified],
-                "accepted": [entry is not None for _, _, _, entry in verified],
+                "issue_counts": [len(issues) for _, _, issues, _ in flat],
+                "accepted": [entry is not None for _, _, _, entry in flat],
                 "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
-    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
-        cited = [item for _, group in groups[start:stop] for item in group]
+    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[list[_Verified]]:
+        cited = [column.citations(*key) for key, column in groups[start:stop]]
+        flat = [item for group in cited for item in group]
         issues = iter(unpack_rows(Issue, _differences(packed["issues"])))
-        accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
+        accepted = [citation for (_, citation), yes in zip(flat, packed["accepted"]) if yes]
         entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
                                                    "fact": [c.fact for c in accepted]}))
-        return [(order, citation, [next(issues) for _ in range(count)] if count else (),
-                 next(entries) if yes else None)
-                for (order, citation), count, yes in zip(cited, packed["issue_counts"], packed["accepted"])]
+        counts, flags = iter(packed["issue_counts"]), iter(packed["accepted"])
+        return [[(order, citation, [next(issues) for _ in range(count)] if (count := next(counts)) else (),
+                  next(entries) if next(flags) else None) for order, citation in group] for group in cited]
 
-    parts = run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack)
-    if parts is None:
-        return _phase_two(groups, *settings)
-    return [verified for part in parts for verified in part]
+    def take(start: int, verified: list[list[_Verified]]) -> None:
+        for at, group in enumerate(verified, start):
+            groups[at] = (groups[at][0], _DONE)  # its facts are in ``verified`` now
+            consume(group)
+
+    if run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack, take) is None:
+        _phase_two(groups, *settings, consume)
 
 
 def _plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:

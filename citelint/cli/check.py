@@ -176,7 +176,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
                              stdin=stdin, context_chars=CONTEXT_CHARS if context else 0,
                              # The step summary lists only the unreviewed citations the change added.
-                             base_reports=bool(args.summary_file) or fmt == "summary")
+                             base_reports=bool(args.summary_file) or fmt == "summary",
+                             # Text (without --review) and SARIF count the accepted citations: none is kept.
+                             keep_accepted=form.lists or args.review or bool(args.summary_file))
     except UsageError as exc:
         return _did_not_run(str(exc), fmt, args, final_out, err)
     finally:

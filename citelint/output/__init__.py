@@ -29,7 +29,10 @@ class Format(NamedTuple):
     colour its output (``--color auto`` does so on a terminal).
     ``not_run``: when the check cannot run (exit 2) it writes why on its
     output, through the module's ``did_not_run(message, out)``, so CI never
-    shows a failed step without a reason.
+    shows a failed step without a reason. ``lists``: it lists the accepted
+    citations or their semantic-review notices (the others count them, and
+    the check then keeps nothing of an accepted citation: at a million facts
+    that is most of its memory).
     """
 
     module: str
@@ -37,15 +40,16 @@ class Format(NamedTuple):
     machine: bool = False
     color: bool = False
     not_run: bool = False
+    lists: bool = False
 
 
 #: Format name -> its :class:`Format`; each module is imported on first use.
 FORMATTERS: dict[str, Format] = {
     "text": Format("citelint.output.text", color=True),
-    "github": Format("citelint.output.github", not_run=True),
-    "json": Format("citelint.output.json", machine=True),
+    "github": Format("citelint.output.github", not_run=True, lists=True),
+    "json": Format("citelint.output.json", machine=True, lists=True),
     "sarif": Format("citelint.output.sarif", machine=True),
-    "summary": Format("citelint.output.summary", context=True, machine=True),
+    "summary": Format("citelint.output.summary", context=True, machine=True, lists=True),
 }
 
 

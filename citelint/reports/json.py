@@ -215,7 +215,9 @@ def _decoded(text: str) -> Any:
         value = _DECODER.decode(text)
     except RecursionError:
         raise _Refused from None
-    if too_deep(value):
+    # Nesting deeper than MAX_DEPTH takes more containers than that: a text with fewer
+    # opening brackets (in strings too) cannot hold it, and needs no walk.
+    if text.count("{") + text.count("[") > MAX_DEPTH and too_deep(value):
         raise _Refused
     return value
 
