@@ -220,6 +220,8 @@ class Store:
         self._listing = functools.lru_cache(maxsize=256)(self._list_revisions)
         self._head = functools.lru_cache(maxsize=1024)(read_head_date)
         self._newer = functools.lru_cache(maxsize=256)(self._newer_sha)
+        # A group's lookup, listing and CL106 answer each name the source's directory (a SHA-256 each).
+        self._source_dir = functools.lru_cache(maxsize=256)(self._derive_source_dir)
         self._kept: dict[tuple[str, str], CaptureRecord] = {}
         self._kept_chars = 0
 
@@ -236,7 +238,7 @@ class Store:
             raise hit
         return hit
 
-    def _source_dir(self, source: str) -> str:
+    def _derive_source_dir(self, source: str) -> str:
         return os.path.join(self._root, sha256_hex(source))
 
     def _load(self, source: str, sha256: str) -> CaptureRecord | CaptureError:
