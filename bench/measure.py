@@ -3,7 +3,12 @@
 Peak RSS and CPU time come from ``os.wait4`` on that child alone
 (``ru_maxrss``, KiB on Linux; ``ru_utime + ru_stime``), not from
 ``getrusage(RUSAGE_CHILDREN)``, which accumulates every child waited for so
-far and would mix citelint with its baseline. A child's figures cover the
+far and would mix citelint with its baseline. Every child is started by a
+small spawner process of its own (:func:`run`): on Linux a child's
+``ru_maxrss`` is at least the RSS of the process it was forked from (exec
+records the peak of the memory it replaces), so children forked from a bench
+holding a generated repository's data (hundreds of MiB for (i)) would all
+report the bench's own size. A child's figures cover the
 processes it waited for itself (``--jobs`` workers): CPU time as their sum,
 peak RSS as the largest of them (not their sum; :func:`tree_peak` samples
 the sum). Each :func:`alternate` also records the load average (one minute)
@@ -69,25 +74,58 @@ class Sample:
     rss_mib: float
 
 
+#: The spawner: reads one job a line (JSON: argv, cwd, env, err), starts it with its output
+#: discarded and its standard error to the file ``err``, writes its pid, waits for it with
+#: ``wait4`` and writes its exit status, wall time, CPU time and peak RSS (KiB).
+_SPAWNER = """
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    job = json.loads(line)
+    with open(job["err"], "wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(job["argv"], cwd=job["cwd"], stdout=subprocess.DEVNULL, stderr=err, env=job["env"])
+        print(json.dumps({"pid": proc.pid}), flush=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    print(json.dumps({"status": status, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                      "rss": usage.ru_maxrss}), flush=True)
+"""
+_spawner: list[subprocess.Popen] = []
+
+
+def _spawn() -> subprocess.Popen:
+    if not _spawner:
+        _spawner.append(subprocess.Popen([sys.executable, "-I", "-c", _SPAWNER], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, env={}))
+        atexit.register(_spawner[0].kill)
+    return _spawner[0]
+
+
 def run(cmd: Cmd, *, on_start: Callable[[int], None] | None = None) -> Sample:
     """One run of ``cmd`` (stdout discarded); its exit status must be in ``cmd.expect``.
 
     ``on_start(pid)`` is called once the child is started (before it is waited for).
+    The child is started by the spawner (see the module's docstring), which
+    times it: wall time from its start to the end of ``wait4``.
     """
-    env = child_env()
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd.argv, cwd=cmd.cwd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+    import json
+
+    spawner = _spawn()
+    assert spawner.stdin is not None and spawner.stdout is not None
+    with tempfile.NamedTemporaryFile() as err:
+        spawner.stdin.write(json.dumps({"argv": [str(a) for a in cmd.argv], "cwd": str(cmd.cwd),
+                                        "env": child_env(), "err": err.name}) + "\n")
+        spawner.stdin.flush()
+        pid = json.loads(spawner.stdout.readline())["pid"]
         if on_start is not None:
-            on_start(proc.pid)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
+            on_start(pid)
+        done = json.loads(spawner.stdout.readline())
+        code = os.waitstatus_to_exitcode(done["status"])
         if code not in cmd.expect:
             err.seek(0)
-            sys.exit(f"{' '.join(cmd.argv)} (in {cmd.cwd}) exited {code}: "
+            sys.exit(f"{' '.join(map(str, cmd.argv))} (in {cmd.cwd}) exited {code}: "
                      f"{err.read().decode(errors='replace')[-2000:]}")
-    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return Sample(done["wall"], done["cpu"], done["rss"] / 1024)
 
 
 @dataclass(frozen=True)
