@@ -4,11 +4,13 @@ A run holds every cited fact of every report from the moment the reports are
 loaded until the fact's capture is verified: a million facts in a large
 repository. Kept as its decoded JSON object inside a record, with a tuple
 naming its report, a fact costs about half a kilobyte besides its snippet.
-Here each capture (source, captureSha256) has one :class:`CitedColumn` of
-three columns: the snippets, the labels (one shared string per distinct
-label) and one machine integer per fact packing its report's run order, its
-index in the report's facts array and whether its label already failed; so a
-fact costs its snippet and 24 bytes. A group's facts are made again as
+Here each capture (source, captureSha256) has one :class:`CitedColumn`: its
+facts' snippets as UTF-8 in one buffer with the end offset of each, their
+labels (one shared string per distinct label), and one machine integer per
+fact packing its report's run order, its index in the report's facts array
+and whether its label already failed; so a fact costs its snippet's UTF-8
+bytes and 24 bytes (a snippet of non-Latin-1 text as a string would cost
+twice its length and a header). A group's facts are made again as
 :class:`~citelint.facts.Citation` objects (:meth:`CitedColumn.citations`)
 when its capture is verified, and dropped with it.
 """
@@ -31,22 +33,40 @@ _INDEX_BITS = 32
 class CitedColumn:
     """The cited facts of one capture, in run order (report order, then fact order).
 
-    ``snippets`` and ``labels`` hold each fact's snippet and label; ``keys``
-    (an ``array('Q')``) holds ``order << 33 | index << 1 | rejected``, where
-    ``order`` is the 1-based run order of the fact's report and ``index``
-    the fact's index in its facts array.
+    ``snippets`` holds the facts' snippets in UTF-8 one after another
+    (``surrogatepass``, so any string a report loader gives comes back as it
+    was), ``ends`` (an ``array('Q')``) the offset just past each; ``labels``
+    each fact's label; ``keys`` (an ``array('Q')``) ``order << 33 | index << 1 |
+    rejected``, where ``order`` is the 1-based run order of the fact's report
+    and ``index`` the fact's index in its facts array.
     """
 
-    __slots__ = ("snippets", "labels", "keys")
+    __slots__ = ("snippets", "ends", "labels", "keys")
 
-    def __init__(self, snippets: list[str] | None = None, labels: list[str] | None = None,
-                 keys: array | None = None):
-        self.snippets: list[str] = [] if snippets is None else snippets
+    def __init__(self, snippets: bytearray | None = None, ends: array | None = None,
+                 labels: list[str] | None = None, keys: array | None = None):
+        self.snippets: bytearray = bytearray() if snippets is None else snippets
+        self.ends: array = array("Q") if ends is None else ends
         self.labels: list[str] = [] if labels is None else labels
         self.keys: array = array("Q") if keys is None else keys
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    def append(self, snippet: str, label: str, key: int) -> None:
+        """Add one fact (its ``key`` packed as the class says)."""
+        self.snippets += snippet.encode("utf-8", "surrogatepass")
+        self.ends.append(len(self.snippets))
+        self.labels.append(label)
+        self.keys.append(key)
+
+    def extend(self, other: CitedColumn) -> None:
+        """Add the facts of ``other`` after these."""
+        base = len(self.snippets)
+        self.snippets += other.snippets
+        self.ends.extend(array("Q", [end + base for end in other.ends]) if base else other.ends)
+        self.labels.extend(other.labels)
+        self.keys.extend(other.keys)
 
     def citations(self, source: str, sha256: str) -> list[tuple[int, Citation]]:
         """The facts as (report order, citation) pairs, each fact a new object
@@ -54,7 +74,10 @@ class CitedColumn:
         label, source, captureSha256 and snippet."""
         out = []
         mask = (1 << _INDEX_BITS) - 1
-        for snippet, label, key in zip(self.snippets, self.labels, self.keys):
+        data, start = self.snippets, 0
+        for end, label, key in zip(self.ends, self.labels, self.keys):
+            snippet = data[start:end].decode("utf-8", "surrogatepass")
+            start = end
             fact = {"state": "cited", "label": label, "source": source, "captureSha256": sha256, "snippet": snippet}
             out.append((key >> (_INDEX_BITS + 1), Citation((key >> 1) & mask, fact, bool(key & 1))))
         return out
@@ -89,10 +112,8 @@ class CitedGroups:
             if column is None:
                 # One string object per source and digest however many facts cite them.
                 column = columns[(sys.intern(key[0]), sys.intern(key[1]))] = CitedColumn()
-            column.snippets.append(fact["snippet"])
             # Labels repeat across reports: one string object each.
-            column.labels.append(sys.intern(fact["label"]))
-            column.keys.append(high | citation.index << 1 | citation.rejected)
+            column.append(fact["snippet"], sys.intern(fact["label"]), high | citation.index << 1 | citation.rejected)
             self.count += 1
 
     def extend(self, other: CitedGroups) -> None:
@@ -103,9 +124,7 @@ class CitedGroups:
             if mine is None:
                 columns[key] = theirs
             else:
-                mine.snippets.extend(theirs.snippets)
-                mine.labels.extend(theirs.labels)
-                mine.keys.extend(theirs.keys)
+                mine.extend(theirs)
         self.count += other.count
         other._columns, other.count = {}, 0
 
@@ -119,7 +138,8 @@ class CitedGroups:
         """Plain values for :mod:`marshal` (a worker's hand-back): :meth:`unpack` makes them groups again."""
         columns = self._columns
         return {"sources": [key[0] for key in columns], "digests": [key[1] for key in columns],
-                "snippets": [c.snippets for c in columns.values()],
+                "snippets": [bytes(c.snippets) for c in columns.values()],
+                "ends": [c.ends.tobytes() for c in columns.values()],
                 "labels": [c.labels for c in columns.values()],
                 "keys": [c.keys.tobytes() for c in columns.values()], "count": self.count}
 
@@ -127,11 +147,13 @@ class CitedGroups:
     def unpack(cls, packed: dict[str, Any]) -> CitedGroups:
         """The groups :meth:`pack` packed."""
         groups = cls()
-        for source, digest, snippets, labels, raw in zip(packed["sources"], packed["digests"], packed["snippets"],
-                                                          packed["labels"], packed["keys"]):
-            keys = array("Q")
-            keys.frombytes(raw)
+        for source, digest, snippets, ends_raw, labels, keys_raw in zip(
+                packed["sources"], packed["digests"], packed["snippets"], packed["ends"], packed["labels"],
+                packed["keys"]):
+            ends, keys = array("Q"), array("Q")
+            ends.frombytes(ends_raw)
+            keys.frombytes(keys_raw)
             groups._columns[(sys.intern(source), sys.intern(digest))] = CitedColumn(
-                snippets, [sys.intern(label) for label in labels], keys)
+                bytearray(snippets), ends, [sys.intern(label) for label in labels], keys)
         groups.count = packed["count"]
         return groups

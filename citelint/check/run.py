@@ -171,10 +171,11 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     def loadable(item: tuple[int, Target]) -> bool:
         return item[1].kind == "report" and not item[1].refusal
 
-    reports = [item for item in targets if loadable(item)]
+    reports = [item for item in targets if loadable(item)] if n > 1 else []
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
     parts = _load_in_workers(reports, n, config, cwd, tracking, result.details is not None) if n > 1 else None
     if parts is None:
+        del reports
         return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence, ledger)
     # Markdown reports and refused files here; their findings do not depend on order.
     one = _phase_one_here([item for item in targets if not loadable(item)], config, cwd, fix, tracking, result,
@@ -257,14 +258,23 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)
 
 
+#: What a checked target's place in a run's list holds.
+_SPENT = (0, Target(Path(), "report"))
+
+
 def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path, fix: bool,
                     tracking: GitTracking, result: CheckResult, progress: Callable[[int, int], None] | None = None,
                     evidence: EvidenceVerifier | None = None, ledger: Ledger | None = None) -> _PhaseOne:
-    """:func:`_phase_one` in this process, in the order of ``targets``."""
+    """:func:`_phase_one` in this process, in the order of ``targets``. Given a
+    list, it drops each target from it once checked: a run of 100,000 reports
+    then holds no :class:`Target` (path objects, names) it is done with."""
     one = _PhaseOne(result)
     store = Store(config.captures_dir)
     allowlist: LinkEvidence | None = None
-    for order, target in targets:
+    spent = targets if isinstance(targets, list) else None
+    for at, (order, target) in enumerate(targets):
+        if spent is not None:
+            spent[at] = _SPENT
         display = target.display or relpath(target.path, cwd)
         one.result.files += 1
         if target.refusal:
@@ -421,6 +431,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
+        del targets, selection  # the first phase drops each target from ``numbered`` once checked
         # Read here (and reported after the citations are judged) unless the caller read it.
         reading_ledger = ledger is None
         ledger = load_ledger_for(config, cwd, result) if ledger is None else ledger or None
