@@ -55,6 +55,7 @@ from citelint.store.captures import Store
 from citelint.store.legacy import legacy_message, legacy_unmigrated
 
 if TYPE_CHECKING:
+    from citelint.check.shard import Shard
     from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures
@@ -333,7 +334,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
               resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
               base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = (),
-              given: Target | None = None) -> CheckResult:
+              given: Target | None = None, shard: Shard | None = None) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -368,6 +369,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     summary lists only the unreviewed citations a change added); with no merge
     base it stays None and every citation counts as added
     (:mod:`citelint.check.basereports`).
+    ``shard`` (``check --shard K/N``) checks that shard's part of the run
+    and keeps in it what ``citelint merge`` needs (:mod:`citelint.check.shard`):
+    the result then holds only that part.
     ``ledger`` is the review ledger when the caller has read it
     (``citelint review``); None reads it here, once, with a warning for each
     file read that does not count (:func:`load_ledger_for`, :func:`report_ledger`).
@@ -393,8 +397,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
-    base_note = len(result.warnings_text)
-    pending = start_base(base, config, result, base_missing, resolving) if base is not None else None
+    # Run-level findings and notes are shard 1's; the other shards put them where nothing reads them.
+    first = shard is None or shard.first
+    run_level = result if first else CheckResult()
+    base_note = len(run_level.warnings_text)
+    pending = start_base(base, config, run_level, base_missing, resolving) if base is not None else None
     # The review ledger is append-only evidence too (CL301), compared on the same base.
     reviews_base = start_reviews_base(pending, config) if pending is not None else None
     # The cyclic collector would scan every report, fact and result the run
@@ -403,7 +410,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     COLLECTOR.pause()
     try:
         store = Store(config.captures_dir)
-        legacy = legacy_unmigrated(store)
+        legacy = legacy_unmigrated(store) if first else []
         if legacy and config.severity("CL107") != "off":
             emit = Emitter(config, result, relpath(legacy[0], cwd))
             emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
@@ -415,17 +422,25 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             from citelint.evidence.verify import verifier_for
 
             evidence = verifier_for(config, cwd)
-            for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
+            for path, message in evidence.unsigned_captures(store, config.sources) if evidence and first else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
+        numbered, foreign = shard.split(numbered, config, cwd) if shard is not None else (numbered, [])
         # Read here (and reported after the citations are judged) unless the caller read it.
         reading_ledger = ledger is None
-        ledger = load_ledger_for(config, cwd, result) if ledger is None else ledger or None
+        ledger = load_ledger_for(config, cwd, run_level) if ledger is None else ledger or None
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
                          n=job_count(jobs, len(numbered)), ledger=ledger)
-        base_captures = settle_base(pending, base_note, config, cwd, result) if pending is not None else None
+        if foreign:
+            # Other shards' fact reports, loaded for their citations alone.
+            other = _phase_one(foreign, config, cwd, False, tracking, CheckResult(), None, evidence,
+                               n=job_count(jobs, len(foreign)))
+            one.reports.extend(other.reports)
+            one.citations.extend(other.citations)
+            one.citations.sort(key=lambda item: item[0])  # run order, as one unsharded run has them
+        base_captures = settle_base(pending, base_note, config, cwd, run_level) if pending is not None else None
         if reviews_base is not None:
-            settle_base(reviews_base, None, config, cwd, result)
+            settle_base(reviews_base, None, config, cwd, run_level)
         reports = {r.order: r for r in one.reports}
         accepted = one.accepted
         grouped: dict[tuple[str, str], list[tuple[int, Citation]]] = {}
@@ -435,14 +450,23 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         one.citations.clear()
         groups = sorted(grouped.items(), key=lambda item: item[0])
         del grouped
+        if shard is not None:
+            groups = shard.own_groups(groups, reports)
+            shard.base_commit = base_captures.commit if base_captures is not None else None
+            shard.allowlist_empty = one.allowlist_empty
+            if shard.listing:
+                return result
         verified = _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
                            context_chars)
-        _emit_verified(config, result, reports, verified, accepted, ledger)
+        _emit_verified(config, result, reports, verified, accepted, ledger, shard.emitter if shard else Emitter)
         if ledger is not None and reading_ledger:
-            report_ledger(ledger, config, cwd, result)
+            if shard is None:
+                report_ledger(ledger, config, cwd, result)
+            else:
+                shard.ledger = ledger  # what each shard's lookups found is joined by the merge
         if base_reports and base_captures is not None and base_captures.via == "merge-base":
-            _added_since(base_captures.commit, config, cwd, result, ledger)
-        if one.allowlist_empty and result.links_governed:
+            _added_since(base_captures.commit, config, cwd, result, ledger, shard)
+        if one.allowlist_empty and result.links_governed and shard is None:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
                 "every governed link is ungrounded; capture the sources first")
@@ -456,7 +480,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
 
 
 def _emit_verified(config: Config, result: CheckResult, reports: dict[int, LoadedReport], verified: list[_Verified],
-                   accepted: list[tuple[int, AcceptedEntry]], ledger: Ledger | None = None) -> None:
+                   accepted: list[tuple[int, AcceptedEntry]], ledger: Ledger | None = None,
+                   emitter: Callable[[Config, CheckResult, str], Emitter] = Emitter) -> None:
     """Emit the verified citations' findings now; the semantic-review notices
     (CL901, one per accepted citation that ``ledger`` has no review of) and
     the accepted facts are built when a formatter first reads them
@@ -464,7 +489,8 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, Loade
     run that only counts them (text, SARIF) should not pay for that. CL901
     raised above a notice in the config is a finding, emitted now, as is
     CL903 for a citation whose review says ``does-not-support``. Fingerprints
-    are computed only when the ledger holds a review."""
+    are computed only when the ledger holds a review. ``emitter`` makes the
+    emitter of one report's citation findings (a shard's keeps them apart)."""
     review = config.severity("CL901") == "notice"
     emitters: dict[int, Emitter] = {}
     unreviewed = 0
@@ -486,7 +512,7 @@ def _emit_verified(config: Config, result: CheckResult, reports: dict[int, Loade
                     issues = [*issues, rejected_issue(entry, verdict, cast(str, fingerprint))]
         if issues:
             report = reports[order]
-            emit = emitters.get(order) or emitters.setdefault(order, Emitter(config, result, report.display))
+            emit = emitters.get(order) or emitters.setdefault(order, emitter(config, result, report.display))
             report.emit_issues(emit, issues)
     for emit in emitters.values():
         emit.close()
@@ -561,15 +587,22 @@ def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
 _OWN = ("index", "fact")
 
 
-def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None,
+                 shard: Shard | None = None) -> None:
     """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
     the run's ``ledger``, read once); when git cannot list or read them, every citation
-    counts as added, and a note says why."""
+    counts as added, and a note says why. A ``shard`` checks its part of them (the
+    merge joins the parts) and keeps the note."""
     from citelint.check.basereports import base_fingerprints
     from citelint.git.probe import GitBaseError
 
     try:
         result.base_fingerprints = base_fingerprints(
-            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
+            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger,
+                                                        shard=shard.fresh() if shard else None))
     except GitBaseError as exc:
-        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
+        note = f"{exc}; every unreviewed citation is listed as added by this change"
+        if shard is not None:
+            shard.added_note = note
+        else:
+            result.warnings_text.append(note)
