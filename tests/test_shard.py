@@ -198,6 +198,21 @@ def test_base_in_a_real_git_repository_merges_to_the_unsharded_output(tmp_path: 
     assert_same_as_unsharded(project, tmp_path / "scratch", ("--base", "HEAD"), ns=(1, 2, 4))
 
 
+def test_review_files_that_do_not_count_merge_in_the_order_one_run_reads_them(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project)
+    _, out, _ = cli(project, "check", "--format", "json")
+    fingerprints = [a["fingerprint"] for a in json.loads(out)["accepted"] if a["fingerprint"]]
+    assert len(fingerprints) > 30
+    for n, fp in enumerate(fingerprints[::2]):
+        (project / "reviews" / fp).mkdir(parents=True)
+        (project / "reviews" / fp / f"{n:064x}.json").write_text("{}", encoding="utf-8")
+    (project / "reviews" / "stray.txt").write_text("not a review", encoding="utf-8")
+    _, out, _ = cli(project, "check")
+    assert "more review files do not count" in out or out.count("does not count") > 1
+    assert_same_as_unsharded(project, tmp_path / "scratch", ns=(2, 3), option_sets=OPTION_SETS[:2])
+
+
 def test_each_capture_is_read_by_exactly_one_shard(tmp_path: Path) -> None:
     project = tmp_path / "gen"
     _generated(project)
