@@ -55,6 +55,10 @@ examples:
                                          check a report piped in, as if it were that file
   citelint check --output-file out.txt --exit-zero
                                          write the output to a file; exit 0 even with findings
+  citelint check --shard 2/4 --output-file shard-2.json
+                                         check shard 2 of 4 and write its shard file;
+                                         `citelint merge shard-*.json` prints the run's output
+  citelint check --shard 2/4 --dry-run   list the sources and reports shard 2 of 4 would check
 
 writes: nothing, except what a flag asks for: --output-file and --sarif-file
 (created or replaced whole), --summary-file (appended to a regular file) and
@@ -66,7 +70,9 @@ refused (exit 2) and left alone. Two options naming one file are refused
 before the check runs.
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
-(--exit-zero: 0 unless a usage or config error)
+(--exit-zero: 0 unless a usage or config error; --shard: 0 once the shard
+file is written, since `citelint merge` judges the findings, 2 on a usage or
+config error)
 """
 
 
