@@ -45,6 +45,8 @@ from citelint.model import (
 )
 
 SHARD_FORMAT = "citelint.shard/1"
+#: The packaged schema of the shard file.
+SCHEMA = "shard.schema.json"
 
 #: The counts a shard adds up (``CheckResult`` attributes).
 COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_governed",
@@ -83,7 +85,7 @@ def _finding(f: Finding, key: list[Any]) -> dict[str, Any]:
     return {"key": key, "path": f.path, "line": f.line, "column": f.col, "endLine": f.end_line,
             "endColumn": f.end_col, "rule": f.rule, "severity": f.severity, "message": f.message,
             "capture": f.capture, "factIndex": f.fact_index,
-            "difference": None if f.difference is None else list(f.difference)}
+            "difference": None if f.difference is None else f.difference._asdict()}
 
 
 def _review(r: Review | None) -> dict[str, Any] | None:
@@ -108,17 +110,19 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
     accepted = [{"key": [shard.orders[a.path], a.fact_index], "path": a.path, "line": a.line, "column": a.col,
                  "state": a.state, "label": a.label, "source": a.source, "captureSha256": a.capture_sha256,
                  "snippet": a.snippet, "offset": a.offset, "reason": a.reason, "review": list(a.review),
-                 "retrievedAt": a.retrieved_at, "context": list(a.context), "factIndex": a.fact_index,
+                 "retrievedAt": a.retrieved_at,
+                 "context": {"before": a.context[0], "after": a.context[1]}, "factIndex": a.fact_index,
                  "reviewed": _review(a.reviewed)} for a in result.accepted]
     quotations = [{"key": [shard.orders[q.path], i], "path": q.path, "line": q.line, "column": q.col,
                    "sentence": q.sentence, "text": q.text, "source": q.source, "capture": q.capture,
                    "label": q.label, "insertions": list(q.insertions), "form": q.form,
                    "reviewed": _review(q.reviewed)} for i, q in enumerate(result.quotations)]
     reviews = CheckResult()
-    uncounted: list[list[str]] = []
+    uncounted: list[dict[str, str]] = []
     if shard.ledger is not None:
         untracked_reviews(shard.ledger, config, cwd, reviews)
-        uncounted = [[relpath(path, cwd), why, _folder(path, config)] for path, why in shard.ledger.uncounted]
+        uncounted = [{"path": relpath(path, cwd), "why": why, "folder": _folder(path, config)}
+                     for path, why in shard.ledger.uncounted]
     return {
         "format": SHARD_FORMAT,
         "citelint": version,
@@ -127,11 +131,11 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
         "counts": {name: getattr(result, name) for name in COUNTS},
         "findings": findings,
         "notices": notices,
-        "more": [[path, rule, count] for (path, rule), count in sorted(shard.extra.items())],
+        "more": [{"path": path, "rule": rule, "count": count} for (path, rule), count in sorted(shard.extra.items())],
         "accepted": accepted,
         "quotations": quotations,
         "warnings": list(result.warnings_text) if shard.first else [],
-        "skipped": [list(item) for item in result.skipped] if shard.first else [],
+        "skipped": [{"path": path, "why": why} for path, why in result.skipped] if shard.first else [],
         "allowlistEmpty": shard.allowlist_empty,
         "addedNote": shard.added_note,
         "baseFingerprints": None if result.base_fingerprints is None else sorted(result.base_fingerprints),
@@ -153,7 +157,7 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
     Raises:
         UsageError: it is not UTF-8 JSON, or not a shard file (naming ``name`` and why).
     """
-    from citelint.reports.schema import shard_validator
+    from citelint.reports.schema import quick_valid
 
     try:
         doc = json.loads(data.decode("utf-8"))
@@ -162,6 +166,11 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
     if isinstance(doc, dict) and doc.get("format") != SHARD_FORMAT:
         raise UsageError(f"{name} is not a shard file: its format is {doc.get('format')!r}, not {SHARD_FORMAT!r} "
                          "(write one with `citelint check --shard K/N`)")
+    if quick_valid(SCHEMA, doc):
+        return cast(dict[str, Any], doc)
+    from citelint.reports.schema import shard_validator
+
+    # The quick check only says yes or "ask jsonschema"; jsonschema words the refusal.
     error = next(iter(sorted(shard_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)
@@ -217,7 +226,12 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
                          f"missing: give all {n} shard files of the run")
     docs = [doc for _, doc in sorted(shards, key=lambda item: item[1]["shard"]["k"])]
     added = next((d["addedNote"] for d in docs if d["addedNote"]), None) if summary else None
-    return Merged(_joined(docs, added), dict(first["run"]))
+    try:
+        return Merged(_joined(docs, added), dict(first["run"]))
+    except TypeError:
+        # Keys of one kind hold a string in one file and a number in another: no file citelint wrote.
+        raise UsageError(f"the ordering keys of {', '.join(name for name, _ in shards)} do not agree: "
+                         "these are not shard files of one run as citelint writes them") from None
 
 
 #: How a refusal names each field of a shard's run.
@@ -235,8 +249,9 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
     cited = [item for d in docs for item in d["findings"] if item["key"][0] == 1]
     extra: dict[tuple[str, str], int] = {}
     for d in docs:
-        for path, rule, count in d["more"]:
-            extra[(path, rule)] = extra.get((path, rule), 0) + count
+        for more in d["more"]:
+            key = (more["path"], more["rule"])
+            extra[key] = extra.get(key, 0) + more["count"]
     # A review two shards' citations both counted is one finding, as in one run.
     untracked = {(f["path"], f["message"]): f for d in docs for f in d["reviews"]["untracked"]}
     findings = [(item["key"], _to_finding(item)) for item in main + list(untracked.values())]
@@ -249,7 +264,7 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
     accepted = sorted((item for d in docs for item in d["accepted"]), key=lambda item: item["key"])
     result.accepted = [AcceptedFact(a["path"], a["line"], a["column"], a["state"], a["label"], a["source"],
                                     a["captureSha256"], a["snippet"], a["offset"], a["reason"], tuple(a["review"]),
-                                    a["retrievedAt"], (a["context"][0], a["context"][1]), a["factIndex"],
+                                    a["retrievedAt"], (a["context"]["before"], a["context"]["after"]), a["factIndex"],
                                     _to_review(a["reviewed"])) for a in accepted]
     quotations = sorted((item for d in docs for item in d["quotations"]), key=lambda item: item["key"])
     result.quotations = [AcceptedQuotation(q["path"], q["line"], q["column"], q["sentence"], q["text"], q["source"],
@@ -260,7 +275,7 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
         result.warnings_text.append(added)
     if result.links_governed and any(d["allowlistEmpty"] for d in docs):
         result.warnings_text.append(ALLOWLIST_EMPTY)
-    result.skipped = [(path, why) for path, why in docs[0]["skipped"]]
+    result.skipped = [(item["path"], item["why"]) for item in docs[0]["skipped"]]
     if docs[0]["baseFingerprints"] is not None:
         result.base_fingerprints = frozenset(fp for d in docs for fp in d["baseFingerprints"] or ())
     return result
@@ -296,12 +311,13 @@ def _uncounted(docs: Sequence[dict[str, Any]], result: CheckResult) -> list[tupl
     order one run reads them: the ledger's own stray entries, then each
     fingerprint folder in the order its first citation is judged (prose and
     link quotations of Markdown reports first, then facts by capture group)."""
-    stray = [(path, why) for path, why, folder in docs[0]["reviews"]["uncounted"] if not folder]
+    stray = [(u["path"], u["why"]) for u in docs[0]["reviews"]["uncounted"] if not u["folder"]]
     by_folder: dict[str, list[tuple[str, str]]] = {}
     for d in docs:
-        for _, _, folder in d["reviews"]["uncounted"]:
+        for u in d["reviews"]["uncounted"]:
+            folder = u["folder"]
             if folder and folder not in by_folder:
-                by_folder[folder] = [(p, w) for p, w, f in d["reviews"]["uncounted"] if f == folder]
+                by_folder[folder] = [(v["path"], v["why"]) for v in d["reviews"]["uncounted"] if v["folder"] == folder]
     if not by_folder:
         return stray
     # Quotations are judged in their run order, then facts in capture-group order (the list is in run order).
@@ -319,7 +335,7 @@ def _to_finding(item: Mapping[str, Any]) -> Finding:
     d = item["difference"]
     return Finding(item["path"], item["line"], item["column"], item["rule"], item["severity"], item["message"],
                    item["endLine"], item["endColumn"], item["capture"], item["factIndex"],
-                   None if d is None else Difference(d[0], d[1], d[2], d[3]))
+                   None if d is None else Difference(d["before"], d["cited"], d["captured"], d["aligned"]))
 
 
 def _to_review(r: Mapping[str, Any] | None) -> Review | None:

@@ -79,7 +79,8 @@ def run_shard(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except UsageError as exc:
         err.write(f"citelint: {exc}\n")
         return EXIT_USAGE
-    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
+    # ASCII: a lone surrogate a report held (escaped in its JSON) is written as it was, never refused.
+    text = json.dumps(doc, separators=(",", ":")) + "\n"
     if "output" in outputs:
         problem = outputs["output"].write(text)
         if problem:
