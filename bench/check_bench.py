@@ -42,7 +42,9 @@ anything about time (only (a) asserts which modules get imported).
     the bench stops otherwise); each shard's wall over the unsharded wall,
     beside its target 0.25 + p, where p is the share every shard repeats:
     a run whose only work is starting and loading and schema-checking every
-    report (``check --shard 1/4 --dry-run``) over the unsharded wall.
+    report (``check --shard 1/4 --dry-run``) over the unsharded wall. The
+    unsharded ``--format json`` run is shown beside it: a shard records what
+    json prints (every accepted citation located), which text only counts.
 
 The floors are processes of their own. The **grouped floor**
 (``bench/floor_grouped.py``, standard library only, nothing imported from
@@ -409,8 +411,11 @@ def bench_l(data: Data, runs: int, verbose: bool) -> None:
         shards = {f"shard {k}": Cmd([*check, "--shard", f"{k}/{n}", "--output-file", files[k - 1]], repo.root)
                   for k in range(1, n + 1)}
         dry = Cmd([*check, "--shard", f"1/{n}", "--dry-run"], repo.root)
+        # A shard records what any format needs (every accepted citation, located, with its
+        # context), which the text format never builds: the json run shows what that costs.
+        as_json = Cmd([*check, "--format", "json"], repo.root, frozenset({0, 1}))
         # Alternating in this order, each merge reads the shard files of the same round.
-        m = alternate({"whole": whole, **shards, "merge": merge, "loading": dry}, runs)
+        m = alternate({"whole": whole, **shards, "merge": merge, "loading": dry, "json": as_json}, runs)
         outputs = [subprocess.run(cmd.argv, cwd=repo.root, capture_output=True) for cmd in (whole, merge)]
         if (outputs[0].returncode, outputs[0].stdout) != (outputs[1].returncode, outputs[1].stdout):
             sys.exit("(l) citelint merge does not print what the unsharded check prints")
@@ -419,7 +424,8 @@ def bench_l(data: Data, runs: int, verbose: bool) -> None:
     worst = max(m[name].wall for name in shards) / m["whole"].wall
     total = (sum(m[name].wall for name in shards) + m["merge"].wall) / m["whole"].wall
     print(f"(l) shards, N = {n} one after another + merge: {describe(repo)}, generated in {generated:.0f} s; output "
-          f"byte-identical ({len(outputs[0].stdout):,} bytes); unsharded {timing(m['whole'])}; {each}; merge "
+          f"byte-identical ({len(outputs[0].stdout):,} bytes); unsharded {timing(m['whole'])} (--format json "
+          f"{timing(m['json'])}, {m['json'].wall / m['whole'].wall:.2f}x); {each}; merge "
           f"{timing(m['merge'])}; loading every report (p) {timing(m['loading'])}, p = {p:.2f}; slowest shard / "
           f"unsharded {worst:.2f} against the target 0.25 + p = {0.25 + p:.2f}; all shards + merge / unsharded "
           f"{total:.2f}, {m.load_text()}")
