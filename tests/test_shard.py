@@ -10,6 +10,7 @@ files are validated against ``schemas/shard.schema.json``.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -182,6 +183,14 @@ def test_a_generated_repository_merges_to_the_unsharded_output(tmp_path: Path) -
     assert_same_as_unsharded(project, tmp_path / "scratch")
 
 
+def test_shards_run_in_a_folder_of_the_project_merge_there(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    # Findings name files from the working directory; a report path's shard is the same from anywhere.
+    assert_same_as_unsharded(project / "reports", tmp_path / "scratch", ("a1.md", "r2.json", "../citelint.yaml"),
+                             ns=(2, 3), option_sets=OPTION_SETS[:2])
+
+
 def test_base_in_a_real_git_repository_merges_to_the_unsharded_output(tmp_path: Path) -> None:
     project = tmp_path / "gen"
     _generated(project, sources=10)
@@ -234,9 +243,10 @@ def test_each_capture_is_read_by_exactly_one_shard(tmp_path: Path) -> None:
 
 def test_a_source_and_a_path_belong_to_one_shard_whatever_the_process() -> None:
     # The first 8 bytes of SHA-256, big-endian, mod N: fixed values, not Python's salted hash().
-    assert [shard_of("https://example.org/a.txt", n) for n in (1, 2, 3, 4)] == \
-        [1, *[int.from_bytes(__import__("hashlib").sha256(b"https://example.org/a.txt").digest()[:8], "big") % n + 1
-              for n in (2, 3, 4)]]
+    head = int.from_bytes(hashlib.sha256(b"https://example.org/a.txt").digest()[:8], "big")
+    assert [shard_of("https://example.org/a.txt", n) for n in (1, 2, 3, 4)] == [1, *[head % n + 1 for n in (2, 3, 4)]]
+    # A report path's shard is its path's relative to the project root, wherever the check runs.
+    assert shard_of("reports/a.md", 3) == int.from_bytes(hashlib.sha256(b"reports/a.md").digest()[:8], "big") % 3 + 1
 
 
 def test_dry_run_lists_each_shard_s_sources_and_reports_and_checks_nothing(tmp_path: Path) -> None:
@@ -335,7 +345,7 @@ def test_shard_files_record_what_decides_the_findings(tmp_path: Path) -> None:
     _generated(project, sources=4)
     path = shard_files(project, 2, tmp_path / "s")[1]
     doc = json.loads(path.read_text(encoding="utf-8"))
-    digest = __import__("hashlib").sha256((project / "citelint.yaml").read_bytes()).hexdigest()
+    digest = hashlib.sha256((project / "citelint.yaml").read_bytes()).hexdigest()
     assert doc["shard"] == {"k": 2, "n": 2} and doc["citelint"] == __version__
     assert doc["run"] == {"config": digest, "directory": ".", "paths": [], "base": None, "baseMissing": "error",
                           "baseCommit": None}
