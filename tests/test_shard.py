@@ -183,6 +183,21 @@ def test_a_generated_repository_merges_to_the_unsharded_output(tmp_path: Path) -
     assert_same_as_unsharded(project, tmp_path / "scratch")
 
 
+def test_shards_with_two_processes_merge_to_one_process_s_output(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project)
+    urls = [f"https://data.example/{i}.txt" for i in range(24)]
+    for n in range(240):  # enough fact reports for the first phase to fork a worker
+        facts = [{"state": "cited", "label": "m1", "source": urls[(n + j) % 24], "captureSha256": "0" * 64,
+                  "snippet": "the plant made items"} for j in range(2)]
+        (project / "reports" / f"extra-{n:03d}.json").write_text(json.dumps({"facts": facts}), encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    shards = shard_files(project, 3, scratch / "shards", ("--jobs", "2"))
+    for options in OPTION_SETS[:2]:
+        expected = run_with(project, scratch, ["check", "--jobs", "1"], options)
+        assert run_with(project, scratch, ["merge", *map(str, shards)], options) == expected
+
+
 def test_shards_run_in_a_folder_of_the_project_merge_there(tmp_path: Path) -> None:
     project = tmp_path / "gen"
     _generated(project, sources=6)
