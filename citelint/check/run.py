@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from citelint.check.baseline import settle_base, start_base, start_reviews_base
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport
-from citelint.check.parallel import COLLECTOR, job_count
+from citelint.check.parallel import COLLECTOR, job_count, plain_differences, with_differences
 from citelint.check.reviewed import load_ledger_for, report_ledger
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
@@ -39,7 +39,6 @@ from citelint.facts import (
 )
 from citelint.model import (
     CheckResult,
-    Difference,
     FactPlace,
     Finding,
     Position,
@@ -236,8 +235,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
         return {"counts": {name: getattr(r, name) for name in _COUNTS},
-                "findings": _plain_differences(pack_rows(r.findings, Finding._fields)),
-                "notices": _plain_differences(pack_rows(r.notices, Finding._fields)),
+                "findings": plain_differences(pack_rows(r.findings, Finding._fields)),
+                "notices": plain_differences(pack_rows(r.notices, Finding._fields)),
                 "reports": pack_rows(one.reports, _REPORT_FIELDS),
                 "citations": {"order": [order for order, _ in one.citations],
                               **pack_rows([c for _, c in one.citations], Citation._fields)},
@@ -249,8 +248,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                  for path, d in r.details.items()}}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
-        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, _differences(packed["findings"])),
-                                    notices=unpack_rows(Finding, _differences(packed["notices"])),
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, with_differences(packed["findings"])),
+                                    notices=unpack_rows(Finding, with_differences(packed["notices"])),
                                     **packed["counts"]))
         loaded = packed["reports"]
         one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
@@ -548,7 +547,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
 
     def pack(verified: list[_Verified]) -> dict[str, Any]:
         entries = [entry for _, _, _, entry in verified if entry is not None]
-        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in verified for issue in issues],
+        issues = plain_differences(pack_rows([issue for _, _, issues, _ in verified for issue in issues],
                                               Issue._fields))
         return {"issues": issues,
                 "issue_counts": [len(issues) for _, _, issues, _ in verified],
@@ -557,7 +556,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[_Verified]:
         cited = [item for _, group in groups[start:stop] for item in group]
-        issues = iter(unpack_rows(Issue, _differences(packed["issues"])))
+        issues = iter(unpack_rows(Issue, with_differences(packed["issues"])))
         accepted = [citation for (_, citation), yes in zip(cited, packed["accepted"]) if yes]
         entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
                                                    "fact": [c.fact for c in accepted]}))
@@ -569,18 +568,6 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     if parts is None:
         return _phase_two(groups, *settings)
     return [verified for part in parts for verified in part]
-
-
-def _plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """Packed findings or issues with each :class:`~citelint.model.Difference` as a plain
-    tuple: marshal, which carries a worker's result, writes no NamedTuple."""
-    columns["difference"] = [None if d is None else tuple(d) for d in columns["difference"]]
-    return columns
-
-
-def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """The columns :func:`_plain_differences` packed, each difference a Difference again."""
-    return {**columns, "difference": [None if d is None else Difference(*d) for d in columns["difference"]]}
 
 
 #: What an accepted entry's worker leaves out: this process has the citation.
