@@ -36,6 +36,15 @@ anything about time (only (a) asserts which modules get imported).
     entry) on one report (5 facts) in a git repository whose config
     approves 10,000 sources vs the same repository approving its 10 cited
     sources only: the cost of the config on a hook call.
+(l) shards: (b)'s repository checked as N = 4 shards run one after another
+    (``check --shard K/4``) plus ``citelint merge`` vs one unsharded run
+    (all ``--jobs 1``): the merged output must be byte-identical (checked,
+    the bench stops otherwise); each shard's wall over the unsharded wall,
+    beside its target 0.25 + p, where p is the share every shard repeats:
+    a run whose only work is starting and loading and schema-checking every
+    report (``check --shard 1/4 --dry-run``) over the unsharded wall. The
+    unsharded ``--format json`` run is shown beside it: a shard records what
+    json prints (every accepted citation located), which text only counts.
 
 The floors are processes of their own. The **grouped floor**
 (``bench/floor_grouped.py``, standard library only, nothing imported from
@@ -49,7 +58,7 @@ capture it has read. Every row against a floor prints both ratios.
 Usage, from the repository root, with the virtual environment's Python (the
 console scripts are taken from the interpreter's ``bin/``)::
 
-    python bench/check_bench.py                    # (a)-(h) and (k)
+    python bench/check_bench.py                    # (a)-(h), (k) and (l)
     python bench/check_bench.py --only b,c         # some of them
     python bench/check_bench.py --only d --repeats 1
     python bench/check_bench.py --only i,j --keep /tmp/cb   # the 1M-fact rows (opt-in)
@@ -84,7 +93,7 @@ SMALL_MARKDOWN = "reports/q2-answer.md"
 FORBIDDEN = ("urllib3", "cmarkgfm", "ada_url", "citelint.capture")
 
 #: measure -> default number of alternating runs (after one warm-up each, except (d), (e), (i), (j)).
-RUNS = {"a": 11, "b": 3, "c": 3, "d": 3, "e": 3, "f": 11, "g": 3, "h": 11, "i": 3, "j": 3, "k": 11}
+RUNS = {"a": 11, "b": 3, "c": 3, "d": 3, "e": 3, "f": 11, "g": 3, "h": 11, "i": 3, "j": 3, "k": 11, "l": 3}
 #: Measures run only when --only names them (their data takes long to generate and to check).
 OPT_IN = ("i", "j")
 
@@ -386,8 +395,44 @@ def bench_k(data: Data, runs: int, verbose: bool) -> None:
           f"{approved['large']:,} / {approved['small']:,} sources {m.ratio('large', 'small')}, {m.load_text()}")
 
 
+# --------------------------------------------------------------------------- (l)
+
+def bench_l(data: Data, runs: int, verbose: bool) -> None:
+    if not citelint_supports("--shard"):
+        print("(l) shards: skipped: --shard not supported by this citelint")
+        return
+    repo, generated = data.repo("b")
+    n = 4
+    with tempfile.TemporaryDirectory(prefix="citelint-shards-") as tmp:
+        files = [str(Path(tmp) / f"shard-{k}.json") for k in range(1, n + 1)]
+        check = [tool("citelint"), "check", "--jobs", "1"]
+        whole = Cmd(check, repo.root, frozenset({0, 1}))
+        merge = Cmd([tool("citelint"), "merge", *files], repo.root, frozenset({0, 1}))
+        shards = {f"shard {k}": Cmd([*check, "--shard", f"{k}/{n}", "--output-file", files[k - 1]], repo.root)
+                  for k in range(1, n + 1)}
+        dry = Cmd([*check, "--shard", f"1/{n}", "--dry-run"], repo.root)
+        # A shard records what any format needs (every accepted citation, located, with its
+        # context), which the text format never builds: the json run shows what that costs.
+        as_json = Cmd([*check, "--format", "json"], repo.root, frozenset({0, 1}))
+        # Alternating in this order, each merge reads the shard files of the same round.
+        m = alternate({"whole": whole, **shards, "merge": merge, "loading": dry, "json": as_json}, runs)
+        outputs = [subprocess.run(cmd.argv, cwd=repo.root, capture_output=True) for cmd in (whole, merge)]
+        if (outputs[0].returncode, outputs[0].stdout) != (outputs[1].returncode, outputs[1].stdout):
+            sys.exit("(l) citelint merge does not print what the unsharded check prints")
+    p = m["loading"].wall / m["whole"].wall
+    each = ", ".join(f"{name} {timing(m[name])} ({m[name].wall / m['whole'].wall:.2f}x)" for name in shards)
+    worst = max(m[name].wall for name in shards) / m["whole"].wall
+    total = (sum(m[name].wall for name in shards) + m["merge"].wall) / m["whole"].wall
+    print(f"(l) shards, N = {n} one after another + merge: {describe(repo)}, generated in {generated:.0f} s; output "
+          f"byte-identical ({len(outputs[0].stdout):,} bytes); unsharded {timing(m['whole'])} (--format json "
+          f"{timing(m['json'])}, {m['json'].wall / m['whole'].wall:.2f}x); {each}; merge "
+          f"{timing(m['merge'])}; loading every report (p) {timing(m['loading'])}, p = {p:.2f}; slowest shard / "
+          f"unsharded {worst:.2f} against the target 0.25 + p = {0.25 + p:.2f}; all shards + merge / unsharded "
+          f"{total:.2f}, {m.load_text()}")
+
+
 MEASURES = {"a": bench_a, "b": bench_b, "c": bench_c, "d": bench_d, "e": bench_e, "f": bench_f,
-            "g": bench_g, "h": bench_h, "i": bench_i, "j": bench_j, "k": bench_k}
+            "g": bench_g, "h": bench_h, "i": bench_i, "j": bench_j, "k": bench_k, "l": bench_l}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -697,6 +698,55 @@ def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, 
                      paths="reports/next.json\n")
     assert run.step("check").status == 0, run.step("check").log
     assert run.outputs["errors"] == "0"
+
+
+@pytest.mark.slow
+def test_action_matrix_of_shards_and_a_merge_job_report_as_one_check(action_kit: ActionKit, tmp_path: Path) -> None:
+    """The documented matrix (docs/shards.md): three shard jobs write their files, which the
+    merge job finds in one folder (as actions/download-artifact leaves them) and reports as one run."""
+    ws = tmp_path / "repo"
+    r = workspace_repo(ws)
+    base = git(ws, "rev-parse", "HEAD")
+    git(ws, "switch", "--quiet", "--create", "feature")
+    r.capture(SOURCE_C, TEXT_C)
+    r.report(r.cited("late", SOURCE_C, "9 items arrived late in the third quarter"),
+             r.cited("sales", SOURCE_B, "17 items"), r.cited("inventory", SOURCE_A, "43 items"), name="reports/pr.json")
+    r.write("reports/answer.md", f"It is [here]({SOURCE_A}) and [not here](https://invented.example/x).\n")
+    r.config(sources=[SOURCE_A, SOURCE_B, SOURCE_C], labels=["inventory", "sales", "late"],
+             markdown=["reports/**/*.md"])
+    commit_all(ws, "a change")
+    event = {"pull_request": {"base": {"sha": base}, "head": {"sha": git(ws, "rev-parse", "HEAD")}}}
+    whole = run_action(action_kit, ws, event_name="pull_request", event=event, strict="true")
+    assert whole.step("check").status == 1, whole.step("check").log
+    artifacts = tmp_path / "artifacts"
+    for k in (1, 2, 3):
+        (artifacts / f"shard-{k}").mkdir(parents=True)
+        job = run_action(action_kit, ws, event_name="pull_request", event=event, shard=f"{k}/3", strict="true",
+                         **{"shard-file": str(artifacts / f"shard-{k}" / "citelint-shard.json")})
+        assert job.step("check").status == 0, job.step("check").log
+        assert job.outputs["shard-file"] == str(artifacts / f"shard-{k}" / "citelint-shard.json")
+        assert job.summary == "" and workflow_commands(job.step("check").log) == []
+    downloaded = tmp_path / "downloaded"
+    downloaded.mkdir()
+    for k in (1, 2, 3):
+        shutil.copy(artifacts / f"shard-{k}" / "citelint-shard.json", downloaded / f"shard-{k}.json")
+    merged = run_action(action_kit, ws, event_name="pull_request", event=event, merge=str(downloaded), strict="true")
+    assert merged.step("check").status == 1, merged.step("check").log
+    assert merged.outputs == whole.outputs
+    assert merged.summary == whole.summary
+
+    def annotations(run: ActionRun) -> list[str]:
+        # The stop-commands token is random in every run; everything else must be equal.
+        return [c.line for c in workflow_commands(run.step("check").log)
+                if c.name != "stop-commands" and not re.fullmatch(r"::[0-9a-f]+::", c.line)]
+
+    assert annotations(merged) == annotations(whole) and any("CL201" in a for a in annotations(whole))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = run_action(action_kit, ws, event_name="pull_request", event=event, merge=str(empty))
+    assert none.outputs["exit-code"] == "2" and "no shard file" in none.step("check").log
+    both = run_action(action_kit, ws, event_name="pull_request", event=event, merge=str(empty), shard="1/2")
+    assert both.outputs["exit-code"] == "2"
 
 
 @pytest.mark.slow

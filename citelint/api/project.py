@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from citelint.api.links import Enforced
     from citelint.api.prompt import Context, Imported
     from citelint.api.result import Result
+    from citelint.check.shard import Shard
     from citelint.check.targets import Target
     from citelint.git.resolve import Resolving
 
@@ -436,7 +437,8 @@ def check_paths(project: Project, paths: Sequence[str], *, cwd: Path, fix: bool 
                 progress: Callable[[int, int], None] | None = None, base: str | None = None,
                 resolving: Resolving | None = None, jobs: int | None = 1, base_missing: str = "error",
                 stdin: tuple[str, bytes] | None = None, context_chars: int = 0,
-                given: Target | None = None, base_reports: bool = False, keep_accepted: bool = True) -> CheckResult:
+                given: Target | None = None, base_reports: bool = False, shard: Shard | None = None,
+                keep_accepted: bool = True) -> CheckResult:
     """The one check both ``citelint check`` and :class:`Project` run
     (:func:`citelint.check.run.run_check` with the project's config):
     findings name files relative to ``cwd``. The API passes the project
@@ -446,6 +448,8 @@ def check_paths(project: Project, paths: Sequence[str], *, cwd: Path, fix: bool 
     formats that show it (:data:`citelint.facts.CONTEXT_CHARS`).
     ``base_reports`` (with ``base``) also yields the base's review
     fingerprints, for the step summary's added-only review list.
+    ``shard`` (``check --shard K/N``) checks that shard's part of the run
+    (:mod:`citelint.check.shard`).
     ``keep_accepted`` False: the result counts the accepted citations but
     lists none (``accepted`` and the CL901 notices stay empty), for output
     that only counts them.
@@ -455,7 +459,7 @@ def check_paths(project: Project, paths: Sequence[str], *, cwd: Path, fix: bool 
     """
     return run_check(project._config, paths, cwd, fix=fix, progress=progress, base=base, resolving=resolving,
                      jobs=jobs, base_missing=base_missing, stdin=stdin, context_chars=context_chars, given=given,
-                     base_reports=base_reports, keep_accepted=keep_accepted)
+                     base_reports=base_reports, shard=shard, keep_accepted=keep_accepted)
 
 
 __all__ = ["Project", "check_paths", "open_project", "project_config"]

@@ -68,6 +68,26 @@ class CitedColumn:
         self.labels.extend(other.labels)
         self.keys.extend(other.keys)
 
+    def places(self) -> list[tuple[int, int]]:
+        """Each fact's (report order, index), in order."""
+        mask = (1 << _INDEX_BITS) - 1
+        return [(key >> (_INDEX_BITS + 1), (key >> 1) & mask) for key in self.keys]
+
+    def sorted(self) -> CitedColumn:
+        """These facts in run order (by report order, then index), when they
+        were added out of it (a shard adds the other shards' reports after its own)."""
+        keys = self.keys
+        if all(a < b for a, b in zip(keys, keys[1:])):
+            return self
+        starts = [0, *self.ends[:-1]]
+        out = CitedColumn()
+        for at in sorted(range(len(keys)), key=keys.__getitem__):
+            out.snippets += self.snippets[starts[at]:self.ends[at]]
+            out.ends.append(len(out.snippets))
+            out.labels.append(self.labels[at])
+            out.keys.append(keys[at])
+        return out
+
     def citations(self, source: str, sha256: str) -> list[tuple[int, Citation]]:
         """The facts as (report order, citation) pairs, each fact a new object
         holding what verification and the output read of a cited fact: state,
@@ -127,6 +147,10 @@ class CitedGroups:
                 mine.extend(theirs)
         self.count += other.count
         other._columns, other.count = {}, 0
+
+    def sort(self) -> None:
+        """Put each capture's facts in run order (see :meth:`CitedColumn.sorted`)."""
+        self._columns = {key: column.sorted() for key, column in self._columns.items()}
 
     def take_sorted(self) -> list[tuple[tuple[str, str], CitedColumn]]:
         """Every group, ordered by (source, captureSha256), leaving this empty."""

@@ -81,11 +81,8 @@ class Emitter:
         """Add one finding per capped rule saying how many more it found,
         at the first one not shown."""
         for rule, (count, pos) in sorted(self.more.items()):
-            severity = cast(Severity, self.config.severity(rule))
-            self.result.findings.append(Finding(
-                self.path, pos.line, pos.col, rule, severity,
-                f"{count} more {rule} ({RULES[rule].name}) finding{'s' * (count != 1)} in this file not shown "
-                f"(at most {FINDINGS_PER_RULE} per rule); fix these first", pos.end_line, pos.end_col))
+            self.result.findings.append(more_finding(self.path, rule, cast(Severity, self.config.severity(rule)),
+                                                     count, pos))
         self.more.clear()
 
 
@@ -93,6 +90,14 @@ def content_digest(raw: bytes) -> int:
     """A report's bytes in one integer (their length and CRC-32), to tell whether
     the file read again for a position is the one that was checked."""
     return len(raw) << 32 | zlib.crc32(raw)
+
+
+def more_finding(path: str, rule: str, severity: Severity, count: int, pos: Position) -> Finding:
+    """The finding that counts the ``count`` findings of ``rule`` in the file
+    ``path`` past the cap (:data:`FINDINGS_PER_RULE`), at ``pos``, the first not shown."""
+    return Finding(path, pos.line, pos.col, rule, severity,
+                   f"{count} more {rule} ({RULES[rule].name}) finding{'s' * (count != 1)} in this file not shown "
+                   f"(at most {FINDINGS_PER_RULE} per rule); fix these first", pos.end_line, pos.end_col)
 
 
 class LoadedReport:

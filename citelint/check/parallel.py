@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, TypeVar
 
+from citelint.model import Difference
+
 R = TypeVar("R")
 T = TypeVar("T")
 
@@ -207,3 +209,15 @@ class CollectorPause:
 
 #: The one pause of this process.
 COLLECTOR = CollectorPause()
+
+
+def plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Packed findings or issues with each :class:`~citelint.model.Difference` as a plain
+    tuple: marshal, which carries a worker's result, writes no NamedTuple."""
+    columns["difference"] = [None if d is None else tuple(d) for d in columns["difference"]]
+    return columns
+
+
+def with_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The columns :func:`plain_differences` packed, each difference a Difference again."""
+    return {**columns, "difference": [None if d is None else Difference(*d) for d in columns["difference"]]}

@@ -45,10 +45,16 @@ def load_ledger_for(config: Config, cwd: Path, result: CheckResult) -> Ledger | 
 
 def report_ledger(ledger: Ledger, config: Config, cwd: Path, result: CheckResult) -> None:
     """After the citations were judged: CL109 for each review that counted
-    for one of them and that git has neither committed nor staged (it counts
-    here and not in a clean clone), and a warning for each ledger file read
-    that does not count, naming it and why (the first :data:`UNCOUNTED_SHOWN`,
-    then their number)."""
+    for one of them and that git has neither committed nor staged
+    (:func:`untracked_reviews`), and a warning for each ledger file read
+    that does not count (:func:`uncounted_notes`)."""
+    untracked_reviews(ledger, config, cwd, result)
+    result.warnings_text.extend(uncounted_notes([(relpath(path, cwd), why) for path, why in ledger.uncounted]))
+
+
+def untracked_reviews(ledger: Ledger, config: Config, cwd: Path, result: CheckResult) -> None:
+    """CL109 in ``result`` for each review that counted for a citation of the run
+    and that git has neither committed nor staged (it counts here and not in a clean clone)."""
     tracking = GitTracking(config, cwd, config.reviews.dir)
     for record in ledger.applied.values() if tracking.enabled else ():
         untracked = tracking.untracked_file(f"{record.fingerprint}/{record.digest}.json")
@@ -57,8 +63,14 @@ def report_ledger(ledger: Ledger, config: Config, cwd: Path, result: CheckResult
                 f"review {record.fingerprint[:16]} ({record.verdict} by {quoted(record.by, 80)}) is neither "
                 f"committed nor staged in git, so it counts here and not in a clean clone; run `git add "
                 f"{untracked}` (and its .sig)"))
-    for path, why in ledger.uncounted[:UNCOUNTED_SHOWN]:
-        result.warnings_text.append(f"review {relpath(path, cwd)} does not count: {why}")
-    if len(ledger.uncounted) > UNCOUNTED_SHOWN:
-        result.warnings_text.append(f"{len(ledger.uncounted) - UNCOUNTED_SHOWN} more review files do not count "
-                                    "(`citelint review --stale` lists every one)")
+
+
+def uncounted_notes(uncounted: list[tuple[str, str]]) -> list[str]:
+    """The warnings for the ledger files read that do not count, given as
+    (path as displayed, why) in the order they were read: the first
+    :data:`UNCOUNTED_SHOWN` named, then their number."""
+    notes = [f"review {path} does not count: {why}" for path, why in uncounted[:UNCOUNTED_SHOWN]]
+    if len(uncounted) > UNCOUNTED_SHOWN:
+        notes.append(f"{len(uncounted) - UNCOUNTED_SHOWN} more review files do not count "
+                     "(`citelint review --stale` lists every one)")
+    return notes

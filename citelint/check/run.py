@@ -20,7 +20,7 @@ from citelint.check.baseline import settle_base, start_base, start_reviews_base
 from citelint.check.cited import CitedColumn, CitedGroups
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport, content_digest
-from citelint.check.parallel import COLLECTOR, job_count
+from citelint.check.parallel import COLLECTOR, job_count, plain_differences, with_differences
 from citelint.check.reviewed import load_ledger_for, report_ledger
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
 from citelint.config import Config, relpath
@@ -39,7 +39,6 @@ from citelint.facts import (
 )
 from citelint.model import (
     CheckResult,
-    Difference,
     FactPlace,
     Finding,
     Position,
@@ -55,6 +54,7 @@ from citelint.store.captures import Store
 from citelint.store.legacy import legacy_message, legacy_unmigrated
 
 if TYPE_CHECKING:
+    from citelint.check.shard import Shard
     from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures
@@ -229,8 +229,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     def pack(one: _PhaseOne) -> dict[str, Any]:
         r = one.result
         return {"counts": {name: getattr(r, name) for name in _COUNTS},
-                "findings": _plain_differences(pack_rows(r.findings, Finding._fields)),
-                "notices": _plain_differences(pack_rows(r.notices, Finding._fields)),
+                "findings": plain_differences(pack_rows(r.findings, Finding._fields)),
+                "notices": plain_differences(pack_rows(r.notices, Finding._fields)),
                 "reports": pack_rows(one.reports, _REPORT_FIELDS),
                 "citations": one.citations.pack(),
                 "accepted": {"order": [order for order, _ in one.accepted],
@@ -241,8 +241,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                  for path, d in r.details.items()}}
 
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> _PhaseOne:
-        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, _differences(packed["findings"])),
-                                    notices=unpack_rows(Finding, _differences(packed["notices"])),
+        one = _PhaseOne(CheckResult(findings=unpack_rows(Finding, with_differences(packed["findings"])),
+                                    notices=unpack_rows(Finding, with_differences(packed["notices"])),
                                     **packed["counts"]))
         loaded = packed["reports"]
         one.reports = [LoadedReport(**dict(zip(_REPORT_FIELDS, values)))
@@ -342,7 +342,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
               stdin: tuple[str, bytes] | None = None, context_chars: int = CONTEXT_CHARS,
               resolving: Resolving | None = None, detail: bool = False, ledger: Ledger | None = None,
               base_reports: bool = False, documents: Sequence[tuple[str, bytes]] = (),
-              given: Target | None = None, keep_accepted: bool = True) -> CheckResult:
+              given: Target | None = None, shard: Shard | None = None, keep_accepted: bool = True) -> CheckResult:
     """Check the selected files against ``config``.
 
     ``paths`` are command-line paths (empty: every matching file).
@@ -377,6 +377,9 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     summary lists only the unreviewed citations a change added); with no merge
     base it stays None and every citation counts as added
     (:mod:`citelint.check.basereports`).
+    ``shard`` (``check --shard K/N``) checks that shard's part of the run
+    and keeps in it what ``citelint merge`` needs (:mod:`citelint.check.shard`):
+    the result then holds only that part.
     ``keep_accepted`` False: the caller reads neither ``accepted`` nor the
     CL901 notices of the result, only their number (``review_count``), so
     nothing is kept of an accepted citation (text and SARIF output: at a
@@ -406,8 +409,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     targets = selection.targets
     result = CheckResult(skipped=[(relpath(Path(p) if os.path.isabs(p) else cwd / p, cwd), why)
                                   for p, why in selection.skipped], details={} if detail else None)
-    base_note = len(result.warnings_text)
-    pending = start_base(base, config, result, base_missing, resolving) if base is not None else None
+    # Run-level findings and notes are shard 1's; the other shards put them where nothing reads them.
+    first = shard is None or shard.first
+    run_level = result if first else CheckResult()
+    base_note = len(run_level.warnings_text)
+    pending = start_base(base, config, run_level, base_missing, resolving) if base is not None else None
     # The review ledger is append-only evidence too (CL301), compared on the same base.
     reviews_base = start_reviews_base(pending, config) if pending is not None else None
     # The cyclic collector would scan every report, fact and result the run
@@ -416,7 +422,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     COLLECTOR.pause()
     try:
         store = Store(config.captures_dir)
-        legacy = legacy_unmigrated(store)
+        legacy = legacy_unmigrated(store) if first else []
         if legacy and config.severity("CL107") != "off":
             emit = Emitter(config, result, relpath(legacy[0], cwd))
             emit("CL107", Position(1, 1), legacy_message(len(legacy), relpath(config.captures_dir, cwd)))
@@ -428,21 +434,36 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             from citelint.evidence.verify import verifier_for
 
             evidence = verifier_for(config, cwd)
-            for path, message in evidence.unsigned_captures(store, config.sources) if evidence else ():
+            for path, message in evidence.unsigned_captures(store, config.sources) if evidence and first else ():
                 Emitter(config, result, relpath(path, cwd))("CL401", Position(1, 1), message)
         numbered = list(enumerate(targets, 1))
-        del targets, selection  # the first phase drops each target from ``numbered`` once checked
+        del targets, selection  # the first phase drops each target from its list once checked
+        numbered, foreign = shard.split(numbered, config, cwd) if shard is not None else (numbered, [])
         # Read here (and reported after the citations are judged) unless the caller read it.
         reading_ledger = ledger is None
-        ledger = load_ledger_for(config, cwd, result) if ledger is None else ledger or None
+        ledger = load_ledger_for(config, cwd, run_level) if ledger is None else ledger or None
         one = _phase_one(numbered, config, cwd, fix, tracking, result, progress, evidence,
                          n=job_count(jobs, len(numbered)), ledger=ledger)
-        base_captures = settle_base(pending, base_note, config, cwd, result) if pending is not None else None
+        if foreign:
+            # Other shards' fact reports, loaded for their citations alone.
+            other = _phase_one(foreign, config, cwd, False, tracking, CheckResult(), None, evidence,
+                               n=job_count(jobs, len(foreign)))
+            one.reports.extend(other.reports)
+            one.citations.extend(other.citations)
+            one.citations.sort()  # run order, as one unsharded run has them
+        base_captures = settle_base(pending, base_note, config, cwd, run_level) if pending is not None else None
         if reviews_base is not None:
-            settle_base(reviews_base, None, config, cwd, result)
+            settle_base(reviews_base, None, config, cwd, run_level)
         reports = {r.order: r for r in one.reports}
         groups = one.citations.take_sorted()
-        emission = _Emission(config, result, reports, one.accepted if keep_accepted else None, ledger)
+        if shard is not None:
+            groups = shard.own_groups(groups, reports)
+            shard.base_commit = base_captures.commit if base_captures is not None else None
+            shard.allowlist_empty = one.allowlist_empty
+            if shard.listing:
+                return result
+        emission = _Emission(config, result, reports, one.accepted if keep_accepted else None, ledger,
+                             shard.emitter if shard else Emitter)
         _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
                 emission)
         del groups
@@ -454,10 +475,13 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 f"({', '.join(changed[:3])}{', …' if len(changed) > 3 else ''}), so some of their findings are "
                 "placed at 1:1; check again")
         if ledger is not None and reading_ledger:
-            report_ledger(ledger, config, cwd, result)
+            if shard is None:
+                report_ledger(ledger, config, cwd, result)
+            else:
+                shard.ledger = ledger  # what each shard's lookups found is joined by the merge
         if base_reports and base_captures is not None and base_captures.via == "merge-base":
-            _added_since(base_captures.commit, config, cwd, result, ledger)
-        if one.allowlist_empty and result.links_governed:
+            _added_since(base_captures.commit, config, cwd, result, ledger, shard)
+        if one.allowlist_empty and result.links_governed and shard is None:
             result.warnings_text.append(
                 "the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
                 "every governed link is ungrounded; capture the sources first")
@@ -484,11 +508,15 @@ class _Emission:
     CL903 for a citation whose review says ``does-not-support``. Fingerprints
     are computed only when the ledger holds a review. :meth:`finish` closes
     every report's findings (the per-rule caps) and leaves the listing to the result.
+    ``emitter`` makes the emitter of one report's citation findings (a shard's
+    keeps them apart, :meth:`citelint.check.shard.Shard.emitter`).
     """
 
     def __init__(self, config: Config, result: CheckResult, reports: dict[int, LoadedReport],
-                 accepted: list[tuple[int, AcceptedEntry]] | None, ledger: Ledger | None = None):
+                 accepted: list[tuple[int, AcceptedEntry]] | None, ledger: Ledger | None = None,
+                 emitter: Callable[[Config, CheckResult, str], Emitter] = Emitter):
         self.config, self.result, self.reports, self.accepted, self.ledger = config, result, reports, accepted, ledger
+        self.emitter = emitter
         self.review = config.severity("CL901") == "notice"
         self.emitters: dict[int, Emitter] = {}
         self.unreviewed = 0
@@ -517,7 +545,7 @@ class _Emission:
             if issues:
                 emit = self.emitters.get(order)
                 if emit is None:
-                    emit = self.emitters[order] = Emitter(self.config, result, self.reports[order].display)
+                    emit = self.emitters[order] = self.emitter(self.config, result, self.reports[order].display)
                 self.reports[order].emit_issues(emit, issues)
 
     def finish(self) -> None:
@@ -567,7 +595,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     def pack(verified: list[list[_Verified]]) -> dict[str, Any]:
         flat = [item for group in verified for item in group]
         entries = [entry for _, _, _, entry in flat if entry is not None]
-        issues = _plain_differences(pack_rows([issue for _, _, issues, _ in flat for issue in issues],
+        issues = plain_differences(pack_rows([issue for _, _, issues, _ in flat for issue in issues],
                                               Issue._fields))
         return {"issues": issues,
                 "issue_counts": [len(issues) for _, _, issues, _ in flat],
@@ -577,7 +605,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
     def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[list[_Verified]]:
         cited = [column.citations(*key) for key, column in groups[start:stop]]
         flat = [item for group in cited for item in group]
-        issues = iter(unpack_rows(Issue, _differences(packed["issues"])))
+        issues = iter(unpack_rows(Issue, with_differences(packed["issues"])))
         accepted = [citation for (_, citation), yes in zip(flat, packed["accepted"]) if yes]
         entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
                                                    "fact": [c.fact for c in accepted]}))
@@ -594,31 +622,26 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
         _phase_two(groups, *settings, consume)
 
 
-def _plain_differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """Packed findings or issues with each :class:`~citelint.model.Difference` as a plain
-    tuple: marshal, which carries a worker's result, writes no NamedTuple."""
-    columns["difference"] = [None if d is None else tuple(d) for d in columns["difference"]]
-    return columns
-
-
-def _differences(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """The columns :func:`_plain_differences` packed, each difference a Difference again."""
-    return {**columns, "difference": [None if d is None else Difference(*d) for d in columns["difference"]]}
-
-
 #: What an accepted entry's worker leaves out: this process has the citation.
 _OWN = ("index", "fact")
 
 
-def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None) -> None:
+def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None,
+                 shard: Shard | None = None) -> None:
     """Set ``result.base_fingerprints`` from the reports of ``commit`` (each checked with
     the run's ``ledger``, read once); when git cannot list or read them, every citation
-    counts as added, and a note says why."""
+    counts as added, and a note says why. A ``shard`` checks its part of them (the
+    merge joins the parts) and keeps the note."""
     from citelint.check.basereports import base_fingerprints
     from citelint.git.probe import GitBaseError
 
     try:
         result.base_fingerprints = base_fingerprints(
-            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger))
+            config, commit, lambda documents: run_check(config, [], cwd, documents=documents, ledger=ledger,
+                                                        shard=shard.fresh() if shard else None))
     except GitBaseError as exc:
-        result.warnings_text.append(f"{exc}; every unreviewed citation is listed as added by this change")
+        note = f"{exc}; every unreviewed citation is listed as added by this change"
+        if shard is not None:
+            shard.added_note = note
+        else:
+            result.warnings_text.append(note)

@@ -1,6 +1,6 @@
 """Command line: parse arguments, call the rest, map outcomes to exit codes.
 
-One module per subcommand (``check``, ``render``, ``capture``, ``attest``, ``import``, ``context``, ``mcp``,
+One module per subcommand (``check``, ``merge``, ``render``, ``capture``, ``attest``, ``import``, ``context``, ``mcp``,
 ``ls``, ``show``, ``migrate``, ``rule``, ``init``, ``review``), each exposing ``NAME``, ``EPILOG``, a
 docstring whose first line is its ``--help`` line, ``add_options(parser)``
 and ``run(args, out, err) -> int``; :data:`COMMANDS` lists them. This package is the only place that prints.
@@ -36,7 +36,7 @@ COMMAND_MODULES = {
     "show": "citelint.cli.show", "migrate": "citelint.cli.migrate", "rule": "citelint.cli.rule",
     "init": "citelint.cli.init", "capture": "citelint.cli.capture", "attest": "citelint.cli.attest",
     "import": "citelint.cli.import_", "context": "citelint.cli.context", "mcp": "citelint.cli.mcp",
-    "review": "citelint.cli.review",
+    "review": "citelint.cli.review", "merge": "citelint.cli.merge",
 }
 
 

@@ -8,21 +8,28 @@ network connection is made.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from citelint import __version__
 from citelint.api.project import check_paths, open_project, project_config
 from citelint.check.parallel import AUTO_JOBS_MIN_CAPTURES
-from citelint.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Output, add_config_option, clashing_outputs, isatty
-from citelint.config import Config, discover, load_config
+from citelint.cli.common import add_config_option, isatty
+from citelint.cli.present import (
+    add_output_options,
+    deliver,
+    format_of,
+    not_run,
+    output_files,
+    vet,
+    wants_context,
+    wants_listing,
+    wants_summary,
+)
+from citelint.config import discover
 from citelint.errors import ConfigError, UsageError
-from citelint.escape import terminal
 from citelint.facts import CONTEXT_CHARS
-from citelint.output import FORMATTERS, RenderOptions, did_not_run, renderer, repo_prefix, summary_line
 
 if TYPE_CHECKING:
     from citelint.git.resolve import Resolving
@@ -49,6 +56,10 @@ examples:
                                          check a report piped in, as if it were that file
   citelint check --output-file out.txt --exit-zero
                                          write the output to a file; exit 0 even with findings
+  citelint check --shard 2/4 --output-file shard-2.json
+                                         check shard 2 of 4 and write its shard file;
+                                         `citelint merge shard-*.json` prints the run's output
+  citelint check --shard 2/4 --dry-run   list the sources and reports shard 2 of 4 would check
 
 writes: nothing, except what a flag asks for: --output-file and --sarif-file
 (created or replaced whole), --summary-file (appended to a regular file) and
@@ -60,7 +71,9 @@ refused (exit 2) and left alone. Two options naming one file are refused
 before the check runs.
 
 exit codes: 0 clean, 1 findings at error severity, 2 usage or config error
-(--exit-zero: 0 unless a usage or config error)
+(--exit-zero: 0 unless a usage or config error; --shard: 0 once the shard
+file is written, since `citelint merge` judges the findings, 2 on a usage or
+config error)
 """
 
 
@@ -69,17 +82,9 @@ def add_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files or directories; files outside the config's report globs are skipped")
     add_config_option(check)
-    check.add_argument("--format", choices=sorted(FORMATTERS), default=None,
-                       help="output format (default: text, or github when GITHUB_ACTIONS=true)")
-    check.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
-    check.add_argument("--quiet", "-q", action="store_true", help="show errors only (and the summary)")
+    add_output_options(check)
     check.add_argument("--fix", action="store_true",
                        help="degrade ungrounded Markdown links to their text (Markdown reports only)")
-    check.add_argument("--summary-file", type=Path, metavar="FILE",
-                       help="append a Markdown summary (counts, findings, semantic review) to the regular FILE; "
-                            "with --base its review list holds only the citations the change added")
-    check.add_argument("--sarif-file", type=Path, metavar="FILE",
-                       help="also write SARIF 2.1.0 to FILE (for code scanning), whatever --format is")
     check.add_argument("--base", metavar="REF",
                        help="diff-aware rules: compare captures/ with git REF (its merge base with HEAD); "
                             "a changed capture is CL301, a cited capture not on REF is CL302 when "
@@ -93,21 +98,16 @@ def add_options(check: argparse.ArgumentParser) -> None:
                        help="processes to load reports and verify citations with (default: every core for "
                             f"a phase of {AUTO_JOBS_MIN_CAPTURES} or more files or cited captures, else 1); the "
                             "output is the same for any N")
-    check.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                       help="colour text output (auto: on a terminal, or with FORCE_COLOR; never with NO_COLOR)")
-    check.add_argument("--review", action="store_true",
-                       help="list the accepted citations for semantic review (text output; otherwise one line "
-                            "counts them)")
-    check.add_argument("--statistics", action="store_true",
-                       help="print the number of findings per rule instead of the findings (text output)")
-    check.add_argument("--exit-zero", action="store_true",
-                       help="exit 0 even with findings (a usage or config error is still 2)")
-    check.add_argument("--output-file", "-o", type=Path, metavar="FILE",
-                       help="write the output to FILE instead of standard output (written whole, or not at all; "
-                            "never a report, capture or the config)")
     check.add_argument("--stdin-filename", metavar="NAME",
                        help="with PATH '-': the report on standard input is checked as if it were the file NAME "
                             "(its globs, its format, its place in messages)")
+    check.add_argument("--shard", metavar="K/N",
+                       help="check shard K of N (sources and reports cut by a stable hash) and write its shard "
+                            "file (JSON, to stdout or --output-file) for `citelint merge`, which prints the "
+                            "output; exit 0 once the file is written (docs/shards.md)")
+    check.add_argument("--dry-run", action="store_true",
+                       help="with --shard: list the sources (with their citations) and reports the shard "
+                            "would check, and check nothing")
 
 
 def _ask_git_early(ref: str | None, config: Path | None) -> Resolving | None:
@@ -133,18 +133,24 @@ def _ask_git_early(ref: str | None, config: Path | None) -> Resolving | None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run the check, render it in the chosen format, write the side files.
+    """Run the check, render it in the chosen format, write the side files
+    (with ``--shard``: write the shard file instead, :mod:`citelint.cli.shard`).
 
     Returns EXIT_OK, EXIT_FINDINGS (errors, or warnings with ``--strict``) or
     EXIT_USAGE (a named path missing, ``--base`` unusable, a side file that
     cannot be written).
     """
-    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if args.shard is not None or args.dry_run:
+        from citelint.cli.shard import run_shard
+
+        return run_shard(args, out, err)
+    fmt = format_of(args)
+    inputs = _inputs(args)
     stdin = None
     if "-" in args.paths or args.stdin_filename:
         problem = _stdin_problem(args)
         if problem:
-            return _did_not_run(problem, fmt, args, out, err)
+            return not_run(problem, fmt, args, out, err, inputs)
         stdin = (args.stdin_filename, _read_stdin())
     resolving = _ask_git_early(args.base, args.config)
     try:
@@ -152,122 +158,33 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ConfigError as exc:
         if resolving is not None:
             resolving.close()
-        return _did_not_run(f"config error: {exc}", fmt, args, out, err)
-    config = project_config(project)
-    outputs = _outputs(args, config)
-    clash = clashing_outputs(list(outputs.values()))
-    if clash:
-        return _did_not_run(clash, fmt, args, out, err, summary=False)
-    for name, output in outputs.items():
-        problem = output.problem()
-        if problem:
-            # Vetted before the check runs: a refused file fails fast, and no other output is half done.
-            return _did_not_run(problem, fmt, args, out, err, summary=name != "summary")
-    final_out, out = out, (io.StringIO() if args.output_file else out)
-    form = FORMATTERS[fmt]
-    color = args.color == "always" or (args.color == "auto" and form.color and not args.output_file
-                                       and _color_env(isatty(final_out)))
-    # Only a format with context (and the step summary) shows the capture text around each snippet.
-    context = bool(args.summary_file) or form.context
+        return not_run(f"config error: {exc}", fmt, args, out, err, inputs)
+    outputs = output_files(args, project_config(project), inputs)
+    refused = vet(outputs)
+    if refused:
+        return not_run(refused[0], fmt, args, out, err, inputs, summary=refused[1])
     progress = _progress(err) if isatty(err) else None
     try:
         # The check the Python API runs (citelint.Project), so the two cannot disagree.
         result = check_paths(project, [] if stdin else args.paths, cwd=Path.cwd(), fix=args.fix, progress=progress,
                              base=args.base, resolving=resolving, jobs=args.jobs, base_missing=args.base_missing,
-                             stdin=stdin, context_chars=CONTEXT_CHARS if context else 0,
+                             stdin=stdin, context_chars=CONTEXT_CHARS if wants_context(args, fmt) else 0,
                              # The step summary lists only the unreviewed citations the change added.
-                             base_reports=bool(args.summary_file) or fmt == "summary",
-                             # Text (without --review) and SARIF count the accepted citations: none is kept.
-                             keep_accepted=form.lists or args.review or bool(args.summary_file))
+                             base_reports=wants_summary(args, fmt), keep_accepted=wants_listing(args, fmt))
     except UsageError as exc:
-        return _did_not_run(str(exc), fmt, args, final_out, err)
+        return not_run(str(exc), fmt, args, out, err, inputs)
     finally:
         if resolving is not None:
             resolving.close()
         if progress:
             err.write("\r\x1b[K")
-    options = RenderOptions(color=color, quiet=args.quiet, strict=args.strict, version=__version__,
-                            repo_prefix=repo_prefix(os.getcwd(), os.environ.get("GITHUB_WORKSPACE")),
-                            blob_url=_blob_url() if context else "",
-                            review=args.review, statistics=args.statistics)
-    if not args.quiet:
-        for path, why in result.skipped:
-            err.write(f"citelint: skipped {terminal(path)}: {why}\n")
-    nothing = not args.paths and not stdin and result.files == 0
-    if nothing:
-        # An empty input must not look like a clean one.
-        err.write("citelint: no file matched the config's `reports` or `markdown` globs, so nothing was checked"
-                  f"{'; failing because of --strict' if args.strict else ''}\n")
-    renderer(fmt)(result, out, options)
-    if args.output_file:
-        problem = outputs["output"].write(out.getvalue())  # type: ignore[attr-defined]
-        if problem:
-            err.write(f"citelint: {problem}\n")
-            return EXIT_USAGE
-    if form.machine or args.output_file:
-        err.write(summary_line(result) + "\n")
-    # Rendered in memory first, so a failure never leaves half a file behind.
-    for name in ("summary", "sarif"):
-        if name not in outputs:
-            continue
-        buffer = io.StringIO()
-        renderer(name)(result, buffer, options)
-        problem = outputs[name].write(buffer.getvalue())
-        if problem:
-            err.write(f"citelint: {problem}\n")
-            return EXIT_USAGE
-    if args.exit_zero:
-        return EXIT_OK
-    if result.count("error") or (args.strict and (result.count("warning") or nothing)):
-        return EXIT_FINDINGS
-    return EXIT_OK
-
-
-def _blob_url() -> str:
-    """Where the summary's locations link to: the commit GitHub Actions checks, or ""."""
-    from citelint.git.index import find_worktree
-    from citelint.output.summary import blob_url
-
-    if not os.environ.get("GITHUB_SHA"):
-        return ""
-    cwd = Path.cwd()
-    found = find_worktree(cwd)
-    return blob_url(os.environ, cwd, found[0] if found else None)
-
-
-def _outputs(args: argparse.Namespace, config: Config | None) -> dict[str, Output]:
-    """The files this run will write, by format name: ``--output-file``
-    (replaced whole), ``--sarif-file`` (replaced whole) and ``--summary-file``
-    (appended to, as GitHub's ``$GITHUB_STEP_SUMMARY`` is); none may be
-    evidence, the config, a report or a file named as an input. With no
-    ``config`` (it failed to load), the config file named or discovered is
-    still protected, and every captures directory it could name."""
-    found = {}
-    config_file = None if config is not None else _config_file(args)
-    for name, path, flag, mode in (("output", args.output_file, "--output-file", "replace"),
-                                   ("sarif", args.sarif_file, "--sarif-file", "replace"),
-                                   ("summary", args.summary_file, "--summary-file", "append")):
-        if path:
-            found[name] = Output(flag, path, config, mode=mode, config_file=config_file, inputs=_inputs(args))
-    return found
+    return deliver(result, args, fmt, outputs, out, err, nothing=not args.paths and not stdin and result.files == 0)
 
 
 def _inputs(args: argparse.Namespace) -> list[str]:
     """The files named on the command line as inputs: no output may replace
     one, not even one the check skips as not a report."""
     return [p for p in args.paths if p != "-"] + ([args.stdin_filename] if args.stdin_filename else [])
-
-
-def _config_file(args: argparse.Namespace) -> Path | None:
-    """The config file ``--config`` names, or the one discovered from the
-    working directory; None when there is none."""
-    cwd = Path.cwd()
-    if args.config:
-        return args.config if args.config.is_absolute() else cwd / args.config
-    try:
-        return discover(cwd)
-    except ConfigError:
-        return None
 
 
 def _stdin_problem(args: argparse.Namespace) -> str | None:
@@ -295,51 +212,11 @@ def _read_stdin() -> bytes:
     return stream.read(MAX_REPORT_BYTES + 1)
 
 
-def _color_env(terminal_out: bool) -> bool:
-    """``--color auto``: FORCE_COLOR (set, not empty or "0") forces colour, NO_COLOR
-    (set, not empty) forbids it, else colour only on a terminal
-    (https://force-color.org, https://no-color.org)."""
-    force = os.environ.get("FORCE_COLOR", "")
-    if force and force != "0":
-        return True
-    if os.environ.get("NO_COLOR"):
-        return False
-    return terminal_out
-
-
 def _jobs(value: str) -> int:
     """argparse type for --jobs: a whole number from 1."""
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"--jobs takes a whole number from 1, got {value!r}")
     return int(value)
-
-
-def _did_not_run(message: str, fmt: str, args: argparse.Namespace, out: TextIO, err: TextIO, *,
-                 summary: bool = True) -> int:
-    """Report a usage or config error: one line on stderr and, so CI never
-    shows a red step without a reason, the format's own notice where it has
-    one (:attr:`Format.not_run`; ``--format github``: an annotation) and a
-    "did not run" step summary with ``--summary-file`` (unless ``summary`` is
-    False: the summary file is what was refused)."""
-    err.write(f"citelint: {message}\n")
-    if FORMATTERS[fmt].not_run:
-        did_not_run(fmt)(message, out)
-    if args.summary_file and summary:
-        buffer = io.StringIO()
-        did_not_run("summary")(message, buffer)
-        # The config may be what failed: the writer then protects what that config file could name.
-        problem = _outputs(args, _config_or_none(args))["summary"].write(buffer.getvalue())
-        if problem:
-            err.write(f"citelint: {problem}\n")
-    return EXIT_USAGE
-
-
-def _config_or_none(args: argparse.Namespace) -> Config | None:
-    """The run's config, or None when it cannot be loaded."""
-    try:
-        return load_config(args.config, Path.cwd())
-    except ConfigError:
-        return None
 
 
 def _progress(err: TextIO) -> Callable[[int, int], None]:

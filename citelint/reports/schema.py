@@ -61,6 +61,12 @@ def config_validator() -> Any:
 
 
 @cache
+def shard_validator() -> Any:
+    """A draft 2020-12 validator for ``shard.schema.json`` (``citelint merge``'s input)."""
+    return _validator(load_schema("shard.schema.json"))
+
+
+@cache
 def _branch_validator(branch: str) -> Any:
     schema = load_schema("report.schema.json")
     return _validator({"$schema": schema["$schema"], "$id": schema["$id"], "$defs": schema["$defs"],

@@ -1,0 +1,342 @@
+"""The shard file: one shard's part of a check as JSON (``schemas/shard.schema.json``), and the merge.
+
+A shard file records what decides the findings (K and N, citelint's version,
+the config's digest, the paths and options given, the revision ``--base``
+resolved to) and its part of the :class:`~citelint.model.CheckResult`,
+losslessly: every field of every finding, notice, accepted fact and
+quotation, with an ordering key each, the counts, the notes, the ledger
+files its lookups read. :func:`merge` joins the N files into the one result
+an unsharded run gives, in its order, so every formatter prints the same
+bytes. The keys (docs/shards.md):
+
+- a report's own findings and notices, and shard 1's run-level ones:
+  ``[0, K, i]``, ``i`` their place in that shard's run (each file's come
+  from one shard, so within a file this is the unsharded order);
+- a citation's findings and notices: ``[1, source, capture digest, report
+  order, fact index, i]``, the order in which one unsharded run verifies
+  them (capture groups in (source, digest) order, then the facts in run
+  order); the per-file cap of each rule is applied to these again here;
+- an accepted fact: ``[report order, fact index]``; a quotation:
+  ``[report order, i]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, cast
+
+from citelint.check.loaded import FINDINGS_PER_RULE, more_finding
+from citelint.check.reviewed import uncounted_notes, untracked_reviews
+from citelint.check.shard import Shard
+from citelint.config import Config, relpath
+from citelint.errors import UsageError
+from citelint.model import (
+    SEVERITY_ORDER,
+    AcceptedFact,
+    AcceptedQuotation,
+    CheckResult,
+    Difference,
+    Finding,
+    Position,
+    Review,
+)
+
+SHARD_FORMAT = "citelint.shard/1"
+#: The packaged schema of the shard file.
+SCHEMA = "shard.schema.json"
+
+#: The counts a shard adds up (``CheckResult`` attributes).
+COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_governed",
+          "links_grounded", "reviewed", "rejected")
+
+#: The empty-allowlist note a run gives when it governs links and no source grounds any.
+ALLOWLIST_EMPTY = ("the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
+                   "every governed link is ungrounded; capture the sources first")
+
+
+def config_digest(config: Config) -> str:
+    """SHA-256 (64 hex) of the config file's bytes, or of ``no config`` for a config given as data.
+
+    Raises:
+        UsageError: the config file cannot be read.
+    """
+    if config.path is None:
+        return hashlib.sha256(b"no config").hexdigest()
+    try:
+        return hashlib.sha256(Path(config.path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise UsageError(f"cannot read the config {config.path}: {exc.strerror or exc}") from None
+
+
+def run_identity(config: Config, cwd: Path, paths: Sequence[str], base: str | None, base_missing: str,
+                 base_commit: str | None) -> dict[str, Any]:
+    """What decides a shard's findings besides its K: the config's digest, the
+    working directory relative to the project root (findings name files from
+    it), the paths given and the ``--base`` options with the commit REF
+    resolved to. Shards merge only when theirs are equal."""
+    return {"config": config_digest(config), "directory": relpath(cwd, config.root), "paths": list(paths),
+            "base": base, "baseMissing": base_missing, "baseCommit": base_commit}
+
+
+def _finding(f: Finding, key: list[Any]) -> dict[str, Any]:
+    return {"key": key, "path": f.path, "line": f.line, "column": f.col, "endLine": f.end_line,
+            "endColumn": f.end_col, "rule": f.rule, "severity": f.severity, "message": f.message,
+            "capture": f.capture, "factIndex": f.fact_index,
+            "difference": None if f.difference is None else f.difference._asdict()}
+
+
+def _review(r: Review | None) -> dict[str, Any] | None:
+    return None if r is None else {"verdict": r.verdict, "by": r.by, "at": r.at, "note": r.note}
+
+
+def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Path, version: str,
+                   identity: Mapping[str, Any]) -> dict[str, Any]:
+    """Shard ``shard``'s file as a JSON-ready dict (``schemas/shard.schema.json``):
+    ``result`` is what :func:`citelint.check.run.run_check` returned for it,
+    ``identity`` :func:`run_identity` of the run, ``version`` citelint's."""
+    k = shard.k
+    findings = [_finding(f, [0, k, i]) for i, f in enumerate(result.findings)]
+    notices = [_finding(f, [0, k, i]) for i, f in enumerate(result.notices)]
+
+    def cited_key(f: Finding, i: int) -> list[Any]:
+        source, digest = shard.group_of[(f.path, cast(int, f.fact_index))]
+        return [1, source, digest, shard.orders[f.path], f.fact_index, i]
+
+    findings += [_finding(f, cited_key(f, i)) for i, f in enumerate(shard.cited.findings)]
+    notices += [_finding(f, cited_key(f, i)) for i, f in enumerate(shard.cited.notices)]
+    accepted = [{"key": [shard.orders[a.path], a.fact_index], "path": a.path, "line": a.line, "column": a.col,
+                 "state": a.state, "label": a.label, "source": a.source, "captureSha256": a.capture_sha256,
+                 "snippet": a.snippet, "offset": a.offset, "reason": a.reason, "review": list(a.review),
+                 "retrievedAt": a.retrieved_at,
+                 "context": {"before": a.context[0], "after": a.context[1]}, "factIndex": a.fact_index,
+                 "reviewed": _review(a.reviewed)} for a in result.accepted]
+    quotations = [{"key": [shard.orders[q.path], i], "path": q.path, "line": q.line, "column": q.col,
+                   "sentence": q.sentence, "text": q.text, "source": q.source, "capture": q.capture,
+                   "label": q.label, "insertions": list(q.insertions), "form": q.form,
+                   "reviewed": _review(q.reviewed)} for i, q in enumerate(result.quotations)]
+    reviews = CheckResult()
+    uncounted: list[dict[str, str]] = []
+    if shard.ledger is not None:
+        untracked_reviews(shard.ledger, config, cwd, reviews)
+        uncounted = [{"path": relpath(path, cwd), "why": why, "folder": _folder(path, config)}
+                     for path, why in shard.ledger.uncounted]
+    return {
+        "format": SHARD_FORMAT,
+        "citelint": version,
+        "shard": {"k": k, "n": shard.n},
+        "run": dict(identity),
+        "counts": {name: getattr(result, name) for name in COUNTS},
+        "findings": findings,
+        "notices": notices,
+        "more": [{"path": path, "rule": rule, "count": count} for (path, rule), count in sorted(shard.extra.items())],
+        "accepted": accepted,
+        "quotations": quotations,
+        "warnings": list(result.warnings_text) if shard.first else [],
+        "skipped": [{"path": path, "why": why} for path, why in result.skipped] if shard.first else [],
+        "allowlistEmpty": shard.allowlist_empty,
+        "addedNote": shard.added_note,
+        "baseFingerprints": None if result.base_fingerprints is None else sorted(result.base_fingerprints),
+        "reviews": {"untracked": [_finding(f, [0, k, i]) for i, f in enumerate(reviews.findings)],
+                    "uncounted": uncounted},
+    }
+
+
+def _folder(path: Path | str, config: Config) -> str:
+    """The fingerprint folder an uncounted ledger file is in ('' for an entry of the ledger itself)."""
+    parts = PurePosixPath(relpath(path, config.reviews.dir)).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def read_shard(data: bytes, name: str) -> dict[str, Any]:
+    """The shard file ``name`` (its bytes ``data``) parsed and checked against
+    ``schemas/shard.schema.json``.
+
+    Raises:
+        UsageError: it is not UTF-8 JSON, or not a shard file (naming ``name`` and why).
+    """
+    from citelint.reports.schema import quick_valid
+
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"{name} is not a shard file: it is not UTF-8 JSON ({exc})") from None
+    if isinstance(doc, dict) and doc.get("format") != SHARD_FORMAT:
+        raise UsageError(f"{name} is not a shard file: its format is {doc.get('format')!r}, not {SHARD_FORMAT!r} "
+                         "(write one with `citelint check --shard K/N`)")
+    if quick_valid(SCHEMA, doc):
+        return cast(dict[str, Any], doc)
+    from citelint.reports.schema import shard_validator
+
+    # The quick check only says yes or "ask jsonschema"; jsonschema words the refusal.
+    error = next(iter(sorted(shard_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/" + "/".join(str(p) for p in error.absolute_path)
+        raise UsageError(f"{name} is not a shard file (schemas/shard.schema.json): at {where}: {error.message}")
+    return cast(dict[str, Any], doc)
+
+
+class Merged:
+    """The result of merging a run's shard files: ``result`` (as one unsharded
+    run gives it) and ``run``, the shards' :func:`run_identity`."""
+
+    def __init__(self, result: CheckResult, run: dict[str, Any]):
+        self.result, self.run = result, run
+
+
+def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary: bool = False) -> Merged:
+    """Join ``shards`` ((file name, :func:`read_shard` document) pairs, in any
+    order) into one result. ``version`` is this citelint's; ``summary`` True
+    when a step summary is printed (a run making one notes a base whose
+    reports could not be read, as one unsharded run does).
+
+    Raises:
+        UsageError: the files are not one whole run: N differs, a K is missing
+            or repeated, or the citelint version or run (config digest,
+            directory, paths, ``--base``) differs; the message names the file
+            and what differs.
+    """
+    if not shards:
+        raise UsageError("give every shard file of the run (citelint merge SHARD...)")
+    first_name, first = shards[0]
+    n = first["shard"]["n"]
+    seen: dict[int, str] = {}
+    for name, doc in shards:
+        if doc["citelint"] != version:
+            raise UsageError(f"{name} was written by citelint {doc['citelint']}, this is {version}: run every "
+                             "shard and the merge with one version")
+        if doc["shard"]["n"] != n:
+            raise UsageError(f"{name} is shard {doc['shard']['k']}/{doc['shard']['n']}, but {first_name} is one "
+                             f"of {n}: merge the shards of one run")
+        for field, value in doc["run"].items():
+            if first["run"].get(field) != value:
+                raise UsageError(f"{name} differs from {first_name} in {_RUN_FIELDS.get(field, field)} "
+                                 f"({value!r}, not {first['run'].get(field)!r}): merge the shards of one run")
+        k = doc["shard"]["k"]
+        if k > n:
+            raise UsageError(f"{name} is shard {k}/{n}: K must be from 1 to N")
+        if k in seen:
+            raise UsageError(f"{name} and {seen[k]} are both shard {k}/{n}: give each shard once")
+        seen[k] = name
+    missing = [k for k in range(1, n + 1) if k not in seen]
+    if missing:
+        raise UsageError(f"shard{'s' * (len(missing) > 1)} {', '.join(f'{k}/{n}' for k in missing)} "
+                         f"missing: give all {n} shard files of the run")
+    docs = [doc for _, doc in sorted(shards, key=lambda item: item[1]["shard"]["k"])]
+    added = next((d["addedNote"] for d in docs if d["addedNote"]), None) if summary else None
+    try:
+        return Merged(_joined(docs, added), dict(first["run"]))
+    except TypeError:
+        # Keys of one kind hold a string in one file and a number in another: no file citelint wrote.
+        raise UsageError(f"the ordering keys of {', '.join(name for name, _ in shards)} do not agree: "
+                         "these are not shard files of one run as citelint writes them") from None
+
+
+#: How a refusal names each field of a shard's run.
+_RUN_FIELDS = {"config": "the config's digest", "directory": "the directory it ran in", "paths": "the paths given",
+               "base": "--base", "baseMissing": "--base-missing", "baseCommit": "the commit --base resolved to"}
+
+
+def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
+    """The shards' documents (in K order) as one :class:`CheckResult`; ``added``
+    is the note on the base's reports that the run gives, or None."""
+    result = CheckResult()
+    for name in COUNTS:
+        setattr(result, name, sum(d["counts"][name] for d in docs))
+    main = [item for d in docs for item in d["findings"] if item["key"][0] == 0]
+    cited = [item for d in docs for item in d["findings"] if item["key"][0] == 1]
+    extra: dict[tuple[str, str], int] = {}
+    for d in docs:
+        for more in d["more"]:
+            key = (more["path"], more["rule"])
+            extra[key] = extra.get(key, 0) + more["count"]
+    # A review two shards' citations both counted is one finding, as in one run.
+    untracked = {(f["path"], f["message"]): f for d in docs for f in d["reviews"]["untracked"]}
+    findings = [(item["key"], _to_finding(item)) for item in main + list(untracked.values())]
+    findings += _capped(cited, extra)
+    findings.sort(key=lambda kf: (SEVERITY_ORDER[kf[1].severity], kf[1][:4], kf[0]))
+    result.findings = [f for _, f in findings]
+    notices = [(item["key"], _to_finding(item)) for d in docs for item in d["notices"]]
+    notices.sort(key=lambda kf: (kf[1][:4], kf[0]))
+    result.notices = [f for _, f in notices]
+    accepted = sorted((item for d in docs for item in d["accepted"]), key=lambda item: item["key"])
+    result.accepted = [AcceptedFact(a["path"], a["line"], a["column"], a["state"], a["label"], a["source"],
+                                    a["captureSha256"], a["snippet"], a["offset"], a["reason"], tuple(a["review"]),
+                                    a["retrievedAt"], (a["context"]["before"], a["context"]["after"]), a["factIndex"],
+                                    _to_review(a["reviewed"])) for a in accepted]
+    quotations = sorted((item for d in docs for item in d["quotations"]), key=lambda item: item["key"])
+    result.quotations = [AcceptedQuotation(q["path"], q["line"], q["column"], q["sentence"], q["text"], q["source"],
+                                           q["capture"], q["label"], tuple(q["insertions"]), q["form"],
+                                           _to_review(q["reviewed"])) for q in quotations]
+    result.warnings_text = list(docs[0]["warnings"]) + uncounted_notes(_uncounted(docs, result))
+    if added is not None:
+        result.warnings_text.append(added)
+    if result.links_governed and any(d["allowlistEmpty"] for d in docs):
+        result.warnings_text.append(ALLOWLIST_EMPTY)
+    result.skipped = [(item["path"], item["why"]) for item in docs[0]["skipped"]]
+    if docs[0]["baseFingerprints"] is not None:
+        result.base_fingerprints = frozenset(fp for d in docs for fp in d["baseFingerprints"] or ())
+    return result
+
+
+def _capped(cited: list[dict[str, Any]], extra: Mapping[tuple[str, str], int]) -> list[tuple[list[Any], Finding]]:
+    """The citations' findings with each rule capped per file as one run caps
+    them: the first :data:`FINDINGS_PER_RULE` in run order shown, then one
+    finding counting the rest at the first not shown (notices are never capped)."""
+    cited = sorted(cited, key=lambda item: item["key"])
+    extra = dict(extra)
+    shown: dict[tuple[str, str], int] = {}
+    first: dict[tuple[str, str], Finding] = {}
+    out: list[tuple[list[Any], Finding]] = []
+    for item in cited:
+        finding = _to_finding(item)
+        key = (finding.path, finding.rule)
+        if shown.get(key, 0) >= FINDINGS_PER_RULE:
+            first.setdefault(key, finding)
+            extra[key] = extra.get(key, 0) + 1
+            continue
+        shown[key] = shown.get(key, 0) + 1
+        out.append((item["key"], finding))
+    for (path, rule), hidden in sorted(first.items()):
+        count = extra[(path, rule)]
+        pos = Position(hidden.line, hidden.col, hidden.end_line, hidden.end_col)
+        out.append(([2, path, rule], more_finding(path, rule, hidden.severity, count, pos)))
+    return out
+
+
+def _uncounted(docs: Sequence[dict[str, Any]], result: CheckResult) -> list[tuple[str, str]]:
+    """The ledger files the shards' lookups read that do not count, in the
+    order one run reads them: the ledger's own stray entries, then each
+    fingerprint folder in the order its first citation is judged (prose and
+    link quotations of Markdown reports first, then facts by capture group)."""
+    stray = [(u["path"], u["why"]) for u in docs[0]["reviews"]["uncounted"] if not u["folder"]]
+    by_folder: dict[str, list[tuple[str, str]]] = {}
+    for d in docs:
+        for u in d["reviews"]["uncounted"]:
+            folder = u["folder"]
+            if folder and folder not in by_folder:
+                by_folder[folder] = [(v["path"], v["why"]) for v in d["reviews"]["uncounted"] if v["folder"] == folder]
+    if not by_folder:
+        return stray
+    # Quotations are judged in their run order, then facts in capture-group order (the list is in run order).
+    rank: dict[str, tuple[Any, ...]] = {}
+    for i, q in enumerate(result.quotations):
+        rank.setdefault(q.fingerprint, (0, "", "", i))
+    for i, a in enumerate(result.accepted):
+        if a.state == "cited" and a.fingerprint is not None:
+            rank.setdefault(a.fingerprint, (1, a.source or "", a.capture_sha256 or "", i))
+    order = sorted(by_folder, key=lambda fp: (rank.get(fp, (2, "", "", 0)), fp))
+    return stray + [entry for fp in order for entry in by_folder[fp]]
+
+
+def _to_finding(item: Mapping[str, Any]) -> Finding:
+    d = item["difference"]
+    return Finding(item["path"], item["line"], item["column"], item["rule"], item["severity"], item["message"],
+                   item["endLine"], item["endColumn"], item["capture"], item["factIndex"],
+                   None if d is None else Difference(d["before"], d["cited"], d["captured"], d["aligned"]))
+
+
+def _to_review(r: Mapping[str, Any] | None) -> Review | None:
+    return None if r is None else Review(r["verdict"], r["by"], r["at"], r["note"])

@@ -1,0 +1,378 @@
+"""``check --shard K/N`` and ``citelint merge``: N shards merged print exactly what one run prints.
+
+Every comparison runs the real CLI in-process (``citelint.cli.main``) on real
+projects: the bundled examples, the golden cases, a generated repository
+with many sources (several revisions each, failing facts, Markdown reports
+with CL201, CL205 and CL206, more findings of one rule in one report than
+the per-file cap) and a real git repository with ``--base`` (CL301). Shard
+files are validated against ``schemas/shard.schema.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry
+
+import audit
+from citelint import __version__
+from citelint.check.shard import shard_of
+from citelint.cli import main
+from citelint.store.captures import make_record
+from citelint.store.writer import write_capture
+from conftest import REPO_ROOT
+from gitrepo import commit_all, git, init_repo
+from test_cases import case_folders, materialise, read_lines
+
+SCHEMA = json.loads((REPO_ROOT / "schemas" / "shard.schema.json").read_text(encoding="utf-8"))
+
+#: Output option sets compared: stdout, every side file and the exit code must be equal.
+OPTION_SETS = (
+    ("--format", "text", "--review"),
+    ("--format", "json", "--sarif-file", "{out}/run.sarif", "--summary-file", "{out}/summary.md"),
+    ("--format", "github", "--strict"),
+    ("--format", "summary", "--quiet", "--statistics"),
+    ("--format", "sarif", "--output-file", "{out}/out.sarif", "--exit-zero"),
+)
+
+
+def cli(cwd: Path, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        code = main(list(argv), stdout=out, stderr=err)
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+def side_files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())} if folder.exists() else {}
+
+
+def shard_files(project: Path, n: int, where: Path, check_args: tuple[str, ...] = ()) -> list[Path]:
+    """Run the N shards of ``check CHECK_ARGS`` in ``project``, each writing its file under ``where``."""
+    where.mkdir(parents=True, exist_ok=True)
+    files = []
+    validator = Draft202012Validator(SCHEMA, registry=Registry())
+    for k in range(1, n + 1):
+        path = where / f"shard-{k}-of-{n}.json"
+        code, out, err = cli(project, "check", *check_args, "--shard", f"{k}/{n}", "--output-file", str(path))
+        assert (code, out) == (0, ""), err
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert [e.message for e in validator.iter_errors(doc)] == []
+        files.append(path)
+    return files
+
+
+def run_with(project: Path, scratch: Path, command: list[str], options: tuple[str, ...]) -> tuple:
+    """(exit code, stdout, stderr, side files) of one run with ``options`` (``{out}`` is a fresh folder).
+    The github format's stop-commands token is random in every run, so it is the one thing replaced."""
+    folder = scratch / f"out-{len(list(scratch.glob('out-*')))}"
+    folder.mkdir(parents=True)
+    code, out, err = cli(project, *command, *(o.replace("{out}", str(folder)) for o in options))
+    token = re.search(r"^::stop-commands::([0-9a-f]+)$", out, re.MULTILINE)
+    if token:
+        out = out.replace(token[1], "TOKEN")
+    return code, out, err.replace(str(folder), "{out}"), side_files(folder)
+
+
+def assert_same_as_unsharded(project: Path, scratch: Path, check_args: tuple[str, ...] = (),
+                             ns: tuple[int, ...] = (1, 2, 3, 4), option_sets: tuple = OPTION_SETS) -> None:
+    shards = {n: shard_files(project, n, scratch / f"shards-{n}", check_args) for n in ns}
+    for options in option_sets:
+        expected = run_with(project, scratch, ["check", *check_args], options)
+        for n in ns:
+            merged = run_with(project, scratch, ["merge", *map(str, reversed(shards[n]))], options)
+            assert merged == expected, (n, options)
+
+
+@pytest.fixture(autouse=True)
+def _plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_SHA", "FORCE_COLOR", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("example", ["expertqa", "expertqa-faults", "model-output"])
+def test_examples_merge_to_the_unsharded_output(example: str, tmp_path: Path) -> None:
+    project = tmp_path / example
+    shutil.copytree(REPO_ROOT / "examples" / example, project)
+    assert_same_as_unsharded(project, tmp_path / "scratch")
+
+
+def _shardable(case: Path) -> bool:
+    args = read_lines(case / "args")
+    return "--fix" not in args and "-" not in args and not any(a.startswith("--stdin") for a in args)
+
+
+@pytest.mark.parametrize("case", [c for c in case_folders() if _shardable(c)],
+                         ids=lambda c: f"{c.parent.name}/{c.name}")
+def test_golden_cases_merge_to_the_unsharded_output(case: Path, tmp_path: Path) -> None:
+    project = tmp_path / "work"
+    materialise(case, project)
+    args = tuple(a for a in read_lines(case / "args") if a not in ("--strict", "--quiet", "--review"))
+    assert_same_as_unsharded(project, tmp_path / "scratch", args, ns=(1, 2, 3), option_sets=OPTION_SETS[:3])
+
+
+def _generated(root: Path, sources: int = 24) -> None:
+    """A project with ``sources`` sources of 2-3 revisions each (CL106), fact reports
+    citing them well and badly, and Markdown reports with CL201, CL205 and CL206."""
+    urls = [f"https://data.example/{i}.txt" for i in range(sources)]
+    labels = {f"m{i}": {"unit": "items"} for i in range(8)}
+    labels["claim-*"] = {}
+    (root / "citelint.yaml").parent.mkdir(parents=True, exist_ok=True)
+    (root / "citelint.yaml").write_text(json.dumps({"sources": urls, "labels": labels,
+                                                    "markdown": ["reports/**/*.md"]}), encoding="utf-8")
+    revisions: dict[str, list[str]] = {}
+    for i, url in enumerate(urls):
+        for r in range(2 + i % 2):
+            text = (f"Source {i} revision {r}: the plant made {100 + i} items in 2026, "
+                    f"and shipped {i * 7 + r} crates. Output rose {i % 9}% on the year.")
+            record = make_record(url, text, retrieved_at=f"2026-0{r + 1}-01T00:00:00Z")
+            write_capture(root / "captures", record)
+            revisions.setdefault(url, []).append(record.sha256)
+    reports = root / "reports"
+    reports.mkdir(exist_ok=True)
+    for n in range(9):
+        facts = []
+        for j in range(14):
+            i = (n * 5 + j) % sources
+            url, digest = urls[i], revisions[urls[i]][j % len(revisions[urls[i]])]
+            snippet = f"the plant made {100 + i} items in 2026" if j % 4 else f"shipped {i} boxes"
+            facts.append({"state": "cited", "label": f"m{j % 8}" if j < 8 else f"claim-{j}", "source": url,
+                          "captureSha256": digest, "snippet": snippet})
+        facts.append({"state": "unavailable", "label": "claim-x", "reason": "not published"})
+        if n == 3:
+            facts.append({"state": "cited", "label": "nope", "source": "https://elsewhere.example/",
+                          "captureSha256": "0" * 64, "snippet": "anything at all here"})
+            facts.append({"state": "cited", "label": "m1", "snippet": "no source"})
+        (reports / f"r{n}.json").write_text(json.dumps({"facts": facts}, indent=1), encoding="utf-8")
+    # More CL104 findings in one report than the per-file cap, across every source's shard.
+    many = [{"state": "cited", "label": f"claim-{j}", "source": urls[j % sources],
+             "captureSha256": revisions[urls[j % sources]][0], "snippet": f"nowhere to be found {j}"}
+            for j in range(260)]
+    (reports / "many.json").write_text(json.dumps({"facts": many}), encoding="utf-8")
+    (reports / "broken.json").write_text("{\"facts\": [", encoding="utf-8")
+    for n in range(5):
+        i, k = n % sources, (n * 3 + 1) % sources
+        (reports / f"a{n}.md").write_text(
+            f"# Answer {n}\n\nThe plant made {100 + i} items in 2026 [source]({urls[i]}).\n\n"
+            f"It said “the plant made {999} items in the year 2026” [s]({urls[i]}).\n\n"
+            f"Shipping reached {4242 + n} crates [k]({urls[k]}).\n\n"
+            f"See [rose](https://data.example/{k}.txt#:~:text=Output%20rose) and "
+            f"[made up](https://invented.example/{n}) too.\n", encoding="utf-8")
+
+
+def test_a_generated_repository_merges_to_the_unsharded_output(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project)
+    code, out, _ = cli(project, "check")
+    for rule in ("CL101", "CL104", "CL106", "CL001", "CL002", "CL003", "CL201", "CL205", "CL206"):
+        assert f" {rule} " in out, rule
+    assert "more CL104 (snippet-not-found) findings in this file not shown" in out
+    assert_same_as_unsharded(project, tmp_path / "scratch")
+
+
+def test_shards_with_two_processes_merge_to_one_process_s_output(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project)
+    urls = [f"https://data.example/{i}.txt" for i in range(24)]
+    for n in range(240):  # enough fact reports for the first phase to fork a worker
+        facts = [{"state": "cited", "label": "m1", "source": urls[(n + j) % 24], "captureSha256": "0" * 64,
+                  "snippet": "the plant made items"} for j in range(2)]
+        (project / "reports" / f"extra-{n:03d}.json").write_text(json.dumps({"facts": facts}), encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    shards = shard_files(project, 3, scratch / "shards", ("--jobs", "2"))
+    for options in OPTION_SETS[:2]:
+        expected = run_with(project, scratch, ["check", "--jobs", "1"], options)
+        assert run_with(project, scratch, ["merge", *map(str, shards)], options) == expected
+
+
+def test_shards_run_in_a_folder_of_the_project_merge_there(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    # Findings name files from the working directory; a report path's shard is the same from anywhere.
+    assert_same_as_unsharded(project / "reports", tmp_path / "scratch", ("a1.md", "r2.json", "../citelint.yaml"),
+                             ns=(2, 3), option_sets=OPTION_SETS[:2])
+
+
+def test_base_in_a_real_git_repository_merges_to_the_unsharded_output(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=10)
+    init_repo(project)
+    commit_all(project, "base")
+    changed = next(p for p in sorted((project / "captures").rglob("*.json")))
+    changed.write_bytes(changed.read_bytes().replace(b"Source", b"Sauce"))  # CL301 (and CL103)
+    extra = make_record("https://data.example/3.txt", "Source 3, untracked: 103 items.",
+                        retrieved_at="2026-09-01T00:00:00Z")
+    write_capture(project / "captures", extra)  # CL106 for the others, CL109 when cited
+    git(project, "add", "--all", "reports")
+    code, out, _ = cli(project, "check", "--base", "HEAD")
+    assert " CL301 " in out
+    assert_same_as_unsharded(project, tmp_path / "scratch", ("--base", "HEAD"), ns=(1, 2, 4))
+
+
+def test_review_files_that_do_not_count_merge_in_the_order_one_run_reads_them(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project)
+    _, out, _ = cli(project, "check", "--format", "json")
+    fingerprints = [a["fingerprint"] for a in json.loads(out)["accepted"] if a["fingerprint"]]
+    assert len(fingerprints) > 30
+    for n, fp in enumerate(fingerprints[::2]):
+        (project / "reviews" / fp).mkdir(parents=True)
+        (project / "reviews" / fp / f"{n:064x}.json").write_text("{}", encoding="utf-8")
+    (project / "reviews" / "stray.txt").write_text("not a review", encoding="utf-8")
+    _, out, _ = cli(project, "check")
+    assert "more review files do not count" in out or out.count("does not count") > 1
+    assert_same_as_unsharded(project, tmp_path / "scratch", ns=(2, 3), option_sets=OPTION_SETS[:2])
+
+
+def test_each_capture_is_read_by_exactly_one_shard(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project)
+    for md in (project / "reports").glob("*.md"):
+        md.unlink()  # a Markdown report reads the captures its links name, in its own shard
+    sys.dont_write_bytecode = True
+    readers: dict[str, list[int]] = {}
+    for k in range(1, 5):
+        with audit.watching() as events:
+            code, _, err = cli(project, "check", "--shard", f"{k}/4", "--output-file", str(tmp_path / f"{k}.json"))
+        assert code == 0, err
+        captures = os.path.realpath(project / "captures")
+        for path in {p for p, _ in events.opened if p.startswith(captures + "/") and p.endswith(".json")}:
+            readers.setdefault(path, []).append(k)
+    every = {os.path.realpath(p) for p in (project / "captures").rglob("*.json")}
+    assert set(readers) == every
+    assert {path: ks for path, ks in readers.items() if len(ks) != 1} == {}
+
+
+def test_a_source_and_a_path_belong_to_one_shard_whatever_the_process() -> None:
+    # The first 8 bytes of SHA-256, big-endian, mod N: fixed values, not Python's salted hash().
+    head = int.from_bytes(hashlib.sha256(b"https://example.org/a.txt").digest()[:8], "big")
+    assert [shard_of("https://example.org/a.txt", n) for n in (1, 2, 3, 4)] == [1, *[head % n + 1 for n in (2, 3, 4)]]
+    # A report path's shard is its path's relative to the project root, wherever the check runs.
+    assert shard_of("reports/a.md", 3) == int.from_bytes(hashlib.sha256(b"reports/a.md").digest()[:8], "big") % 3 + 1
+
+
+def test_dry_run_lists_each_shard_s_sources_and_reports_and_checks_nothing(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    listed_sources, listed_reports = [], []
+    for k in (1, 2, 3):
+        code, out, err = cli(project, "check", "--shard", f"{k}/3", "--dry-run")
+        assert (code, err) == (0, "")
+        head, *rest = out.splitlines()
+        assert head.startswith(f"shard {k}/3: ")
+        listed_sources += [line.split()[1].rstrip(":") for line in rest if line.startswith("source ")]
+        listed_reports += [line.split()[1] for line in rest if line.startswith(("facts ", "markdown "))]
+    cited = {f"https://data.example/{i}.txt" for i in range(6)} | {"https://elsewhere.example/"}
+    assert sorted(listed_sources) == sorted(cited)
+    assert sorted(listed_reports) == sorted(p.relative_to(project).as_posix()
+                                            for p in (project / "reports").iterdir())
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--shard", "0/3"], "1 <= K <= N"), (["--shard", "4/3"], "1 <= K <= N"), (["--shard", "a/b"], "K/N"),
+    (["--shard", "1/2", "--fix"], "--fix"), (["--shard", "1/2", "--format", "text"], "citelint merge"),
+    (["--shard", "1/2", "--sarif-file", "x.sarif"], "--sarif-file to `citelint merge`"),
+    (["--shard", "1/2", "--summary-file", "s.md"], "--summary-file to `citelint merge`"),
+    (["--shard", "1/2", "--statistics"], "--statistics to `citelint merge`"),
+    (["--shard", "1/2", "-", "--stdin-filename", "reports/r0.json"], "standard input"),
+    (["--dry-run"], "--dry-run goes with --shard"),
+])
+def test_shard_usage_errors_say_what_to_write(args: list[str], says: str, tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    code, out, err = cli(project, "check", *args)
+    assert (code, out) == (2, "")
+    assert says in err and "Traceback" not in err
+
+
+def _edit(path: Path, change) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_merge_refuses_what_is_not_one_whole_run(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    three = shard_files(project, 3, tmp_path / "three")
+    two = shard_files(project, 2, tmp_path / "two")
+
+    def refused(*files: Path | str, cwd: Path = project) -> str:
+        code, out, err = cli(cwd, "merge", *map(str, files))
+        assert (code, out) == (2, ""), err
+        assert "Traceback" not in err
+        return err
+
+    assert "missing: give all 3 shard files" in refused(three[0], three[2])
+    assert "are both shard 1/3" in refused(three[0], three[0], three[1], three[2])
+    assert "merge the shards of one run" in refused(three[0], three[1], two[1])
+    other = shard_files(project, 3, tmp_path / "paths", ("reports/r1.json",))
+    assert "in the paths given" in refused(three[0], three[1], other[2])
+    _edit(other[2], lambda d: d.update(citelint="0.0.0"))
+    assert "written by citelint 0.0.0" in refused(three[0], three[1], other[2])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert f"{bad} is not a shard file: it is not UTF-8 JSON" in refused(bad)
+    bad.write_text(json.dumps({"format": "citelint.output/1"}), encoding="utf-8")
+    assert "its format is 'citelint.output/1'" in refused(bad)
+    shutil.copy(three[0], bad)
+    _edit(bad, lambda d: d["shard"].update(k="one"))
+    assert "schemas/shard.schema.json): at /shard/k" in refused(bad)
+    assert "cannot read" in refused(tmp_path / "absent.json")
+    # Another config: the merge's own, or the shards'.
+    (project / "citelint.yaml").write_text((project / "citelint.yaml").read_text() + "\n", encoding="utf-8")
+    assert "checked another config" in refused(*three)
+    changed = shard_files(project, 3, tmp_path / "changed")
+    assert "the config's digest" in refused(three[0], three[1], changed[2])
+    # Where it runs: the findings name files from the shards' directory.
+    assert "run the merge where the shards ran" in refused(*changed, cwd=project / "reports")
+
+
+def test_merge_never_writes_over_a_shard_file_or_a_report(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    files = shard_files(project, 2, tmp_path / "s")
+    before = files[0].read_bytes()
+    for target in (files[0], project / "reports" / "r1.json"):
+        code, out, err = cli(project, "merge", *map(str, files), "--output-file", str(target))
+        assert code == 2 and "cannot write" in err
+    assert files[0].read_bytes() == before
+    (tmp_path / "link.txt").symlink_to(project / "reports" / "r1.json")
+    code, _, err = cli(project, "merge", *map(str, files), "--sarif-file", str(tmp_path / "link.txt"))
+    assert code == 2 and "cannot write" in err
+
+
+def test_shard_files_record_what_decides_the_findings(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    path = shard_files(project, 2, tmp_path / "s")[1]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    digest = hashlib.sha256((project / "citelint.yaml").read_bytes()).hexdigest()
+    assert doc["shard"] == {"k": 2, "n": 2} and doc["citelint"] == __version__
+    assert doc["run"] == {"config": digest, "directory": ".", "paths": [], "base": None, "baseMissing": "error",
+                          "baseCommit": None}
+    # Shard 1 alone holds the run's notes; the others' lists are empty.
+    assert doc["warnings"] == [] and doc["skipped"] == []
+
+
+def test_merge_reads_shard_files_from_standard_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    files = shard_files(project, 3, tmp_path / "s")
+    expected = cli(project, "check")
+    data = b"".join(f.read_bytes() for f in files)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert cli(project, "merge", "-") == expected
