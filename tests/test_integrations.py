@@ -638,7 +638,7 @@ def test_action_installs_pinned_and_skips_diff_rules_without_base(action_kit: Ac
         "::notice title=citelint::No base revision (not a pull request, or a push that created the branch): "
         "the diff-aware rules CL301 and CL302 are skipped.")
     assert run.outputs == {"findings": "0", "errors": "0", "warnings": "0", "semantic-review": "1",
-                           "exit-code": "0"}
+                           "exit-code": "0", "shard-file": ""}
     assert "## citelint" in run.summary and "No findings." in run.summary
     assert "<summary>Semantic review: 1 unreviewed citation to read" in run.summary
 
@@ -660,7 +660,7 @@ def test_action_pull_request_capture_with_claim_is_cl302(action_kit: ActionKit, 
     assert check.status == 1, check.log
     # The fact leaning on the capture that is not on the base (CL302) is not accepted, so not reviewed.
     assert run.outputs == {"findings": "2", "errors": "1", "warnings": "1", "semantic-review": "2",
-                           "exit-code": "1"}
+                           "exit-code": "1", "shard-file": ""}
     commands = workflow_commands(check.log)
     sha = r.records[SOURCE_C].sha256
     lines = report.read_text().splitlines()
@@ -870,7 +870,8 @@ def test_action_unfetchable_base_is_a_notice_unless_the_policy_needs_it(action_k
     check = run.step("check")
     assert check.status == 2
     assert "is not in this clone; fetch it first" in check.log and "fetch-depth: 0" in check.log
-    assert run.outputs == {"findings": "", "errors": "", "warnings": "", "semantic-review": "", "exit-code": "2"}
+    assert run.outputs == {"findings": "", "errors": "", "warnings": "", "semantic-review": "", "exit-code": "2",
+                           "shard-file": ""}
 
 
 @pytest.mark.slow
