@@ -173,28 +173,36 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
 
     reports = [item for item in targets if loadable(item)] if n > 1 else []
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
-    parts = _load_in_workers(reports, n, config, cwd, tracking, result.details is not None) if n > 1 else None
-    if parts is None:
+    # The chunks are joined as they come, in order, so no chunk's own groups outlive it.
+    joined = _PhaseOne(CheckResult(details={} if result.details is not None else None))
+    loaded = n > 1 and _load_in_workers(reports, n, config, cwd, tracking, result.details is not None,
+                                        functools.partial(_join, joined)) is not None
+    if not loaded:
         del reports
         return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence, ledger)
     # Markdown reports and refused files here; their findings do not depend on order.
     one = _phase_one_here([item for item in targets if not loadable(item)], config, cwd, fix, tracking, result,
                           None, evidence, ledger)
-    for part in parts:
-        result.files += part.result.files
-        result.facts_cited += part.result.facts_cited
-        result.facts_unavailable += part.result.facts_unavailable
-        result.facts_invalid += part.result.facts_invalid
-        result.findings.extend(part.result.findings)
-        result.notices.extend(part.result.notices)
-        if result.details is not None and part.result.details is not None:
-            result.details.update(part.result.details)
-        one.reports.extend(part.reports)
-        one.citations.extend(part.citations)
-        one.accepted.extend(part.accepted)
+    _join(one, 0, joined)
     if progress:
         progress(len(targets), len(targets))
     return one
+
+
+def _join(into: _PhaseOne, start: int, part: _PhaseOne) -> None:
+    """Add what ``part`` (a later chunk of reports, from item ``start``) found to ``into``."""
+    result, found = into.result, part.result
+    result.files += found.files
+    result.facts_cited += found.facts_cited
+    result.facts_unavailable += found.facts_unavailable
+    result.facts_invalid += found.facts_invalid
+    result.findings.extend(found.findings)
+    result.notices.extend(found.notices)
+    if result.details is not None and found.details is not None:
+        result.details.update(found.details)
+    into.reports.extend(part.reports)
+    into.citations.extend(part.citations)
+    into.accepted.extend(part.accepted)
 
 
 #: The counts a first-phase worker hands back.
@@ -210,16 +218,19 @@ MIN_REPORTS_PER_PROCESS = 100
 
 
 def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Config, cwd: Path,
-                     tracking: GitTracking, detail: bool = False) -> list[_PhaseOne] | None:
+                     tracking: GitTracking, detail: bool,
+                     consume: Callable[[int, _PhaseOne], None]) -> list[_PhaseOne] | None:
     """The first phase of the fact reports ``reports`` in ``n`` processes
-    (:func:`citelint.check.parallel.run_chunks`): one :class:`_PhaseOne` per chunk,
-    in order, each with its own result (counts and findings). A worker
-    hands back plain values, each record as columns keyed by field name
+    (:func:`citelint.check.parallel.run_chunks`): one :class:`_PhaseOne` per
+    chunk, each with its own result (counts and findings), given to
+    ``consume(start, part)`` in chunk order. A worker hands back plain
+    values, each record as columns keyed by field name
     (:func:`citelint.check.parallel.pack_rows`): the counts, the findings
-    (their positions already found), each report's bytes and the spans
-    found so far, the citations and accepted unavailable facts with their
-    report's order, and with ``detail`` each report's :class:`ReportDetail`.
-    None where the platform cannot fork."""
+    (their positions already found), each report's path, digest and the
+    spans found so far, the cited facts by capture (:meth:`CitedGroups.pack`),
+    the accepted unavailable facts with their report's order, and with
+    ``detail`` each report's :class:`ReportDetail`. An empty list when done;
+    None where the platform cannot fork, before any work."""
     from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
     def work(start: int, stop: int) -> _PhaseOne:
@@ -255,7 +266,7 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                                   for path, places in packed["details"].items()}
         return one
 
-    return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack)
+    return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack, consume)
 
 
 #: What a checked target's place in a run's list holds.
