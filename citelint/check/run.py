@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.baseline import settle_base, start_base, start_reviews_base
 from citelint.check.cited import CitedColumn, CitedGroups
+from citelint.check.emission import Emission, Verified
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport, content_digest
 from citelint.check.parallel import COLLECTOR, job_count, plain_differences, with_differences
@@ -31,10 +32,7 @@ from citelint.facts import (
     Citation,
     Issue,
     check_labels,
-    entry_fingerprint,
     label_issue,
-    rejected_issue,
-    review_notice,
     verify_citations,
 )
 from citelint.model import (
@@ -43,7 +41,6 @@ from citelint.model import (
     Finding,
     Position,
     ReportDetail,
-    Review,
 )
 from citelint.reports import pointers
 from citelint.reports.document import ParseFailure
@@ -313,8 +310,6 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
     return one
 
 
-#: One verified citation: (report order, citation, its issues, its accepted entry or None).
-_Verified = tuple[int, Citation, Sequence[Issue], "AcceptedEntry | None"]
 
 
 _Group = tuple[tuple[str, str], CitedColumn]
@@ -322,7 +317,7 @@ _Group = tuple[tuple[str, str], CitedColumn]
 
 def _phase_two(groups: list[_Group], config: Config, base: BaseCaptures | None, tracking: GitTracking,
                evidence: EvidenceVerifier | None, context_chars: int,
-               consume: Callable[[list[_Verified]], None]) -> None:
+               consume: Callable[[list[Verified]], None]) -> None:
     """Verify cited facts grouped by capture: each capture read once for all
     the facts citing it, then released, so memory holds one capture at a time.
     ``consume`` is given each group's verified citations in turn, and the
@@ -473,7 +468,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             shard.allowlist_empty = one.allowlist_empty
             if shard.listing:
                 return result
-        emission = _Emission(config, result, reports, one.accepted if keep_accepted else None, ledger,
+        emission = Emission(config, result, reports, one.accepted if keep_accepted else None, ledger,
                              shard.emitter if shard else Emitter)
         _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
                 emission)
@@ -505,86 +500,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
     return result
 
 
-class _Emission:
-    """The verified citations' findings, emitted group by group as they come
-    (``__call__``), so a run holds no verified citation it has reported.
-
-    The semantic-review notices (CL901, one per accepted citation that
-    ``ledger`` has no review of) and the accepted facts are built when a
-    formatter first reads them (:meth:`CheckResult.defer`), since each needs
-    its fact's position and a run that only counts them (text, SARIF) should
-    not pay for that; with ``accepted`` None (the caller reads neither) they
-    are only counted, and nothing of an accepted citation is kept. CL901
-    raised above a notice in the config is a finding, emitted at once, as is
-    CL903 for a citation whose review says ``does-not-support``. Fingerprints
-    are computed only when the ledger holds a review. :meth:`finish` closes
-    every report's findings (the per-rule caps) and leaves the listing to the result.
-    ``emitter`` makes the emitter of one report's citation findings (a shard's
-    keeps them apart, :meth:`citelint.check.shard.Shard.emitter`).
-    """
-
-    def __init__(self, config: Config, result: CheckResult, reports: dict[int, LoadedReport],
-                 accepted: list[tuple[int, AcceptedEntry]] | None, ledger: Ledger | None = None,
-                 emitter: Callable[[Config, CheckResult, str], Emitter] = Emitter):
-        self.config, self.result, self.reports, self.accepted, self.ledger = config, result, reports, accepted, ledger
-        self.emitter = emitter
-        self.review = config.severity("CL901") == "notice"
-        self.emitters: dict[int, Emitter] = {}
-        self.unreviewed = 0
-        self.judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
-
-    def __call__(self, verified: list[_Verified]) -> None:
-        """Emit the findings of one group's verified citations (in group order)."""
-        result, ledger, accepted = self.result, self.ledger, self.accepted
-        for order, _, issues, entry in verified:
-            if entry is not None:
-                if accepted is not None:
-                    accepted.append((order, entry))
-                fingerprint = entry_fingerprint(entry) if ledger else None
-                verdict = ledger.review(fingerprint) if ledger else None
-                if verdict is None:
-                    self.unreviewed += 1
-                    if not self.review:
-                        issues = [*issues, review_notice(entry)]
-                else:
-                    if accepted is not None:
-                        self.judged[id(entry)] = verdict
-                    result.reviewed += 1
-                    if verdict.verdict == "does-not-support":
-                        result.rejected += 1
-                        issues = [*issues, rejected_issue(entry, verdict, cast(str, fingerprint))]
-            if issues:
-                emit = self.emitters.get(order)
-                if emit is None:
-                    emit = self.emitters[order] = self.emitter(self.config, result, self.reports[order].display)
-                self.reports[order].emit_issues(emit, issues)
-
-    def finish(self) -> None:
-        """Close every report's findings, and leave the notices and accepted facts to the result."""
-        for emit in self.emitters.values():
-            emit.close()
-        self.emitters.clear()
-        count = self.unreviewed if self.review else 0
-        if self.accepted is None:
-            self.result.unlisted += count
-            return
-        config, reports, accepted, judged, review = self.config, self.reports, self.accepted, self.judged, self.review
-
-        def settle(result: CheckResult) -> None:
-            if review:
-                for order, entry in accepted:
-                    if entry.fact["state"] == "cited" and id(entry) not in judged:
-                        report = reports[order]
-                        report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
-            built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
-            built.sort(key=lambda item: item[0])
-            result.accepted = [fact for _, fact in built]
-
-        self.result.defer(count, settle)
-
-
 def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
-            evidence: EvidenceVerifier | None, context_chars: int, consume: Callable[[list[_Verified]], None]) -> None:
+            evidence: EvidenceVerifier | None, context_chars: int, consume: Callable[[list[Verified]], None]) -> None:
     """Phase two over ``groups`` with ``n`` processes
     (:func:`citelint.check.parallel.run_chunks`), each group's verified
     citations given to ``consume`` in group order, so the findings are the
@@ -598,12 +515,12 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
         return
     from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
-    def work(start: int, stop: int) -> list[list[_Verified]]:
-        done: list[list[_Verified]] = []
+    def work(start: int, stop: int) -> list[list[Verified]]:
+        done: list[list[Verified]] = []
         _phase_two(groups[start:stop], *settings, done.append)
         return done
 
-    def pack(verified: list[list[_Verified]]) -> dict[str, Any]:
+    def pack(verified: list[list[Verified]]) -> dict[str, Any]:
         flat = [item for group in verified for item in group]
         entries = [entry for _, _, _, entry in flat if entry is not None]
         issues = plain_differences(pack_rows([issue for _, _, issues, _ in flat for issue in issues],
@@ -613,7 +530,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
                 "accepted": [entry is not None for _, _, _, entry in flat],
                 "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
 
-    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[list[_Verified]]:
+    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[list[Verified]]:
         cited = [column.citations(*key) for key, column in groups[start:stop]]
         flat = [item for group in cited for item in group]
         issues = iter(unpack_rows(Issue, with_differences(packed["issues"])))
@@ -624,7 +541,7 @@ def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | N
         return [[(order, citation, [next(issues) for _ in range(count)] if (count := next(counts)) else (),
                   next(entries) if next(flags) else None) for order, citation in group] for group in cited]
 
-    def take(start: int, verified: list[list[_Verified]]) -> None:
+    def take(start: int, verified: list[list[Verified]]) -> None:
         for at, group in enumerate(verified, start):
             groups[at] = (groups[at][0], _DONE)  # its facts are in ``verified`` now
             consume(group)
