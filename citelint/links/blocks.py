@@ -275,8 +275,11 @@ class XmlDocument:
         With ``whole``, the rest of ``literal`` must align too.
         """
         s = self.markdown
+        wanted = literal if whole else literal[:upto + 1]
+        if s.startswith(wanted, j):
+            return j + upto  # written verbatim (the usual case): what the walk below finds
         found = None
-        for n, ch in enumerate(literal if whole else literal[:upto + 1]):
+        for n, ch in enumerate(wanted):
             if s.startswith(ch, j):
                 at = j
                 j += 1

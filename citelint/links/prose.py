@@ -361,7 +361,10 @@ _NUMBER = re.compile(
     r"|\d*(?:[.,]\d+)?)")
 _DIGIT = re.compile(r"\d")
 _DESTINATION = re.compile(r' destination="([^"]*)"')
-_TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
+_TEXT_DIGIT = re.compile(r">[^<\d]*+\d")  # a digit in the content of a node of cmark's XML
+#: A link of cmark's XML whose text is one text node that is a citation marker (``[1]``, ``1``,
+#: ``[^1]``: ``is_marker_text`` without surrounding spaces): its digits are never a number's start.
+_MARKER_LINK = re.compile(r"<link [^>]*>\s*<text [^>]*>\[?\^?\d+\]?</text>\s*</link>")
 _CURRENCY = frozenset("$€£¥₹₩₽¢")
 _SIGNS = frozenset("+-−±")
 _SCALE = re.compile(r"\s?(?:%|percent\b|per cent\b|(?:thousand|million|billion|trillion)s?\b|bn\b)")
@@ -458,8 +461,10 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None, every:
         chunk = xml[start:end]
         if not every and "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
             continue  # no link, no citation
-        if _TEXT_DIGIT.search(chunk) is None:
-            continue  # no digit in any text or code node
+        if _TEXT_DIGIT.search(_MARKER_LINK.sub("", chunk) if "<link" in chunk else chunk) is None:
+            # No digit in any text or code node but those of citation markers ([1](…)), whose
+            # digits are excluded: a number starting there is never compared.
+            continue
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
         b = det.block_at(start, end)
