@@ -455,6 +455,8 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None, every:
     are left out."""
     xml = det.d.xml
     found: list[Number] = []
+    if _TEXT_DIGIT.search(_MARKER_LINK.sub("", xml) if "<link" in xml else xml) is None:
+        return found  # no digit but those of citation markers: no leaf is read (as below, at once)
     leaf_spans = [(start, end) for start, end, depth, alert, _note, _quote in det.leaves
                   if not depth or (alert and depth == 1)]  # a blockquote paragraph is a quotation
     for start, end in leaf_spans:
