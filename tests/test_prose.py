@@ -6,6 +6,8 @@ each test states one clause of it on a small document.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from citelint.links.prose import cited_numbers, number_occurs, quotations, readings, split_quotation
@@ -440,3 +442,38 @@ def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.M
     for t, (fq, fn), (sq, sn) in zip(texts, fast, slow):
         assert _shown(fq) == _shown(sq), t[:200]
         assert _shown(fn) == _shown(sn), t[:200]
+
+
+def test_a_document_whose_html_shows_no_claim_has_none() -> None:
+    """``may_claim`` (what a check asks of cmark's HTML before it renders the XML) is False only
+    for documents in which ``claims()`` finds nothing: on the README corpus, the article pages,
+    the ExpertQA answers, the CommonMark and GFM examples (raw HTML, entities, code, every
+    construct) and the golden cases' reports; and it is False for many of them."""
+    import json
+
+    from citelint.links.prose import claims, may_claim
+    from citelint.links.render import GITHUB_EXTENSIONS, render_html
+    from conftest import corpus_path
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus_path("markdown-readmes").glob("*.md"))]
+    truth = json.loads(corpus_path("article-html", "ground-truth.json").read_text(encoding="utf-8"))
+    texts += [truth[key]["articleBody"] for key in sorted(truth)]
+    with corpus_path("expertqa", "rand_val.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            for answer in json.loads(line)["answers"].values():
+                text = answer.get("answer_string") or ""
+                for entry in answer.get("attribution") or []:
+                    n, _, url = entry.partition(" ")
+                    text = text.replace(n, f"[{n}]({url.strip()})")
+                texts.append(text)
+    for spec in ("commonmark", "gfm"):
+        texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]
+    skipped = {True: 0, False: 0}
+    for text in texts:
+        html = render_html(text, GITHUB_EXTENSIONS, True, sourcepos=False)
+        for quotes, numbers in ((True, False), (False, True), (True, True)):
+            if not may_claim(html, quotes, numbers):
+                skipped[quotes] += 1
+                assert claims(text, quotes=quotes, numbers=numbers) == ([], []), (quotes, numbers, text[:300])
+    assert skipped[True] > 2000 and skipped[False] > 1000, skipped

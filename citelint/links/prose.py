@@ -45,6 +45,7 @@ _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 #: A text node of cmark's XML holding one of them, ``"`` (``&quot;``) or ” (which closes a ``"``).
 #: (Possessive, and stopping at each mark, so that a text node is read once.)
 _MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
+_MARK_IN_HTML = re.compile(f"[{_MARK_CHARS}]")
 _MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
 #: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
@@ -518,6 +519,32 @@ def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
     source = det.d.markdown
     start = det.d.offset(line, 1)
     return not source[start:start + col - 1].strip()
+
+
+#: What cmark's HTML writes for a quotation mark in text (``"`` as ``&quot;``), or a blockquote.
+_HTML_QUOTING = ("&quot;", "<blockquote")
+#: An anchor of cmark's HTML whose text is a citation marker (``[1]``, ``1``, ``[^1]``; a
+#: footnote reference's, whose XML node holds no digit, with its other attributes).
+_HTML_MARKER = re.compile(r'<a href="[^"]*"[^>]*>\[?\^?\d+\]?</a>')
+
+
+def may_claim(html: str, quotes: bool = True, numbers: bool = True) -> bool:
+    """False when cmark's HTML of a document (``render_html``, with or without source
+    positions) shows that :func:`claims` finds nothing in it: no quotation mark in text and
+    no blockquote (with ``quotes``), and no digit in text but those of citation markers'
+    anchors (with ``numbers``). True says only that its XML has to be read.
+
+    What a reader sees of a paragraph, heading or table cell is the text of cmark's HTML
+    (``"`` written ``&quot;``, character references decoded): a mark or a digit that is
+    not there is in no quotation and no number. The test errs towards True (marks and
+    digits in attributes, code and raw HTML count too). Raises nothing for any ``str``.
+    """
+    if quotes and (any(tag in html for tag in _HTML_QUOTING)
+                   or (not html.isascii() and _MARK_IN_HTML.search(html) is not None)):
+        return True
+    if numbers and _DIGIT.search(html) is not None:
+        return _TEXT_DIGIT.search(_HTML_MARKER.sub("", html) if "<a " in html else html) is not None
+    return False
 
 
 def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,
