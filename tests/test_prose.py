@@ -247,6 +247,16 @@ def test_of_nested_blockquotes_only_the_outermost() -> None:
     assert q.text == f"{LONG} in the outer one."
 
 
+def test_an_empty_blockquote_quotes_nothing_after_it() -> None:
+    """``>`` alone is an empty blockquote (cmark writes it as one empty node): the paragraphs
+    after it are prose, their marked quotations are quotations of their own, and they are no
+    blockquote paragraphs (they were, once: the empty node opened a blockquote that never closed)."""
+    text = f">\n\nHe said “{LONG}” [1]({A}).\n\n{LONG} without any mark [2]({B}).\n\n> {LONG} quoted.\n"
+    found = quotations(text)
+    assert [(q.kind, q.line, q.col) for q in found] == [("marks", 3, 9), ("blockquote", 7, 3)]
+    assert hrefs(found[0]) == [A] and found[1].citations == ()
+
+
 def test_marks_inside_a_blockquote_belong_to_it() -> None:
     q = only(f"> He said “{LONG}” to them.\n")
     assert q.kind == "blockquote"

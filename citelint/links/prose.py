@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import html
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -225,28 +225,39 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
     # Where a text node holds a mark that may open or close a quotation: marks in code,
     # raw HTML or attributes are never quotation marks, so a leaf without one is not read.
     marked = [m.start() for m in _MARKED_TEXT.finditer(xml)]
-    if not marked and "<block_quote" not in xml:
+    regions = det.quote_regions()
+    if not marked and not regions:
         return found
-    quote_paragraphs: dict[int, list[int]] = {}  # blockquote id -> leaves
-    leaf_spans: list[tuple[int, int]] | None = None if "<block_quote" in xml else []
-    for i in marked:  # without a blockquote, the leaves of the marked text nodes are found alone
-        if leaf_spans is None or (leaf_spans and i < leaf_spans[-1][1]):
+    # Outside the blockquotes, the leaf of a marked text node is found from the node alone;
+    # inside them, only their own leaves are listed (their depth and alert decide).
+    leaf_spans: list[tuple[int, int]] = []
+    every_leaf = False  # when a leaf is not as expected, every leaf of the document is listed
+    starts = [lo for lo, _ in regions]
+    for i in marked:
+        if leaf_spans and i < leaf_spans[-1][1]:
             continue
+        r = bisect_right(starts, i) - 1
+        if r >= 0 and i < regions[r][1]:
+            continue  # read with its blockquote's leaves
         leaf = det.leaf_at(i)
         if leaf is None:
-            leaf_spans = None
-        elif leaf[0] >= 0:
+            every_leaf = True
+            break
+        if leaf[0] >= 0:
             leaf_spans.append(leaf)
-    if leaf_spans is None:
-        leaf_spans = []
-        for start, end, depth, alert, _note, quote_id in det.leaves:
-            if depth and not (alert and depth == 1):
-                if depth == 1:  # of nested blockquotes only the outermost is a quotation
-                    quote_paragraphs.setdefault(quote_id, []).append(len(leaf_spans))
-                leaf_spans.append((-1, -1))
-                continue
-            at = bisect_left(marked, start)
-            leaf_spans.append((start, end) if at < len(marked) and marked[at] < end else (-1, -1))
+    listed = det.leaves if every_leaf else [
+        leaf for r, (lo, hi) in enumerate(regions) for leaf in det.d.leaves(lo, hi, r)]
+    quote_paragraphs: dict[int, list[tuple[int, int]]] = {}  # blockquote id -> its paragraphs
+    kept = []
+    for start, end, depth, alert, _note, quote_id in listed:
+        if depth and not (alert and depth == 1):
+            if depth == 1:  # of nested blockquotes only the outermost is a quotation
+                quote_paragraphs.setdefault(quote_id, []).append((start, end))
+            continue
+        at = bisect_left(marked, start)
+        if at < len(marked) and marked[at] < end:
+            kept.append((start, end))
+    leaf_spans = kept if every_leaf else sorted(leaf_spans + kept)
     for start, end in leaf_spans:
         if start < 0:
             continue
@@ -278,22 +289,24 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             line, col = det.d.position(b, o)
             found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
                                    segs, ins, short, citations, *det.d.end_position(b, c)))
-    for ks in quote_paragraphs.values():
-        found.extend(_blockquote(det, ks, min_chars, min_segment_chars))
+    for quote_id, spans in quote_paragraphs.items():
+        found.extend(_blockquote(det, spans, regions[quote_id][1], min_chars, min_segment_chars))
     found.sort(key=lambda q: (q.line, q.col))
     return found
 
 
-def _blockquote(det: Detector, ks: Sequence[int], min_chars: int, min_segment_chars: int) -> list[Quotation]:
-    """The quotations of one outermost blockquote, whose paragraphs are the leaves ``ks``."""
-    last = det.block(ks[-1])
+def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int, min_chars: int,
+                min_segment_chars: int) -> list[Quotation]:
+    """The quotations of one outermost blockquote, whose paragraphs are the leaves at ``spans``
+    (xml start, end) and whose closing tag ends at xml offset ``quote_end``."""
+    last = det.block_at(*spans[-1])
     citations = det.all_citations(last) if (last.links or last.refs) else ()
-    after = _attribution(det, ks[-1])
+    after = _attribution(det, spans[-1][1], quote_end)
     if after is not None:
         citations = tuple(dict.fromkeys(citations + det.all_citations(after)))
     out = []
-    for k in ks:
-        b = det.block(k)
+    for start, end in spans:
+        b = det.block_at(start, end)
         a, e = _strip_span(b.text, 0, len(b.text))
         text = b.text[a:e]
         segs, ins, short = split_quotation(text, min_segment_chars)
@@ -305,16 +318,18 @@ def _blockquote(det: Detector, ks: Sequence[int], min_chars: int, min_segment_ch
     return out
 
 
-def _attribution(det: Detector, k: int) -> Block | None:
-    """The paragraph right after the blockquote ending with leaf ``k``, when it starts with — or --."""
+def _attribution(det: Detector, leaf_end: int, quote_end: int) -> Block | None:
+    """The paragraph right after the blockquote whose last paragraph ends at xml offset
+    ``leaf_end`` and whose closing tag ends at ``quote_end``, when it starts with — or --
+    (not after a nested blockquote that closes the quotation: that paragraph is inside)."""
     xml = det.d.xml
-    end = xml.find("</block_quote>", det.leaves[k][1])
-    if end < 0 or k + 1 >= len(det.leaves):
+    end = xml.find("</block_quote>", leaf_end)
+    if end < 0 or end + len("</block_quote>") != quote_end:
         return None
-    nxt = xml.find("<", end + len("</block_quote>"))
-    if not xml.startswith("<paragraph", nxt) or det.leaves[k + 1][0] != nxt or det.leaves[k + 1][2]:
+    nxt = xml.find("<", quote_end)
+    if not xml.startswith("<paragraph", nxt):
         return None
-    b = det.block(k + 1)
+    b = det.block_at(nxt, xml.find("</paragraph>", nxt))
     head = b.text.lstrip()
     return b if head.startswith("—") or head.startswith("--") else None
 
