@@ -50,7 +50,6 @@ from citelint.excerpts import (
     nearest_passage,
     occurs,
 )
-from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
@@ -243,6 +242,10 @@ class ClaimChecker:
         if named is None:
             revisions = self._newest.of(self.store, source)
             return revisions if revisions.groups else "no capture of this source verifies"
+        # Loaded only for a title naming a revision: it imports dataclasses, and with them
+        # inspect, ast and dis, which a check loads for nothing else.
+        from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
+
         try:
             # The title's grammar is parse_quotation_title's; a prose claim uses its revision only.
             revision = parse_quotation_title(CAPTURE_WORD + named).revision

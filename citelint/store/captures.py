@@ -392,7 +392,13 @@ class Store:
         order): a check passes only when it holds in each group (:meth:`NewestRevisions.split`).
         Empty when nothing verifies. Verified are the newest revision, the others whose head
         date is the same or unknown, and, only with a batch, every revision, to learn theirs."""
-        dates = self._dated(source, list(self._listing(source)))
+        listed = self._listing(source)
+        if len(listed) == 1:
+            # One revision (most sources): it is the newest if it verifies, a group of its own
+            # (its batch, if any, has no other member), as the general case below finds.
+            only = self._verified(source, listed[0].sha256)
+            return NewestRevisions(((only,),) if only is not None else ())
+        dates = self._dated(source, list(listed))
         newest = next(self._newest_first(source, dates), None)
         if newest is None:
             return NewestRevisions(())
