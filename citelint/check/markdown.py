@@ -69,7 +69,7 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
         from citelint.links.prose import may_claim
 
         # The XML only for a document whose HTML may hold a claim: most hold none.
-        want = partial(may_claim, quotes=quotes, numbers=numbers)
+        want = partial(may_claim, quotes=quotes, numbers=numbers, markdown=text)
     report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
                          every=result.details is not None, xml=want)
     result.links += report.links

@@ -540,20 +540,33 @@ def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
 _HTML_QUOTING = ("&quot;", "<blockquote")
 #: An anchor of cmark's HTML whose text is a citation marker (``[1]``, ``1``, ``[^1]``; a
 #: footnote reference's, whose XML node holds no digit, with its other attributes).
+#: A paragraph, heading or table cell of cmark's HTML with no tag inside: no citation.
+_UNCITED_LEAF = re.compile(r"<(p|h[1-6]|td|th)(?: [^>]*)?>[^<]*</\1>")
 _HTML_MARKER = re.compile(r'<a href="[^"]*"[^>]*>\[?\^?\d+\]?</a>')
 
 
-def may_claim(html: str, quotes: bool = True, numbers: bool = True) -> bool:
-    """False when cmark's HTML of a document (``render_html``, with or without source
-    positions) shows that :func:`claims` finds nothing in it: no quotation mark in text and
-    no blockquote (with ``quotes``), and no digit in text but those of citation markers'
-    anchors (with ``numbers``). True says only that its XML has to be read.
+def may_claim(html: str, quotes: bool = True, numbers: bool = True, markdown: str | None = None) -> bool:
+    """False when cmark's HTML of a document (``render_html``, without source positions)
+    shows that :func:`claims` finds no claim with a citation in it: no quotation mark in
+    text and no blockquote (with ``quotes``), and no digit in text but those of citation
+    markers' anchors (with ``numbers``), once the paragraphs, headings and table cells
+    without any tag (so without a link or a footnote reference) are left out, which is done
+    only when ``markdown``, the document, holds no ``<`` (no raw HTML: every tag is cmark's
+    own). True says only that its XML has to be read.
 
     What a reader sees of a paragraph, heading or table cell is the text of cmark's HTML
     (``"`` written ``&quot;``, character references decoded): a mark or a digit that is
     not there is in no quotation and no number. The test errs towards True (marks and
     digits in attributes, code and raw HTML count too). Raises nothing for any ``str``.
     """
+    if not _may_claim(html, quotes, numbers):
+        return False
+    if markdown is None or "<" in markdown:
+        return True
+    return _may_claim(_UNCITED_LEAF.sub("", html), quotes, numbers)
+
+
+def _may_claim(html: str, quotes: bool, numbers: bool) -> bool:
     if quotes and (any(tag in html for tag in _HTML_QUOTING)
                    or (not html.isascii() and _MARK_IN_HTML.search(html) is not None)):
         return True
