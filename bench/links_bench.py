@@ -104,7 +104,6 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
     (the corpus has none; bench/expertqa_claims.py times whole checks with real captures)."""
     detect = getattr(prose, "claims", None)
     may_claim = getattr(prose, "may_claim", None)  # older checkouts render the XML of every document
-    want = True if may_claim is None else functools.partial(may_claim, quotes=True, numbers=numbers)
     for text, srcs in zip(texts, sources):
         evidence = links.LinkEvidence(links.Allowlist(srcs))
         if detect is None:
@@ -114,6 +113,8 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
             if numbers:
                 prose.cited_numbers(text)
             continue
+        want = True if may_claim is None else functools.partial(may_claim, quotes=True, numbers=numbers,
+                                                                markdown=text)
         report = links.check(text, evidence, xml=want)
         if report.xml:  # "" when cmark's HTML shows no claim (what citelint check skips too)
             detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml)
