@@ -40,6 +40,7 @@ checkouts with one script); the path imported is printed.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -94,13 +95,15 @@ def check_corpus(texts: list[str], sources: list[list[str]]) -> dict[str, int]:
 
 def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = True) -> None:
     """check() as `citelint check` runs it when claims in prose (CL205, CL206) are verified:
-    cmark's XML rendered from the parse the HTML comes from, then the prose quotations and
+    cmark's XML rendered from the parse the HTML comes from when that HTML may hold a claim
+    (``prose.may_claim``), then, for such a document, the prose quotations and
     (with ``numbers``) the cited numbers detected with their citations and positions
     (``prose.claims``, as ``links.check_claims`` calls it), every governed link a citation a
     capture grounds (the README setup: each document's own links are its captured sources).
     Not included: reading the captures and searching them, which depends on what they hold
     (the corpus has none; bench/expertqa_claims.py times whole checks with real captures)."""
     detect = getattr(prose, "claims", None)
+    may_claim = getattr(prose, "may_claim", None)  # older checkouts render the XML of every document
     for text, srcs in zip(texts, sources):
         evidence = links.LinkEvidence(links.Allowlist(srcs))
         if detect is None:
@@ -110,8 +113,11 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
             if numbers:
                 prose.cited_numbers(text)
             continue
-        report = links.check(text, evidence, xml=True)
-        detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml)
+        want = True if may_claim is None else functools.partial(may_claim, quotes=True, numbers=numbers,
+                                                                markdown=text)
+        report = links.check(text, evidence, xml=want)
+        if report.xml:  # "" when cmark's HTML shows no claim (what citelint check skips too)
+            detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml)
 
 
 def quotes_corpus(texts: list[str], sources: list[list[str]]) -> None:

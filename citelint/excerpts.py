@@ -144,6 +144,9 @@ _INVISIBLE_NAMES = {
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
 _HYPHENS = "-\u2010"
+#: Printable ASCII but the hyphen and the backquote (which folding changes or may drop), in
+#: runs with single spaces between them: folding leaves such a run as it is.
+_PLAIN = re.compile(r"[!-,.-_a-~]+(?: [!-,.-_a-~]+)*")
 _HYPHEN_AT_BREAK = re.compile("[-\u2010][ \t]*[\r\n]")
 _HYPHEN_JOINED = re.compile("[^\\W\\d_][-\u2010][^\\W\\d_]")
 #: Kinds of difference that text extraction typically makes, not a quoter.
@@ -223,16 +226,31 @@ def _fold(text: str, join_hyphenated: bool = False) -> tuple[str, list[int]]:
     out: list[str] = []
     where: list[int] = []
     skip_break = False
-    for i, c in enumerate(text):
+    i, n = 0, len(text)
+    plain = _PLAIN.match
+    while i < n:
+        m = plain(text, i)
+        if m is not None:
+            # Characters each folded to itself, single spaces between them: what the steps
+            # below append one by one (a space after a kept character is kept, and a kept
+            # character ends the skipping of a line break), appended at once.
+            stop = m.end()
+            out.append(m.group())
+            where.extend(range(i, stop))
+            skip_break = False
+            i = stop
+            continue
+        j, c = i, text[i]
+        i += 1
         if unicodedata.category(c) == "Cf" or c == "\u00ad" or is_variation_selector(c):
             continue
-        if c in _HYPHENS and i and text[i - 1].isalpha() and _line_break_follows(text, i + 1):
+        if c in _HYPHENS and j and text[j - 1].isalpha() and _line_break_follows(text, j + 1):
             skip_break = True
             if not join_hyphenated:
                 out.append("-")
-                where.append(i)
+                where.append(j)
             continue
-        if join_hyphenated and c in _HYPHENS and i and text[i - 1].isalpha() and text[i + 1:i + 2].isalpha():
+        if join_hyphenated and c in _HYPHENS and j and text[j - 1].isalpha() and text[j + 1:j + 2].isalpha():
             continue
         if skip_break:
             if c.isspace():
@@ -240,18 +258,18 @@ def _fold(text: str, join_hyphenated: bool = False) -> tuple[str, list[int]]:
             skip_break = False
         if c in _LIGATURES:
             out.extend(_LIGATURES[c])
-            where.extend([i] * len(_LIGATURES[c]))
+            where.extend([j] * len(_LIGATURES[c]))
             continue
         if c.isspace() or c in "\u00a0\u202f\u2007":
             if out and out[-1] == " ":
                 continue
             out.append(" ")
-            where.append(i)
+            where.append(j)
             continue
         c = _QUOTES.get(c) or _DASHES.get(c) or c
         for d in unicodedata.normalize("NFD", c):
             out.append(d)
-            where.append(i)
+            where.append(j)
     return "".join(out), where
 
 

@@ -147,6 +147,39 @@ def test_quotation_pointed_at_another_source_names_it(project: Project, monkeypa
         in found[0]  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("order", [(ACT, NEWS, OTHER, "https://example.org/copy.txt"),
+                                   (ACT, "https://example.org/copy.txt", NEWS, OTHER)])
+def test_the_other_source_named_is_the_first_in_config_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             order: tuple[str, ...]) -> None:
+    """Two other sources hold the missed quotation, and another has every word of it but one
+    apart: the search names the first holding it in config order, whichever that is."""
+    copy = "https://example.org/copy.txt"
+    p = Project(tmp_path, sources=list(order))
+    p.capture(ACT, ACT_TEXT)
+    p.capture(NEWS, "Commuting costs are a burden, on rural households: noted, but not quoted.")
+    other = p.capture(OTHER, OTHER_TEXT)
+    second = p.capture(copy, "A copy: " + OTHER_TEXT, when="2026-02-01T00:00:00Z")
+    p.capture(copy, "An older copy without the sentence.", when="2025-01-01T00:00:00Z")
+    first = other if order.index(OTHER) < order.index(copy) else second
+    named = OTHER if first is other else copy
+    code, found = p.check(f"He said “commuting costs are a burden on rural households” [1]({ACT}).\n", monkeypatch)
+    assert code == 1 and len(found) == 1
+    assert f"it occurs in the capture of '{named}' (capture {first.sha256[:12]}\u2026): cite that source" \
+        in found[0]
+
+
+def test_the_search_of_other_sources_stops_at_its_budget(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget smaller than the captures read before the one holding the quotation, the
+    search gives up: no source is named (the budget bounds the text one document reads)."""
+    import citelint.links.claims as claims
+
+    monkeypatch.setattr(claims, "ELSEWHERE_BUDGET_CHARS", len(NEWS_TEXT) // 2)
+    code, found = project.check(f"He said “commuting costs are a burden on rural households” [1]({ACT}).\n",
+                                monkeypatch)
+    assert code == 1 and len(found) == 1 and "does not occur verbatim" in found[0]
+    assert "it occurs in the capture of" not in found[0]
+
+
 @pytest.mark.parametrize("markdown, words", [
     (f"“Employees are entitled … within 90 days” [1]({ACT}).", "quotation 'Employees are entitled"),
     (f"“within 30 days … Employees are entitled” [1]({ACT}).", "not in this order"),

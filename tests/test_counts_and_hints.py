@@ -276,3 +276,20 @@ def test_a_miss_with_nothing_alike_shows_the_cited_text_and_the_nearest_passage(
     d = explain_miss_at("Nothing of this sentence is in the capture at all.",
                         "A capture about other things.").difference
     assert not d.aligned and d.before == "" and d.cited.startswith("Nothing of this") and d.captured == ""
+
+
+@pytest.mark.parametrize("snippet, capture, at, captured", [
+    # A backquote folds to an apostrophe inside a run of plain ASCII: the miss points at it.
+    ("say 'yes' now please", "we say `yes` now please", 4, "`yes` now"),
+    # A run of spaces in the snippet, one space in the capture, after a long plain run.
+    ("a long plain run  then a gap", "x a long plain run then a gap", 17, "then a gap"),
+    # A run of spaces and a line break in the capture, between plain runs.
+    ("rate rose to 4.1 million", "rate rose  to\n4.1 million", 10, " to\n4.1"),
+])
+def test_a_near_miss_points_into_plain_text_at_the_character_that_differs(snippet: str, capture: str, at: int,
+                                                                          captured: str) -> None:
+    from citelint.excerpts import explain_miss_at
+
+    miss = explain_miss_at(snippet, capture)
+    assert miss.hint.startswith("near miss (") and f"at snippet character {at + 1} " in miss.hint
+    assert miss.at == at and miss.difference.captured.startswith(captured)

@@ -6,6 +6,8 @@ each test states one clause of it on a small document.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from citelint.links.prose import cited_numbers, number_occurs, quotations, readings, split_quotation
@@ -245,6 +247,16 @@ def test_of_nested_blockquotes_only_the_outermost() -> None:
     assert q.text == f"{LONG} in the outer one."
 
 
+def test_an_empty_blockquote_quotes_nothing_after_it() -> None:
+    """``>`` alone is an empty blockquote (cmark writes it as one empty node): the paragraphs
+    after it are prose, their marked quotations are quotations of their own, and they are no
+    blockquote paragraphs (they were, once: the empty node opened a blockquote that never closed)."""
+    text = f">\n\nHe said “{LONG}” [1]({A}).\n\n{LONG} without any mark [2]({B}).\n\n> {LONG} quoted.\n"
+    found = quotations(text)
+    assert [(q.kind, q.line, q.col) for q in found] == [("marks", 3, 9), ("blockquote", 7, 3)]
+    assert hrefs(found[0]) == [A] and found[1].citations == ()
+
+
 def test_marks_inside_a_blockquote_belong_to_it() -> None:
     q = only(f"> He said “{LONG}” to them.\n")
     assert q.kind == "blockquote"
@@ -404,21 +416,11 @@ def test_hyphenated_ranges_powers_and_enumerators_are_out_of_scope() -> None:
 
 # ----------------------------------------------------------------- the check path's reading, on real text
 
-def _shown(found: list) -> list[tuple]:
-    """Every field of each quotation or number, its citations by what their verification reads."""
-    return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
-             tuple((c.href, c.category, c.cited) for c in item.citations)) for item in found]
-
-
-def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``claims()`` (one reading, leaves found from their marked text nodes, citations not
-    located) gives the quotations and numbers that reading every leaf gives, with citations of
-    the same destination, category and cited URL, on the README corpus, the article pages and
-    the ExpertQA answers."""
+def _real_documents() -> list[str]:
+    """The README corpus, the article pages' text and the ExpertQA answers (their ``[n]``
+    markers linked to their attributions' URLs), in a fixed order."""
     import json
 
-    from citelint.links import blocks
-    from citelint.links.prose import claims
     from conftest import corpus_path
 
     texts = [p.read_text(encoding="utf-8") for p in sorted(corpus_path("markdown-readmes").glob("*.md"))]
@@ -432,6 +434,24 @@ def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.M
                 for n, url in urls.items():
                     text = text.replace(n, f"[{n}]({url.strip()})")
                 texts.append(text)
+    return texts
+
+
+def _shown(found: list) -> list[tuple]:
+    """Every field of each quotation or number, its citations by what their verification reads."""
+    return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
+             tuple((c.href, c.category, c.cited) for c in item.citations)) for item in found]
+
+
+def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``claims()`` (one reading, leaves found from their marked text nodes, citations not
+    located) gives the quotations and numbers that reading every leaf gives, with citations of
+    the same destination, category and cited URL, on the README corpus, the article pages and
+    the ExpertQA answers."""
+    from citelint.links import blocks
+    from citelint.links.prose import claims
+
+    texts = _real_documents()
     fast = [claims(t) for t in texts]
     # the reference: every leaf read (no leaf found alone), every citation located
     monkeypatch.setattr(blocks.Detector, "leaf_at", lambda self, i: None)
@@ -440,3 +460,34 @@ def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.M
     for t, (fq, fn), (sq, sn) in zip(texts, fast, slow):
         assert _shown(fq) == _shown(sq), t[:200]
         assert _shown(fn) == _shown(sn), t[:200]
+
+
+def test_a_document_whose_html_shows_no_claim_has_none() -> None:
+    """``may_claim`` (what a check asks of cmark's HTML before it renders the XML) is False only
+    for documents in which ``claims()`` finds nothing with a citation (given the document, it
+    leaves out paragraphs without a tag, which cite nothing; without it, nothing at all): on the
+    README corpus, the article pages, the ExpertQA answers, the CommonMark and GFM examples (raw
+    HTML, entities, code, every construct) and the golden cases' reports; and it is False for
+    many of them."""
+    import json
+
+    from citelint.links.prose import claims, may_claim
+    from citelint.links.render import GITHUB_EXTENSIONS, render_html
+    from conftest import corpus_path
+
+    texts = _real_documents()
+    for spec in ("commonmark", "gfm"):
+        texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]
+    skipped = {True: 0, False: 0}
+    for text in texts:
+        html = render_html(text, GITHUB_EXTENSIONS, True, sourcepos=False)
+        for quotes, numbers in ((True, False), (False, True), (True, True)):
+            if not may_claim(html, quotes, numbers):
+                skipped[quotes] += 1
+                assert claims(text, quotes=quotes, numbers=numbers) == ([], []), (quotes, numbers, text[:300])
+            if not may_claim(html, quotes, numbers, markdown=text):
+                skipped[quotes] += 1
+                found, cited = claims(text, quotes=quotes, numbers=numbers)
+                assert not [q for q in found if q.citations] and not cited, (quotes, numbers, text[:300])
+    assert skipped[True] > 4000 and skipped[False] > 2000, skipped

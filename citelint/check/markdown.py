@@ -7,7 +7,8 @@ Markdown target in its first phase; cmark-gfm and ada-url load only here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -63,14 +64,20 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     # Claims in prose are verified only against captures; they are read from cmark's XML,
     # rendered from the parse the links are judged from.
     claimed = (quotes or numbers) and evidence.store is not None
+    want: Callable[[str], bool] | bool = False
+    if claimed:
+        from citelint.links.prose import may_claim
+
+        # The XML only for a document whose HTML may hold a claim: most hold none.
+        want = partial(may_claim, quotes=quotes, numbers=numbers, markdown=text)
     report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
-                         every=result.details is not None, xml=claimed)
+                         every=result.details is not None, xml=want)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded
     issues = report.issues
     spans: list[ClaimSpan] = []
-    if claimed:
+    if claimed and report.xml:
         # Claims in prose (CL205, CL206): beside the link rules, which judge each link once.
         claims = links.check_claims(text, evidence, config.sources, quotes=quotes, numbers=numbers,
                                     min_chars=config.quotes.min_chars,

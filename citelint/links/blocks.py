@@ -29,6 +29,7 @@ ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
 _TOKEN = re.compile(r'<(/?)([a-z_]+|<unknown>)((?: [a-z:_]+="[^"]*")*)( /)?>([^<]*)')
 _POS = re.compile(r'sourcepos="(\d+):(\d+)-(\d+):(\d+)"')
 _DEST = re.compile(r' destination="([^"]*)"')
+_QUOTE_TAG = re.compile(r"<(/?)block_quote(?=[ />])[^>]*?(/?)>")
 _BLOCK_TAG = re.compile(r"<(/?)(block_quote|paragraph|heading|table_cell|<unknown>)(?=[ />])([^>]*?)(/?)>")
 # A blockquote whose first line is ``[!NOTE]`` (or another alert type) alone.
 _ALERT = re.compile(r"\s*<paragraph[^>]*>\s*<text[^>]*>\[!([A-Za-z]+)\]</text>\s*(?:<softbreak />|</paragraph>)")
@@ -98,10 +99,14 @@ class XmlDocument:
     def offset(self, line: int, byte_col: int) -> int:
         return self.doc.offset(line, byte_col)
 
-    def leaves(self) -> list[tuple[int, int, int, bool, str | None, int]]:
+    def leaves(self, lo: int = 0, hi: int | None = None, first_quote: int = 0
+               ) -> list[tuple[int, int, int, bool, str | None, int]]:
         """Every leaf block: (xml start, xml end, blockquote depth, in an alert, footnote label, blockquote id).
 
-        Blockquote id is the index of the outermost blockquote holding it (-1 none).
+        Blockquote id is the index of the outermost blockquote holding it (-1 none). With
+        ``lo`` and ``hi``, the leaves of ``xml[lo:hi]`` only, which must start outside every
+        blockquote; its first outermost blockquote has id ``first_quote`` (footnote labels
+        are then those of definitions that start in the range).
         """
         xml = self.xml
         out = []
@@ -109,11 +114,13 @@ class XmlDocument:
         alert: list[bool] = []  # per open blockquote: is it an alert
         footnote: list[str | None] = []
         quote_id = -1
-        quotes = 0
+        quotes = first_quote
         opened: list[int] = []
-        for m in _BLOCK_TAG.finditer(xml):
+        for m in _BLOCK_TAG.finditer(xml, lo, len(xml) if hi is None else hi):
             close, name, attrs, empty = m.groups()
             if name == "block_quote":
+                if empty:
+                    continue  # an empty blockquote (``>`` alone) holds nothing and closes at once
                 if close:
                     depth -= 1
                     alert.pop()
@@ -127,7 +134,8 @@ class XmlDocument:
                 if empty:
                     continue  # a footnote reference: read with its paragraph
                 if close:
-                    footnote.pop()
+                    if footnote:
+                        footnote.pop()
                 else:
                     footnote.append(self._footnote_label(attrs))
             elif empty:
@@ -275,8 +283,11 @@ class XmlDocument:
         With ``whole``, the rest of ``literal`` must align too.
         """
         s = self.markdown
+        wanted = literal if whole else literal[:upto + 1]
+        if s.startswith(wanted, j):
+            return j + upto  # written verbatim (the usual case): what the walk below finds
         found = None
-        for n, ch in enumerate(literal if whole else literal[:upto + 1]):
+        for n, ch in enumerate(wanted):
             if s.startswith(ch, j):
                 at = j
                 j += 1
@@ -450,7 +461,7 @@ class Detector:
         self.d = XmlDocument(markdown, light, xml)
         self._leaves: list[tuple[int, int, int, bool, str | None, int]] | None = None
         self._blocks: dict[int, Block] = {}
-        self._quoting: bool | None = None  # does the XML hold a blockquote
+        self._regions: list[tuple[int, int]] | None = None  # outermost blockquotes
         self._footnotes: dict[str, list[Link]] | None = None
 
     @property
@@ -472,16 +483,35 @@ class Detector:
             b = self._blocks[start] = self.d.block(start, end)
         return b
 
+    def quote_regions(self) -> list[tuple[int, int]]:
+        """The (xml start, xml end just after its closing tag) of each outermost non-empty
+        blockquote, in order: the index of one is the blockquote id :meth:`XmlDocument.leaves`
+        gives its leaves."""
+        if self._regions is None:
+            regions: list[tuple[int, int]] = []
+            xml = self.d.xml
+            if "<block_quote" in xml:
+                depth = start = 0
+                for m in _QUOTE_TAG.finditer(xml):
+                    if m.group(2):
+                        continue  # empty: opens and closes at once
+                    if m.group(1):
+                        depth -= 1
+                        if depth == 0:
+                            regions.append((start, m.end()))
+                    else:
+                        if depth == 0:
+                            start = m.start()
+                        depth += 1
+            self._regions = regions
+        return self._regions
+
     def leaf_at(self, i: int) -> tuple[int, int] | None:
         """(xml start, xml end) of the leaf holding offset ``i`` of the XML, found from there
-        alone (as :meth:`XmlDocument.leaves` spans it); (-1, -1) when no leaf holds it (raw
-        HTML, a footnote definition's own tag); None when the document has a blockquote (whose
-        depth only the leaves tell) or the XML is not as expected."""
+        alone (as :meth:`XmlDocument.leaves` spans it), for an ``i`` outside every blockquote
+        (whose depth only the leaves tell); (-1, -1) when no leaf holds it (raw HTML, a
+        footnote definition's own tag); None when the XML is not as expected."""
         xml = self.d.xml
-        if self._quoting is None:
-            self._quoting = "<block_quote" in xml
-        if self._quoting:
-            return None
         # the nearest leaf open tag before the node holds it (leaves do not nest): looked for
         # near the node first, since a document's last heading may be far before it
         near = max(0, i - 4096)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from bisect import bisect_right
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
@@ -49,7 +50,6 @@ from citelint.excerpts import (
     nearest_passage,
     occurs,
 )
-from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
 from citelint.links.grounds import Reason
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
@@ -58,7 +58,7 @@ from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisi
 from citelint.urls import CJK_TERMINATORS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from citelint.links.grounds import LinkEvidence
     from citelint.links.link import Link
@@ -96,6 +96,8 @@ class _Newest:
     def __init__(self) -> None:
         self.kept: dict[str, NewestRevisions] = {}
         self.chars = 0
+        #: The search index of each order of sources asked for (a run has one: its config's).
+        self.indexes: dict[tuple[str, ...], _Elsewhere | None] = {}
 
     def of(self, store: Store, source: str) -> NewestRevisions:
         """:meth:`~citelint.store.captures.Store.newest_revisions` of ``source`` (no group when no
@@ -114,20 +116,82 @@ class _Newest:
 _NEWEST: weakref.WeakKeyDictionary[Store, _Newest] = weakref.WeakKeyDictionary()
 
 
+class _Elsewhere:
+    """The newest revisions of a run's approved sources, in config order, with their texts
+    joined into one string, so that a missed quotation's search of the other sources
+    (:meth:`ClaimChecker._elsewhere`) finds the few captures holding its longest space-free
+    piece with ``str.find`` instead of testing every capture: ``entries`` lists (source,
+    record) in the order that search reads them, ``starts`` where each text begins in
+    ``joined`` (texts are separated by NUL, which rendered Markdown never holds: cmark
+    writes U+FFFD for it). ``chars``: the characters of every text, what one search can
+    read at most."""
+
+    def __init__(self, entries: list[tuple[str, CaptureRecord]]) -> None:
+        self.entries = entries
+        self.starts: list[int] = []
+        at = 0
+        for _source, record in entries:
+            self.starts.append(at)
+            at += len(record.text) + 1
+        self.joined = "\0".join(record.text for _source, record in entries)
+        self.chars = sum(len(record.text) for _source, record in entries)
+
+    @classmethod
+    def build(cls, store: Store, newest: _Newest, sources: Sequence[str]) -> _Elsewhere | None:
+        """The index of ``sources``' newest revisions in ``store``, or None when their text
+        passes NEWEST_KEPT_CHARS (the search then reads them one by one, as it did)."""
+        entries: list[tuple[str, CaptureRecord]] = []
+        chars = 0
+        for source in sources:
+            for record in newest.of(store, source).records:
+                chars += len(record.text)
+                if chars > NEWEST_KEPT_CHARS:
+                    return None
+                entries.append((source, record))
+        return cls(entries)
+
+    def holding(self, piece: str) -> Iterator[tuple[str, CaptureRecord]]:
+        """The entries whose text holds ``piece`` (non-empty, no NUL), in order."""
+        joined, starts = self.joined, self.starts
+        at = joined.find(piece)
+        while at >= 0:
+            k = bisect_right(starts, at) - 1
+            yield self.entries[k]
+            nxt = starts[k + 1] if k + 1 < len(starts) else len(joined)
+            at = joined.find(piece, nxt)
+
+
+def _longest_piece(segments: Sequence[str], optional_end: bool) -> str:
+    """The longest of the space-free pieces :func:`~citelint.excerpts.may_occur` requires of a
+    capture ("" when there is none): a capture without it cannot hold the quotation."""
+    longest = ""
+    last = len(segments) - 1
+    for k, segment in enumerate(segments):
+        if k == last and optional_end and segment[-1:] in (".", ",") and len(segment) > 1:
+            segment = segment[:-1]
+        for piece in segment.split(" "):
+            if len(piece) > len(longest):
+                longest = piece
+    return longest
+
+
 class ClaimChecker:
     """Verifies the prose quotations and cited numbers of one Markdown document (CL205, CL206).
 
     ``markdown`` is the document; ``evidence`` the run's link evidence (its
     ``store`` must be set); ``sources`` the run's approved sources in config
     order (where a missed quotation is looked for); ``max_elision_chars`` as
-    ``quotes.max_elision_chars``.
+    ``quotes.max_elision_chars``; ``quotations``: how many quotations of the
+    document will be checked at most (None: not known), each searching the
+    other sources at most once.
     """
 
     def __init__(self, markdown: str, evidence: LinkEvidence, sources: Sequence[str],
-                 max_elision_chars: int = 1000) -> None:
+                 max_elision_chars: int = 1000, quotations: int | None = None) -> None:
         assert evidence.store is not None
         self.markdown, self.evidence, self.store = markdown, evidence, evidence.store
         self.sources = sources
+        self.quotations = quotations
         self.max_elision_chars = max_elision_chars
         self._flat: dict[str, Flat] = {}
         self._budgets: dict[str, MissBudget] = {}
@@ -178,6 +242,10 @@ class ClaimChecker:
         if named is None:
             revisions = self._newest.of(self.store, source)
             return revisions if revisions.groups else "no capture of this source verifies"
+        # Loaded only for a title naming a revision: it imports dataclasses, and with them
+        # inspect, ast and dis, which a check loads for nothing else.
+        from citelint.links.directive import CAPTURE_WORD, DirectiveError, parse_quotation_title
+
         try:
             # The title's grammar is parse_quotation_title's; a prose claim uses its revision only.
             revision = parse_quotation_title(CAPTURE_WORD + named).revision
@@ -347,6 +415,17 @@ class ClaimChecker:
                    cited: set[str]) -> tuple[str, str] | None:
         """(source, sha256) of the first other approved source, in config order, whose newest
         revisions hold the quotation, within the document's budget of text read; or None."""
+        index = self._index()
+        if index is not None:
+            # Only the captures holding the quotation's longest piece can hold it, and
+            # they come in the order the loop below reads them. The budget cannot run
+            # out: the document's searches together read less than it (_index).
+            longest = _longest_piece(segments, optional_end)
+            for source, record in index.holding(longest) if longest else index.entries:
+                if source not in cited and may_occur(record.text, segments, optional_end) \
+                        and occurs(self.flat(record), segments, gaps, optional_end):
+                    return source, record.sha256
+            return None
         for source in self.sources:
             if source in cited or self._elsewhere_left <= 0:
                 continue
@@ -358,6 +437,20 @@ class ClaimChecker:
                         and occurs(self.flat(record), segments, gaps, optional_end):
                     return source, record.sha256
         return None
+
+    def _index(self) -> _Elsewhere | None:
+        """The run's index of the sources' newest revisions, when the document's searches
+        cannot exhaust its budget (each reads at most every text once): then a search's
+        answer is the same with the index as without; else None."""
+        if self.quotations is None:
+            return None
+        key = tuple(self.sources)
+        if key not in self._newest.indexes:
+            self._newest.indexes[key] = _Elsewhere.build(self.store, self._newest, self.sources)
+        index = self._newest.indexes[key]
+        if index is None or self.quotations * index.chars >= ELSEWHERE_BUDGET_CHARS:
+            return None
+        return index
 
     # -- CL206 -----------------------------------------------------------------------------
 
@@ -436,7 +529,7 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
                                          min_segment_chars=min_segment_chars,
                                          citable=capture_citable(evidence), xml=xml)
-    checker = ClaimChecker(markdown, evidence, sources, max_elision_chars)
+    checker = ClaimChecker(markdown, evidence, sources, max_elision_chars, quotations=len(found_quotes))
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []
     spans: list[tuple[int, int, int, int]] = []

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import html
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -45,6 +45,7 @@ _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 #: A text node of cmark's XML holding one of them, ``"`` (``&quot;``) or ” (which closes a ``"``).
 #: (Possessive, and stopping at each mark, so that a text node is read once.)
 _MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
+_MARK_IN_HTML = re.compile(f"[{_MARK_CHARS}]")
 _MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
 #: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
@@ -224,28 +225,39 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
     # Where a text node holds a mark that may open or close a quotation: marks in code,
     # raw HTML or attributes are never quotation marks, so a leaf without one is not read.
     marked = [m.start() for m in _MARKED_TEXT.finditer(xml)]
-    if not marked and "<block_quote" not in xml:
+    regions = det.quote_regions()
+    if not marked and not regions:
         return found
-    quote_paragraphs: dict[int, list[int]] = {}  # blockquote id -> leaves
-    leaf_spans: list[tuple[int, int]] | None = None if "<block_quote" in xml else []
-    for i in marked:  # without a blockquote, the leaves of the marked text nodes are found alone
-        if leaf_spans is None or (leaf_spans and i < leaf_spans[-1][1]):
+    # Outside the blockquotes, the leaf of a marked text node is found from the node alone;
+    # inside them, only their own leaves are listed (their depth and alert decide).
+    leaf_spans: list[tuple[int, int]] = []
+    every_leaf = False  # when a leaf is not as expected, every leaf of the document is listed
+    starts = [lo for lo, _ in regions]
+    for i in marked:
+        if leaf_spans and i < leaf_spans[-1][1]:
             continue
+        r = bisect_right(starts, i) - 1
+        if r >= 0 and i < regions[r][1]:
+            continue  # read with its blockquote's leaves
         leaf = det.leaf_at(i)
         if leaf is None:
-            leaf_spans = None
-        elif leaf[0] >= 0:
+            every_leaf = True
+            break
+        if leaf[0] >= 0:
             leaf_spans.append(leaf)
-    if leaf_spans is None:
-        leaf_spans = []
-        for start, end, depth, alert, _note, quote_id in det.leaves:
-            if depth and not (alert and depth == 1):
-                if depth == 1:  # of nested blockquotes only the outermost is a quotation
-                    quote_paragraphs.setdefault(quote_id, []).append(len(leaf_spans))
-                leaf_spans.append((-1, -1))
-                continue
-            at = bisect_left(marked, start)
-            leaf_spans.append((start, end) if at < len(marked) and marked[at] < end else (-1, -1))
+    listed = det.leaves if every_leaf else [
+        leaf for r, (lo, hi) in enumerate(regions) for leaf in det.d.leaves(lo, hi, r)]
+    quote_paragraphs: dict[int, list[tuple[int, int]]] = {}  # blockquote id -> its paragraphs
+    kept = []
+    for start, end, depth, alert, _note, quote_id in listed:
+        if depth and not (alert and depth == 1):
+            if depth == 1:  # of nested blockquotes only the outermost is a quotation
+                quote_paragraphs.setdefault(quote_id, []).append((start, end))
+            continue
+        at = bisect_left(marked, start)
+        if at < len(marked) and marked[at] < end:
+            kept.append((start, end))
+    leaf_spans = kept if every_leaf else sorted(leaf_spans + kept)
     for start, end in leaf_spans:
         if start < 0:
             continue
@@ -277,22 +289,24 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             line, col = det.d.position(b, o)
             found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
                                    segs, ins, short, citations, *det.d.end_position(b, c)))
-    for ks in quote_paragraphs.values():
-        found.extend(_blockquote(det, ks, min_chars, min_segment_chars))
+    for quote_id, spans in quote_paragraphs.items():
+        found.extend(_blockquote(det, spans, regions[quote_id][1], min_chars, min_segment_chars))
     found.sort(key=lambda q: (q.line, q.col))
     return found
 
 
-def _blockquote(det: Detector, ks: Sequence[int], min_chars: int, min_segment_chars: int) -> list[Quotation]:
-    """The quotations of one outermost blockquote, whose paragraphs are the leaves ``ks``."""
-    last = det.block(ks[-1])
+def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int, min_chars: int,
+                min_segment_chars: int) -> list[Quotation]:
+    """The quotations of one outermost blockquote, whose paragraphs are the leaves at ``spans``
+    (xml start, end) and whose closing tag ends at xml offset ``quote_end``."""
+    last = det.block_at(*spans[-1])
     citations = det.all_citations(last) if (last.links or last.refs) else ()
-    after = _attribution(det, ks[-1])
+    after = _attribution(det, spans[-1][1], quote_end)
     if after is not None:
         citations = tuple(dict.fromkeys(citations + det.all_citations(after)))
     out = []
-    for k in ks:
-        b = det.block(k)
+    for start, end in spans:
+        b = det.block_at(start, end)
         a, e = _strip_span(b.text, 0, len(b.text))
         text = b.text[a:e]
         segs, ins, short = split_quotation(text, min_segment_chars)
@@ -304,16 +318,18 @@ def _blockquote(det: Detector, ks: Sequence[int], min_chars: int, min_segment_ch
     return out
 
 
-def _attribution(det: Detector, k: int) -> Block | None:
-    """The paragraph right after the blockquote ending with leaf ``k``, when it starts with — or --."""
+def _attribution(det: Detector, leaf_end: int, quote_end: int) -> Block | None:
+    """The paragraph right after the blockquote whose last paragraph ends at xml offset
+    ``leaf_end`` and whose closing tag ends at ``quote_end``, when it starts with — or --
+    (not after a nested blockquote that closes the quotation: that paragraph is inside)."""
     xml = det.d.xml
-    end = xml.find("</block_quote>", det.leaves[k][1])
-    if end < 0 or k + 1 >= len(det.leaves):
+    end = xml.find("</block_quote>", leaf_end)
+    if end < 0 or end + len("</block_quote>") != quote_end:
         return None
-    nxt = xml.find("<", end + len("</block_quote>"))
-    if not xml.startswith("<paragraph", nxt) or det.leaves[k + 1][0] != nxt or det.leaves[k + 1][2]:
+    nxt = xml.find("<", quote_end)
+    if not xml.startswith("<paragraph", nxt):
         return None
-    b = det.block(k + 1)
+    b = det.block_at(nxt, xml.find("</paragraph>", nxt))
     head = b.text.lstrip()
     return b if head.startswith("—") or head.startswith("--") else None
 
@@ -361,7 +377,10 @@ _NUMBER = re.compile(
     r"|\d*(?:[.,]\d+)?)")
 _DIGIT = re.compile(r"\d")
 _DESTINATION = re.compile(r' destination="([^"]*)"')
-_TEXT_DIGIT = re.compile(r">[^<\d]*\d")  # a digit in the content of a node of cmark's XML
+_TEXT_DIGIT = re.compile(r">[^<\d]*+\d")  # a digit in the content of a node of cmark's XML
+#: A link of cmark's XML whose text is one text node that is a citation marker (``[1]``, ``1``,
+#: ``[^1]``: ``is_marker_text`` without surrounding spaces): its digits are never a number's start.
+_MARKER_LINK = re.compile(r"<link [^>]*>\s*<text [^>]*>\[?\^?\d+\]?</text>\s*</link>")
 _CURRENCY = frozenset("$€£¥₹₩₽¢")
 _SIGNS = frozenset("+-−±")
 _SCALE = re.compile(r"\s?(?:%|percent\b|per cent\b|(?:thousand|million|billion|trillion)s?\b|bn\b)")
@@ -452,14 +471,18 @@ def _numbers(det: Detector, citable: Callable[[str], bool] | None = None, every:
     are left out."""
     xml = det.d.xml
     found: list[Number] = []
+    if _TEXT_DIGIT.search(_MARKER_LINK.sub("", xml) if "<link" in xml else xml) is None:
+        return found  # no digit but those of citation markers: no leaf is read (as below, at once)
     leaf_spans = [(start, end) for start, end, depth, alert, _note, _quote in det.leaves
                   if not depth or (alert and depth == 1)]  # a blockquote paragraph is a quotation
     for start, end in leaf_spans:
         chunk = xml[start:end]
         if not every and "<link" not in chunk and "<<unknown>" not in chunk and "&lt;a" not in chunk:
             continue  # no link, no citation
-        if _TEXT_DIGIT.search(chunk) is None:
-            continue  # no digit in any text or code node
+        if _TEXT_DIGIT.search(_MARKER_LINK.sub("", chunk) if "<link" in chunk else chunk) is None:
+            # No digit in any text or code node but those of citation markers ([1](…)), whose
+            # digits are excluded: a number starting there is never compared.
+            continue
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
         b = det.block_at(start, end)
@@ -511,6 +534,45 @@ def _enumerator(det: Detector, b: Block, a: int, e: int) -> bool:
     source = det.d.markdown
     start = det.d.offset(line, 1)
     return not source[start:start + col - 1].strip()
+
+
+#: What cmark's HTML writes for a quotation mark in text (``"`` as ``&quot;``), or a blockquote.
+_HTML_QUOTING = ("&quot;", "<blockquote")
+#: An anchor of cmark's HTML whose text is a citation marker (``[1]``, ``1``, ``[^1]``; a
+#: footnote reference's, whose XML node holds no digit, with its other attributes).
+#: A paragraph, heading or table cell of cmark's HTML with no tag inside: no citation.
+_UNCITED_LEAF = re.compile(r"<(p|h[1-6]|td|th)(?: [^>]*)?>[^<]*</\1>")
+_HTML_MARKER = re.compile(r'<a href="[^"]*"[^>]*>\[?\^?\d+\]?</a>')
+
+
+def may_claim(html: str, quotes: bool = True, numbers: bool = True, markdown: str | None = None) -> bool:
+    """False when cmark's HTML of a document (``render_html``, without source positions)
+    shows that :func:`claims` finds no claim with a citation in it: no quotation mark in
+    text and no blockquote (with ``quotes``), and no digit in text but those of citation
+    markers' anchors (with ``numbers``), once the paragraphs, headings and table cells
+    without any tag (so without a link or a footnote reference) are left out, which is done
+    only when ``markdown``, the document, holds no ``<`` (no raw HTML: every tag is cmark's
+    own). True says only that its XML has to be read.
+
+    What a reader sees of a paragraph, heading or table cell is the text of cmark's HTML
+    (``"`` written ``&quot;``, character references decoded): a mark or a digit that is
+    not there is in no quotation and no number. The test errs towards True (marks and
+    digits in attributes, code and raw HTML count too). Raises nothing for any ``str``.
+    """
+    if not _may_claim(html, quotes, numbers):
+        return False
+    if markdown is None or "<" in markdown:
+        return True
+    return _may_claim(_UNCITED_LEAF.sub("", html), quotes, numbers)
+
+
+def _may_claim(html: str, quotes: bool, numbers: bool) -> bool:
+    if quotes and (any(tag in html for tag in _HTML_QUOTING)
+                   or (not html.isascii() and _MARK_IN_HTML.search(html) is not None)):
+        return True
+    if numbers and _DIGIT.search(html) is not None:
+        return _TEXT_DIGIT.search(_HTML_MARKER.sub("", html) if "<a " in html else html) is not None
+    return False
 
 
 def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,

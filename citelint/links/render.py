@@ -91,7 +91,7 @@ def _load_freeing_renderer() -> Callable[..., Any] | None:
         return None
 
     def to_html(markdown: str, options: int, extensions: Sequence[str], xml: bool = False,
-                both: bool = False) -> str | tuple[str, str]:
+                both: bool = False, want: Callable[[str], bool] | None = None) -> str | tuple[str, str]:
         data = markdown.encode("utf-8")
         with lock:
             try:
@@ -110,8 +110,10 @@ def _load_freeing_renderer() -> Callable[..., Any] | None:
                     # Source positions are the renderers' business, not the parser's: the
                     # HTML without them and the XML with them come from one parse.
                     html_out = render(root, options & ~Options.CMARK_OPT_SOURCEPOS, get_extensions(parser), arena)
-                    return (string_at(html_out).decode("utf-8", "replace"),
-                            string_at(render_xml(root, options, arena)).decode("utf-8", "replace"))
+                    html_text = string_at(html_out).decode("utf-8", "replace")
+                    if want is not None and not want(html_text):
+                        return html_text, ""
+                    return html_text, string_at(render_xml(root, options, arena)).decode("utf-8", "replace")
                 raw = render_xml(root, options, arena) if xml else \
                     render(root, options, get_extensions(parser), arena)
                 # cmark-gfm can split a UTF-8 sequence when it gives up on a
@@ -215,15 +217,17 @@ def render_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS, foo
 
 
 def render_html_and_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS,
-                        footnotes: bool = True) -> tuple[str, str]:
+                        footnotes: bool = True, want: Callable[[str], bool] | None = None) -> tuple[str, str]:
     """``render_html(markdown, extensions, footnotes, sourcepos=False)`` and
     ``render_xml(markdown, extensions, footnotes)`` from one parse of ``markdown`` (a Markdown
-    check whose claims in prose are verified reads both). Raises as :func:`render_xml` does."""
+    check whose claims in prose are verified reads both). With ``want``, the XML is rendered
+    only when ``want(html)`` is true for that HTML, else it is "" (most documents hold no
+    claim, and the XML costs cmark more than the HTML). Raises as :func:`render_xml` does."""
     renderer = _freeing_renderer()
     if renderer is None:  # pragma: no cover - depends on cmarkgfm's build
         raise RuntimeError("cmark-gfm's XML renderer is not available in this cmarkgfm build")
     options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
-    return renderer(markdown, options, extensions, both=True)
+    return renderer(markdown, options, extensions, both=True, want=want)
 
 
 def _comment_spans(out: str) -> list[tuple[int, int]]:

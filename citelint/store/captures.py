@@ -195,6 +195,8 @@ class NewestRevisions(NamedTuple):
 
 #: Capture text a :class:`Store` keeps of the records :meth:`Store.has_source` verified.
 KEPT_CHARS = 8 * 1024 * 1024
+#: Sources whose revision listing a :class:`Store` keeps from :meth:`Store.has_source`.
+KEPT_LISTINGS = 64 * 1024
 
 
 class Store:
@@ -207,7 +209,8 @@ class Store:
     Memory is bounded whatever the store holds: kept are the last 4 lookups (records or errors),
     so facts in a row citing one capture, and the newer revision CL106 names for each, are read
     and hashed once, and the listings of 256 sources, 1024 head dates and 256 CL106 answers;
-    and, up to KEPT_CHARS characters of text, the records :meth:`has_source` verified.
+    and, up to KEPT_CHARS characters of text, the records :meth:`has_source` verified, with
+    the revision listings of up to KEPT_LISTINGS sources it found one for.
     """
 
     def __init__(self, root: Path):
@@ -224,6 +227,7 @@ class Store:
         self._source_dir = functools.lru_cache(maxsize=256)(self._derive_source_dir)
         self._kept: dict[tuple[str, str], CaptureRecord] = {}
         self._kept_chars = 0
+        self._listed: dict[str, tuple[RevisionInfo, ...]] = {}
 
     def lookup(self, source: str, sha256: str) -> CaptureRecord:
         """The verified record of (``source``, ``sha256``).
@@ -280,9 +284,14 @@ class Store:
 
     def has_source(self, source: str) -> bool:
         """True when ``source`` has a capture that verifies; a corrupt or empty file is not evidence."""
-        for rev in self.revisions(source):
+        revs = self.revisions(source)
+        for rev in revs:
             record = self._verified(source, rev.sha256)
             if record is not None:
+                if len(self._listed) < KEPT_LISTINGS:
+                    # Its directory lies inside the store (the record was read through it):
+                    # the listing is what _list_revisions would read again for the newest revisions.
+                    self._listed[source] = tuple(revs)
                 if self._kept_chars + len(record.text) <= KEPT_CHARS:
                     # A Markdown check asks this of every source, then reads the newest
                     # revisions of those its prose cites: keep what was verified for them.
@@ -308,6 +317,9 @@ class Store:
         return self._dated(source, list(self._listing(source)), heads=True)
 
     def _list_revisions(self, source: str) -> tuple[RevisionInfo, ...]:
+        listed = self._listed.get(source)
+        if listed is not None:
+            return listed
         revs = self.revisions(source)
         return tuple(revs) if revs and self._dir_inside(revs[0].directory) else ()
 
@@ -382,7 +394,13 @@ class Store:
         order): a check passes only when it holds in each group (:meth:`NewestRevisions.split`).
         Empty when nothing verifies. Verified are the newest revision, the others whose head
         date is the same or unknown, and, only with a batch, every revision, to learn theirs."""
-        dates = self._dated(source, list(self._listing(source)))
+        listed = self._listing(source)
+        if len(listed) == 1:
+            # One revision (most sources): it is the newest if it verifies, a group of its own
+            # (its batch, if any, has no other member), as the general case below finds.
+            only = self._verified(source, listed[0].sha256)
+            return NewestRevisions(((only,),) if only is not None else ())
+        dates = self._dated(source, list(listed))
         newest = next(self._newest_first(source, dates), None)
         if newest is None:
             return NewestRevisions(())
