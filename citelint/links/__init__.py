@@ -49,7 +49,7 @@ from citelint.links.render import GITHUB_EXTENSIONS
 #: cmark's output alone, so locating (source scanners, link forms) and
 #: ``--fix`` stay out of the check's start-up.
 _LAZY = {"fix": "citelint.links.degrade", "check_claims": "citelint.links.claims",
-         "link_sentences": "citelint.links.prose", "extract": "citelint.links.locate",
+         "link_sentences": "citelint.links.sentences", "extract": "citelint.links.locate",
          "resolve_destination": "citelint.links.source"}
 
 

@@ -334,36 +334,6 @@ def _attribution(det: Detector, leaf_end: int, quote_end: int) -> Block | None:
     return b if head.startswith("—") or head.startswith("--") else None
 
 
-def link_sentences(markdown: str, starts: Sequence[int]) -> dict[int, str]:
-    """The rendered sentence each link of ``markdown`` that starts at one of the code-point
-    offsets ``starts`` stands in, by that offset (a link found in no sentence is left out).
-
-    Sentences end as the citation rule says (docs/quotations.md); the run of
-    citation-only links after a terminator belongs to the sentence before it.
-    Used for the semantic review of quotation links, whose sentence is what
-    a reviewer judges the quoted passage against. Raises nothing for any ``str``.
-    """
-    wanted = set(starts)
-    out: dict[int, str] = {}
-    if not wanted:
-        return out
-    det = Detector(markdown)
-    lo, hi = min(wanted), max(wanted)
-    for k in range(len(det.leaves)):
-        b = det.block(k)
-        if not b.links or (b.hi > b.lo and (b.hi <= lo or b.lo > hi)):
-            continue  # no link of this block can be one of them
-        det.d.attach(b)
-        mine = [(a, link.start) for a, _e, _h, link in b.links if link is not None and link.start in wanted]
-        if not mine:
-            continue
-        sentences = split_sentences(b, mark_pairs(b.text, b.code))
-        for a, start in mine:
-            s0, _t, s_end = next(((s, t, e) for s, t, e in sentences if s <= a < e), (0, len(b.text), len(b.text)))
-            out.setdefault(start, b.text[s0:s_end].strip())
-    return out
-
-
 # --------------------------------------------------------------------------- numbers
 
 #: A number: a maximal run of digits with grouping separators (``,`` ``.``

@@ -2,7 +2,9 @@
 
 The mark pairs and the sentences that :mod:`citelint.links.prose` finds its
 quotations and cited numbers in (docs/quotations.md, "Prose quotations and
-numbers (detection)"). Indices are code points of a block's rendered text.
+numbers (detection)"), and the sentence each quotation link stands in
+(:func:`link_sentences`, for semantic review). Indices are code points of a
+block's rendered text.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from citelint.links.blocks import Block
+from citelint.links.blocks import Block, Detector
 
 if TYPE_CHECKING:
     pass
@@ -197,3 +199,33 @@ def _not_an_end(text: str, t: int) -> bool:
         return True
     return len(word) == 2 and word[0].isupper() or (len(word) >= 2 and word[-2].isupper()
                                                       and (len(word) == 2 or word[-3] == "."))
+
+
+def link_sentences(markdown: str, starts: Sequence[int]) -> dict[int, str]:
+    """The rendered sentence each link of ``markdown`` that starts at one of the code-point
+    offsets ``starts`` stands in, by that offset (a link found in no sentence is left out).
+
+    Sentences end as the citation rule says (docs/quotations.md); the run of
+    citation-only links after a terminator belongs to the sentence before it.
+    Used for the semantic review of quotation links, whose sentence is what
+    a reviewer judges the quoted passage against. Raises nothing for any ``str``.
+    """
+    wanted = set(starts)
+    out: dict[int, str] = {}
+    if not wanted:
+        return out
+    det = Detector(markdown)
+    lo, hi = min(wanted), max(wanted)
+    for k in range(len(det.leaves)):
+        b = det.block(k)
+        if not b.links or (b.hi > b.lo and (b.hi <= lo or b.lo > hi)):
+            continue  # no link of this block can be one of them
+        det.d.attach(b)
+        mine = [(a, link.start) for a, _e, _h, link in b.links if link is not None and link.start in wanted]
+        if not mine:
+            continue
+        sentences = split_sentences(b, mark_pairs(b.text, b.code))
+        for a, start in mine:
+            s0, _t, s_end = next(((s, t, e) for s, t, e in sentences if s <= a < e), (0, len(b.text), len(b.text)))
+            out.setdefault(start, b.text[s0:s_end].strip())
+    return out
