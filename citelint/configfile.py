@@ -97,7 +97,7 @@ def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
     source = read_source(path)
     if isinstance(source, ParseFailure):
         raise ConfigError(f"{shown}:{source.line}:{source.col}: {source.message}")
-    doc = load_yaml_text(source[1], typed=True)
+    doc = load_yaml_text(source[1], typed=True, positions_on_demand=True)
     if isinstance(doc, ParseFailure):
         message = doc.message
         if message.startswith(("expected", "found", "while", "mapping values", "did not find", "could not")):

@@ -12,6 +12,12 @@ times faster than PyYAML's pure-Python parser) and the same builder turns
 its events into values and positions. Any failure on that path, and any text
 where libyaml and PyYAML are known to read differently, is loaded again by
 the pure-Python parser, whose results and wording are the reference.
+
+A config asks for positions only to word an error, and may approve 10,000
+sources, one ``- URL`` a line: with ``positions_on_demand`` such runs of
+lines are read by a regular expression, the rest of the text by the
+parser, and positions come from loading the whole text again when asked
+for (:func:`_collapse` says why the data are the same).
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ def _core_scalar(value: str) -> Any:
     return value
 
 
-def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure:
+def load_yaml_text(text: str, *, typed: bool = False, positions_on_demand: bool = False) -> Document | ParseFailure:
     """Parse one YAML document strictly, recording positions for every pointer.
 
     Args:
@@ -69,6 +75,13 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
             ``True`` (configuration): plain scalars follow the YAML 1.2 core
             schema (§10.3.2): ``true``/``false``, integers, floats and
             ``null``; ``no``, ``on`` and dates stay strings.
+        positions_on_demand: ``True`` (configuration, whose positions only
+            an error message asks for): long runs of block sequence items
+            that are one plain scalar alone on their line (a config's 10,000
+            ``sources``) are read by a regular expression rather than event
+            by event (:func:`_collapse`), and positions come from loading
+            the whole text again on the first ``locate``. The data, the
+            positions and every failure are those of ``False``.
 
     Returns:
         A :class:`~citelint.reports.document.Document` whose positions are 1-based
@@ -81,10 +94,26 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
     """
     import yaml  # lazy: a JSON-only run never pays for it
 
+    if positions_on_demand:
+        collapsed = _collapse(text)
+        if collapsed is not None:
+            short, runs = collapsed
+            loaded = _load_text(short, typed, yaml)
+            data = _splice(loaded.data, runs) if isinstance(loaded, Document) else _NOT_SPLICED
+            if data is not _NOT_SPLICED:
+                return _PositionsOnDemand(data, text, typed)
+            # A failure, or a run that is not what it looked like (inside a
+            # block scalar, a flow collection, a multi-line scalar): the
+            # whole text, as written, gives the data, or the failure and its
+            # position.
+    return _load_text(text, typed, yaml)
+
+
+def _load_text(text: str, typed: bool, yaml: Any) -> Document | ParseFailure:
+    """:func:`load_yaml_text` of ``text`` with every position recorded."""
     if _libyaml_reads_alike(yaml, text):
         try:
-            # cyaml re-exports _yaml's CParser; the stub does not mark it exported.
-            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)  # type: ignore[attr-defined]
+            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)
         except Exception:  # noqa: BLE001 - _Unsure, or a lone surrogate that cannot be handed to libyaml
             loaded = None
         if isinstance(loaded, Document):
@@ -94,6 +123,142 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
         # golden files quote them), so the pure-Python parser loads it again.
         # Only an error path pays twice.
     return _load(text, typed, yaml, yaml.BaseLoader)
+
+
+#: Characters a run item may hold (:func:`_collapse`): printable (as both
+#: YAML readers define it), neither white space nor a line break to either
+#: parser (U+0085, U+2028 and U+2029 are breaks to YAML), no BOM (libyaml
+#: reads one anywhere), no surrogate.
+_NON_ASCII = "\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_ITEM_CHAR = "\x21-\x7e" + _NON_ASCII
+#: Its last character: also not ``:`` (``- key:`` is a mapping).
+_ITEM_LAST = "\x21-\x39\x3b-\x7e" + _NON_ASCII
+#: Its first character: a letter, ``/``, ``_`` or non-ASCII, so never an
+#: indicator (``- ? : , [ ] { } # & * ! | > ' " % @ ```) nor a character that
+#: can start a core-schema number or null (``~ + - . 0-9``).
+_ITEM_FIRST = "A-Za-z/_" + _NON_ASCII
+#: One item line: ``- `` and the scalar, not a core-schema null or boolean
+#: word (the only non-strings a first letter can still give), then the line
+#: break.
+_ITEM = (f"- (?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)\r?\n)[{_ITEM_FIRST}]"
+         f"(?:[{_ITEM_CHAR}]*[{_ITEM_LAST}])?\r?\n")
+#: Runs shorter than this are left to the parser: they would save nothing.
+RUN_MIN = 16
+_RUN = re.compile(f"^( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}", re.M)
+_RUN_VALUE = re.compile(f"- ([{_ITEM_CHAR}]+)")
+_NOT_SPLICED = object()
+
+
+def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
+    """``text`` with each run of at least :data:`RUN_MIN` item lines (``- ``
+    and one plain scalar alone on its line, at one indentation) replaced,
+    all but its last line, by one item line holding a placeholder; and each
+    placeholder's values. None when ``text`` has no such run.
+
+    Why the data of ``text`` is the data of the short text with each
+    placeholder spliced out (:func:`_splice`), whenever the short text
+    loads and each placeholder is found, once, as an item of a sequence:
+    each placeholder is a plain scalar, not written anywhere in ``text``, on
+    its own line after ``- ``; found whole as a value, it was scanned as a
+    block entry and a plain scalar in block context (in a flow collection
+    ``- `` is an error, and a block scalar, a quoted or a multi-line plain
+    scalar would have held the ``- `` too). Each item line of the run, read
+    from the same scanner state, scans the same way: ``- `` is a block entry
+    at the same column, the scalar holds no space, no line break and no
+    ``:`` last, so it ends at the line's end, and the next line, at the same
+    column, cannot continue it. The scanner is then back in the state it was
+    in before the line, so the item lines give one scalar item each where
+    the placeholder gave one, and the rest of the text scans and parses
+    alike. The first character makes each value a string as written, by
+    either schema. Anything else (the placeholder inside another scalar, a
+    failure) makes the caller load the whole text, whose data, positions
+    and failures are the reference.
+    """
+    found = list(_RUN.finditer(text))
+    if not found:
+        return None
+    marker = "citelint_collapsed_"
+    while marker in text:
+        marker += "_"
+    pieces: list[str] = []
+    runs: dict[str, list[str]] = {}
+    done = 0
+    for n, match in enumerate(found):
+        start, end = match.span()
+        last = text.rfind("\n", start, end - 1) + 1  # the run's last line stays as written
+        placeholder = f"{marker}{n}"
+        runs[placeholder] = _RUN_VALUE.findall(text, start, last)
+        pieces += [text[done:start], match.group(1), "- ", placeholder, "\n"]
+        done = last
+    pieces.append(text[done:])
+    return "".join(pieces), runs
+
+
+def _splice(data: Any, runs: dict[str, list[str]]) -> Any:
+    """``data`` (loaded from :func:`_collapse`'s short text) with each
+    placeholder item replaced by its run's values, or :data:`_NOT_SPLICED`
+    when a placeholder is anywhere but a sequence item, or not found once.
+    ``runs`` is emptied as placeholders are found."""
+    def walk(node: Any) -> Any:
+        if type(node) is list:
+            out: list[Any] = []
+            for item in node:
+                if type(item) is str and item in runs:
+                    out += runs.pop(item)
+                elif type(item) in (list, dict):
+                    inner = walk(item)
+                    if inner is _NOT_SPLICED:
+                        return _NOT_SPLICED
+                    out.append(inner)
+                else:
+                    out.append(item)
+            return out
+        if type(node) is dict:
+            mapping: dict[Any, Any] = {}
+            for key, value in node.items():
+                if key in runs or (type(value) is str and value in runs):
+                    return _NOT_SPLICED
+                inner = walk(value) if type(value) in (list, dict) else value
+                if inner is _NOT_SPLICED:
+                    return _NOT_SPLICED
+                mapping[key] = inner
+            return mapping
+        return _NOT_SPLICED if type(node) is str and node in runs else node
+
+    spliced = walk(data)
+    return _NOT_SPLICED if runs else spliced
+
+
+class _PositionsOnDemand(Document):
+    """A document whose data came from :func:`_collapse`'s short text: its
+    positions come from loading the whole ``text`` on the first ``locate``
+    (only an error message asks for one), so they are the positions
+    :func:`load_yaml_text` gives without ``positions_on_demand``."""
+
+    def __init__(self, data: Any, text: str, typed: bool):
+        super().__init__(data)
+        self._text: str | None = text
+        self._typed = typed
+        self._whole: Document | None = None
+
+    def _positions(self) -> Document:
+        if self._whole is None:
+            import yaml
+
+            assert self._text is not None
+            whole = _load_text(self._text, self._typed, yaml)
+            # Loads, by construction (see _collapse); a failure would leave positions at 1:1.
+            self._whole = whole if isinstance(whole, Document) else Document(self.data)
+            self._text = None
+        return self._whole
+
+    def locate(self, pointer: str) -> Position:
+        """Position of the value at ``pointer``, from the whole text."""
+        return self._positions().locate(pointer)
+
+    def locate_key(self, pointer: str) -> Position:
+        """Position of the key whose value is at ``pointer`` (or of the value), from the whole text."""
+        return self._positions().locate_key(pointer)
 
 
 def _libyaml_reads_alike(yaml: Any, text: str) -> bool:
