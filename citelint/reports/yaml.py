@@ -125,27 +125,24 @@ def _load_text(text: str, typed: bool, yaml: Any) -> Document | ParseFailure:
     return _load(text, typed, yaml, yaml.BaseLoader)
 
 
-#: Characters a run item may hold (:func:`_collapse`): printable (as both
-#: YAML readers define it), neither white space nor a line break to either
-#: parser (U+0085, U+2028 and U+2029 are breaks to YAML), no BOM (libyaml
-#: reads one anywhere), no surrogate.
-_NON_ASCII = "\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
-_ITEM_CHAR = "\x21-\x7e" + _NON_ASCII
-#: Its last character: also not ``:`` (``- key:`` is a mapping).
-_ITEM_LAST = "\x21-\x39\x3b-\x7e" + _NON_ASCII
-#: Its first character: a letter, ``/``, ``_`` or non-ASCII, so never an
+#: Characters a run item may hold (:func:`_collapse`), as a negated class (a
+#: fraction of the cost of the same set listed by ranges): printable, as
+#: both YAML readers define it, and neither white space nor a line break to
+#: either parser (U+0085, U+2028 and U+2029 are breaks to YAML), no BOM
+#: (libyaml reads one anywhere), no surrogate.
+_NOT_ITEM_CHAR = "\x00-\x20\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
+#: Its first character: a letter, ``/ \ ^ _`` or non-ASCII, so never an
 #: indicator (``- ? : , [ ] { } # & * ! | > ' " % @ ```) nor a character that
 #: can start a core-schema number or null (``~ + - . 0-9``).
-_ITEM_FIRST = "A-Za-z/_" + _NON_ASCII
+_NOT_ITEM_FIRST = _NOT_ITEM_CHAR + "!-.0-@\\[\\]`{-~"
 #: One item line: ``- `` and the scalar, not a core-schema null or boolean
-#: word (the only non-strings a first letter can still give), then the line
-#: break.
-_ITEM = (f"- (?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)\r?\n)[{_ITEM_FIRST}]"
-         f"(?:[{_ITEM_CHAR}]*[{_ITEM_LAST}])?\r?\n")
+#: word (the only non-strings a first letter can still give), with no ``:``
+#: last (``- key:`` is a mapping), then the line break.
+_ITEM = (f"- (?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)\r?\n)[^{_NOT_ITEM_FIRST}]"
+         f"[^{_NOT_ITEM_CHAR}]*+(?<!:)\r?\n")
 #: Runs shorter than this are left to the parser: they would save nothing.
 RUN_MIN = 16
 _RUN = re.compile(f"^( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}", re.M)
-_RUN_VALUE = re.compile(f"- ([{_ITEM_CHAR}]+)")
 _NOT_SPLICED = object()
 
 
@@ -187,7 +184,12 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
         start, end = match.span()
         last = text.rfind("\n", start, end - 1) + 1  # the run's last line stays as written
         placeholder = f"{marker}{n}"
-        runs[placeholder] = _RUN_VALUE.findall(text, start, last)
+        lines = text[start:last]
+        if "\r" in lines:
+            lines = lines.replace("\r\n", "\n")  # an item holds no \r: each one ends a line
+        # Each line is the indentation, "- " and the value, which holds no
+        # space: every indentation-and-"- " is a line's start, and nothing else.
+        runs[placeholder] = lines.replace(match.group(1) + "- ", "").split("\n")[:-1]
         pieces += [text[done:start], match.group(1), "- ", placeholder, "\n"]
         done = last
     pieces.append(text[done:])
