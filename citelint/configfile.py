@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from citelint.errors import ConfigError
-from citelint.reports.document import ParseFailure
+from citelint.reports.document import ParseFailure, splice_runs
 from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
-from citelint.reports.yaml import load_yaml_text
+from citelint.reports.yaml import RUN_MIN, load_yaml_text
 
 PYPROJECT = "pyproject.toml"
 _STR = frozenset({str})
@@ -58,6 +58,57 @@ def yaml_hint(text: str, line: int, problem: str) -> str:
     return "fix the syntax at this position"
 
 
+#: A TOML array's string item alone on its line, with its comma: a basic
+#: string holding no quote, backslash or control character, so it has no
+#: escape and its value is its text.
+_TOML_ITEM = '[ ]*"[^"\\\\\x00-\x1f\x7f]+",[ ]*\r?\n'
+_TOML_RUN = re.compile(f"^(?:{_TOML_ITEM}){{{RUN_MIN},}}", re.M)
+_TOML_VALUE = re.compile('"([^"\\\\\x00-\x1f\x7f]+)",')
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, with runs of :data:`~citelint.reports.yaml.RUN_MIN`
+    or more string items, one a line (``  "https://...",``: a config's 10,000
+    sources), read by regular expressions rather than by tomllib's
+    pure-Python parser.
+
+    Each run is replaced by one item holding a placeholder written nowhere
+    in ``text``; found, once, as a list item of what tomllib reads, the
+    placeholder was read as a value of an array followed by its comma (in a
+    multi-line string, a comment or a key it would not be a whole item),
+    and each line of the run reads the same way from the same state of the
+    array, so the data are tomllib's with the run's values in its place
+    (:func:`~citelint.reports.document.splice_runs`). Any failure or doubt
+    loads ``text`` whole: its data, and every error, are tomllib's.
+
+    Raises:
+        tomllib.TOMLDecodeError, ValueError: as ``tomllib.loads(text)``.
+    """
+    import tomllib
+
+    found = list(_TOML_RUN.finditer(text))
+    if found:
+        marker = "citelint_collapsed_"
+        while marker in text:
+            marker += "_"
+        pieces: list[str] = []
+        runs: dict[str, list[Any]] = {}
+        done = 0
+        for n, match in enumerate(found):
+            placeholder = f"{marker}{n}"
+            runs[placeholder] = _TOML_VALUE.findall(text, match.start(), match.end())
+            pieces += [text[done:match.start()], f'"{placeholder}",\n']
+            done = match.end()
+        pieces.append(text[done:])
+        try:
+            data = splice_runs(tomllib.loads("".join(pieces)), runs)
+        except (tomllib.TOMLDecodeError, ValueError):
+            data = None  # the whole text gives the error, and its position
+        if data is not None:
+            return data
+    return tomllib.loads(text)
+
+
 def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
     """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None.
     ``shown`` is how messages name the file."""
@@ -66,7 +117,7 @@ def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
 
         try:
             text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
+            data = toml_loads(text)
         except UnicodeDecodeError:
             raise ConfigError(f"{shown}: not valid UTF-8") from None
         except tomllib.TOMLDecodeError as exc:

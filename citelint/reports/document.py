@@ -99,6 +99,49 @@ class Document:
         return self._find(self._keys, pointer)
 
 
+def splice_runs(data: Any, runs: dict[str, list[Any]]) -> Any:
+    """``data``, loaded from a text in which each run of list items was
+    replaced by one placeholder item (a string written nowhere else), with
+    each placeholder item replaced by its run's values, in place of it.
+
+    ``runs`` maps each placeholder to its values; it is emptied as they are
+    found. Returns None when a placeholder is anywhere but an item of a list
+    (a key, a mapping's value, inside no list), or is not found, once: the
+    text then did not read as the runs assumed, and the caller loads it whole.
+    Walks only what the parser built (the runs themselves are not walked).
+    """
+    missing = object()
+
+    def walk(node: Any) -> Any:
+        if type(node) is list:
+            out: list[Any] = []
+            for item in node:
+                if type(item) is str and item in runs:
+                    out += runs.pop(item)
+                elif type(item) in _CONTAINERS:
+                    inner = walk(item)
+                    if inner is missing:
+                        return missing
+                    out.append(inner)
+                else:
+                    out.append(item)
+            return out
+        if type(node) is dict:
+            mapping: dict[Any, Any] = {}
+            for key, value in node.items():
+                if key in runs or (type(value) is str and value in runs):
+                    return missing
+                inner = walk(value) if type(value) in _CONTAINERS else value
+                if inner is missing:
+                    return missing
+                mapping[key] = inner
+            return mapping
+        return missing if type(node) is str and node in runs else node
+
+    spliced = walk(data)
+    return None if runs or spliced is missing else spliced
+
+
 def too_deep(value: Any, depth: int = 1) -> bool:
     """True when ``value``, sitting at nesting ``depth`` (the top level is 1),
     is or holds a container deeper than :data:`MAX_DEPTH`, as the parsers count.

@@ -34,6 +34,7 @@ from citelint.reports.document import (
     Document,
     LineIndex,
     ParseFailure,
+    splice_runs,
 )
 from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
 
@@ -99,8 +100,8 @@ def load_yaml_text(text: str, *, typed: bool = False, positions_on_demand: bool 
         if collapsed is not None:
             short, runs = collapsed
             loaded = _load_text(short, typed, yaml)
-            data = _splice(loaded.data, runs) if isinstance(loaded, Document) else _NOT_SPLICED
-            if data is not _NOT_SPLICED:
+            data = splice_runs(loaded.data, runs) if isinstance(loaded, Document) else None
+            if data is not None:
                 return _PositionsOnDemand(data, text, typed)
             # A failure, or a run that is not what it looked like (inside a
             # block scalar, a flow collection, a multi-line scalar): the
@@ -143,7 +144,6 @@ _ITEM = (f"- (?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)\r?\n)[^{_NOT
 #: Runs shorter than this are left to the parser: they would save nothing.
 RUN_MIN = 16
 _RUN = re.compile(f"^( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}", re.M)
-_NOT_SPLICED = object()
 
 
 def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
@@ -153,7 +153,7 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
     placeholder's values. None when ``text`` has no such run.
 
     Why the data of ``text`` is the data of the short text with each
-    placeholder spliced out (:func:`_splice`), whenever the short text
+    placeholder spliced out (:func:`~citelint.reports.document.splice_runs`), whenever the short text
     loads and each placeholder is found, once, as an item of a sequence:
     each placeholder is a plain scalar, not written anywhere in ``text``, on
     its own line after ``- ``; found whole as a value, it was scanned as a
@@ -194,41 +194,6 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
         done = last
     pieces.append(text[done:])
     return "".join(pieces), runs
-
-
-def _splice(data: Any, runs: dict[str, list[str]]) -> Any:
-    """``data`` (loaded from :func:`_collapse`'s short text) with each
-    placeholder item replaced by its run's values, or :data:`_NOT_SPLICED`
-    when a placeholder is anywhere but a sequence item, or not found once.
-    ``runs`` is emptied as placeholders are found."""
-    def walk(node: Any) -> Any:
-        if type(node) is list:
-            out: list[Any] = []
-            for item in node:
-                if type(item) is str and item in runs:
-                    out += runs.pop(item)
-                elif type(item) in (list, dict):
-                    inner = walk(item)
-                    if inner is _NOT_SPLICED:
-                        return _NOT_SPLICED
-                    out.append(inner)
-                else:
-                    out.append(item)
-            return out
-        if type(node) is dict:
-            mapping: dict[Any, Any] = {}
-            for key, value in node.items():
-                if key in runs or (type(value) is str and value in runs):
-                    return _NOT_SPLICED
-                inner = walk(value) if type(value) in (list, dict) else value
-                if inner is _NOT_SPLICED:
-                    return _NOT_SPLICED
-                mapping[key] = inner
-            return mapping
-        return _NOT_SPLICED if type(node) is str and node in runs else node
-
-    spliced = walk(data)
-    return _NOT_SPLICED if runs else spliced
 
 
 class _PositionsOnDemand(Document):
