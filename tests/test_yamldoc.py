@@ -362,6 +362,16 @@ RUN_CONTEXTS = [
 ]
 
 
+#: Flow items (one double-quoted item and its comma a line, as JSON is written), and (before, after)
+#: a run of them: a flow sequence where they belong, and places where such lines are something else.
+FLOW_VALUES = ["https://example.org/a", "https://example.org/a", "a b", " lead", "#x", "a: b", "é — ü", "- x",
+               "null", "12", "a\\\"b", "a\\nb", "it's", "a\tb", "a\u2028b", "a\x85b", "", "citelint_collapsed_0"]
+FLOW_CONTEXTS = [("sources: [\n", "]\n"), ('{"sources": [\n', '  "last"\n ],\n "labels": ["x"]}\n'),
+                 ("k: {\n", "}\n"), ("k:\n", ""), ("k: |\n", "z: 1\n"), ('k: "\n', '"\n'), ("[[\n", "]]\n"),
+                 ("- [\n", "  ]\n- x\n"), ("k: [ # open\n", "  # c\n  z]\n"), ("k: [\n", ""),
+                 ("k: [a,\n", "  {q: 1}, [b]]\n"), ("k: [\n", "  ? x\n]\n")]
+
+
 def observed(loaded: Document | ParseFailure) -> tuple[Any, ...]:
     """What a caller observes through the public interface: data (with types), or the failure."""
     if isinstance(loaded, ParseFailure):
@@ -370,6 +380,17 @@ def observed(loaded: Document | ParseFailure) -> tuple[Any, ...]:
 
 
 def run_document(rnd: random.Random) -> str:
+    if rnd.random() < 0.4:
+        before, after = rnd.choice(FLOW_CONTEXTS)
+        indent = rnd.choice(["", " ", "  "])
+        values = [rnd.choice(FLOW_VALUES[:5]) if rnd.random() < 0.9 else rnd.choice(FLOW_VALUES)
+                  for _ in range(rnd.randint(RUN_MIN - 3, 3 * RUN_MIN))]
+        lines = [f'{indent}"{v}",{rnd.choice(["", "", " "])}\n' for v in values]
+        if rnd.random() < 0.2:  # a line inside the run that is not a flow item alone on its line
+            lines.insert(rnd.randrange(len(lines)), rnd.choice(["  x,\n", "  'y',\n", '  "z", "w",\n', "\n",
+                                                                "  # c\n", '  "v"\n', '  "k": 1,\n']))
+        text = before + "".join(lines) + after
+        return mutate(text, rnd) if rnd.random() < 0.3 else text
     before, indent, after = rnd.choice(RUN_CONTEXTS)
     plain = [v for v in RUN_VALUES[:9]]
     values = [rnd.choice(plain) if rnd.random() < 0.9 else rnd.choice(RUN_VALUES)
@@ -387,7 +408,7 @@ def run_document(rnd: random.Random) -> str:
 
 
 def test_runs_read_by_a_regular_expression_give_the_same_data_positions_and_failures() -> None:
-    """positions_on_demand reads runs of plain items without an event per item; for awkward
+    """positions_on_demand reads runs of block and flow items without an event per item; for awkward
     inputs of every kind, a caller sees exactly the data, the positions and the failures of
     the event-by-event load."""
     rnd = random.Random(20261203)

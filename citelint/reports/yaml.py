@@ -143,14 +143,23 @@ _ITEM = (f"- (?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)\r?\n)[^{_NOT
          f"[^{_NOT_ITEM_CHAR}]*+(?<!:)\r?\n")
 #: Runs shorter than this are left to the parser: they would save nothing.
 RUN_MIN = 16
-_RUN = re.compile(f"^( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}", re.M)
+#: One item line of a flow sequence written one item a line (``"https://...",``,
+#: as JSON is written): a double-quoted scalar holding no quote, no
+#: backslash (so no escape) and nothing the readers refuse or break lines
+#: at, then its comma.
+_NOT_QUOTED_CHAR = '"\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff'
+_FLOW_ITEM = f' *"[^{_NOT_QUOTED_CHAR}]+", *\r?\n'
+#: A run: block items at one indentation (group 1), or flow items.
+_RUN = re.compile(f"^(?:( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}|(?:{_FLOW_ITEM}){{{RUN_MIN},}})", re.M)
+_FLOW_VALUE = re.compile(f'"([^{_NOT_QUOTED_CHAR}]+)",')
 
 
 def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
-    """``text`` with each run of at least :data:`RUN_MIN` item lines (``- ``
-    and one plain scalar alone on its line, at one indentation) replaced,
-    all but its last line, by one item line holding a placeholder; and each
-    placeholder's values. None when ``text`` has no such run.
+    """``text`` with each run of at least :data:`RUN_MIN` item lines replaced
+    by one item line holding a placeholder, and each placeholder's values;
+    None when ``text`` has no such run. A run is block items (``- `` and one
+    plain scalar alone on its line, at one indentation; its last line stays
+    as written) or flow items (``"..."`` and its comma alone on a line).
 
     Why the data of ``text`` is the data of the short text with each
     placeholder spliced out (:func:`~citelint.reports.document.splice_runs`), whenever the short text
@@ -167,9 +176,20 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
     in before the line, so the item lines give one scalar item each where
     the placeholder gave one, and the rest of the text scans and parses
     alike. The first character makes each value a string as written, by
-    either schema. Anything else (the placeholder inside another scalar, a
-    failure) makes the caller load the whole text, whose data, positions
-    and failures are the reference.
+    either schema.
+
+    A flow item's placeholder (``"..."``, then ``,``) found whole as an item
+    was scanned as a double-quoted scalar in a flow sequence (in block
+    context the comma is an error; in a flow mapping it would be a key; in
+    another scalar it would hold the quotes). Each line of the run, from the
+    same state, is a quoted scalar with no escape, so its value is its text
+    and it is a string by either schema, ended by a flow entry that leaves
+    the scanner and the parser as they were (flow collections ignore
+    indentation), so each line gives one item where the placeholder gave one.
+
+    Anything else (the placeholder inside another scalar, a failure) makes
+    the caller load the whole text, whose data, positions and failures are
+    the reference.
     """
     found = list(_RUN.finditer(text))
     if not found:
@@ -182,15 +202,21 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
     done = 0
     for n, match in enumerate(found):
         start, end = match.span()
-        last = text.rfind("\n", start, end - 1) + 1  # the run's last line stays as written
         placeholder = f"{marker}{n}"
+        indent = match.group(1)
+        if indent is None:  # flow items: each holds one "value",
+            runs[placeholder] = _FLOW_VALUE.findall(text, start, end)
+            pieces += [text[done:start], f'"{placeholder}",\n']
+            done = end
+            continue
+        last = text.rfind("\n", start, end - 1) + 1  # the run's last line stays as written
         lines = text[start:last]
         if "\r" in lines:
             lines = lines.replace("\r\n", "\n")  # an item holds no \r: each one ends a line
         # Each line is the indentation, "- " and the value, which holds no
         # space: every indentation-and-"- " is a line's start, and nothing else.
-        runs[placeholder] = lines.replace(match.group(1) + "- ", "").split("\n")[:-1]
-        pieces += [text[done:start], match.group(1), "- ", placeholder, "\n"]
+        runs[placeholder] = lines.replace(indent + "- ", "").split("\n")[:-1]
+        pieces += [text[done:start], indent, "- ", placeholder, "\n"]
         done = last
     pieces.append(text[done:])
     return "".join(pieces), runs
