@@ -385,7 +385,10 @@ def run_document(rnd: random.Random) -> str:
         indent = rnd.choice(["", " ", "  "])
         values = [rnd.choice(FLOW_VALUES[:5]) if rnd.random() < 0.9 else rnd.choice(FLOW_VALUES)
                   for _ in range(rnd.randint(RUN_MIN - 3, 3 * RUN_MIN))]
-        lines = [f'{indent}"{v}",{rnd.choice(["", "", " "])}\n' for v in values]
+        if rnd.random() < 0.3:  # many on one line, as JSON without indentation is written
+            lines = [f'"{v}",{rnd.choice([" ", "", "  "])}' for v in values]
+        else:
+            lines = [f'{indent}"{v}",{rnd.choice(["", "", " "])}\n' for v in values]
         if rnd.random() < 0.2:  # a line inside the run that is not a flow item alone on its line
             lines.insert(rnd.randrange(len(lines)), rnd.choice(["  x,\n", "  'y',\n", '  "z", "w",\n', "\n",
                                                                 "  # c\n", '  "v"\n', '  "k": 1,\n']))
