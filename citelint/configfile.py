@@ -58,25 +58,27 @@ def yaml_hint(text: str, line: int, problem: str) -> str:
     return "fix the syntax at this position"
 
 
-#: A TOML array's string item alone on its line, with its comma: a basic
-#: string holding no quote, backslash or control character, so it has no
-#: escape and its value is its text.
-_TOML_ITEM = '[ ]*"[^"\\\\\x00-\x1f\x7f]+",[ ]*\r?\n'
-_TOML_RUN = re.compile(f"^(?:{_TOML_ITEM}){{{RUN_MIN},}}", re.M)
+#: A TOML array's string item and its comma: a basic string holding no
+#: quote, backslash or control character, so it has no escape and its value
+#: is its text. A run of them has spaces and newlines between (a lone CR is
+#: not TOML: it ends a run rather than being read past); it starts with a
+#: literal, which the regular-expression engine finds at C speed.
+_TOML_ITEM = '"[^"\\\\\x00-\x1f\x7f]+",'
+_TOML_RUN = re.compile(f"{_TOML_ITEM}(?:(?: |\r?\n)*{_TOML_ITEM}){{{RUN_MIN - 1},}}")
 _TOML_VALUE = re.compile('"([^"\\\\\x00-\x1f\x7f]+)",')
 
 
 def toml_loads(text: str) -> dict[str, Any]:
     """``tomllib.loads(text)``, with runs of :data:`~citelint.reports.yaml.RUN_MIN`
-    or more string items, one a line (``  "https://...",``: a config's 10,000
-    sources), read by regular expressions rather than by tomllib's
-    pure-Python parser.
+    or more string items and their commas (``"https://...",``, one a line or
+    many: a config's 10,000 sources) read by regular expressions rather than
+    by tomllib's pure-Python parser.
 
     Each run is replaced by one item holding a placeholder written nowhere
     in ``text``; found, once, as a list item of what tomllib reads, the
     placeholder was read as a value of an array followed by its comma (in a
     multi-line string, a comment or a key it would not be a whole item),
-    and each line of the run reads the same way from the same state of the
+    and each item of the run reads the same way from the same state of the
     array, so the data are tomllib's with the run's values in its place
     (:func:`~citelint.reports.document.splice_runs`). Any failure or doubt
     loads ``text`` whole: its data, and every error, are tomllib's.
@@ -97,7 +99,7 @@ def toml_loads(text: str) -> dict[str, Any]:
         for n, match in enumerate(found):
             placeholder = f"{marker}{n}"
             runs[placeholder] = _TOML_VALUE.findall(text, match.start(), match.end())
-            pieces += [text[done:match.start()], f'"{placeholder}",\n']
+            pieces += [text[done:match.start()], f'"{placeholder}",']
             done = match.end()
         pieces.append(text[done:])
         try:

@@ -200,7 +200,7 @@ TOML_ITEMS = ['  "https://example.org/a",\n', '  "https://example.org/a",\n', '"
               '    "a b",  \n', '  "reports/**/*.json",\n']
 TOML_ODD = ['  "a\\u00e9",\n', "  'literal',\n", '  "x" ,\n', '  "x", # c\n', '  "",\n', '  "a\\"b",\n',
             '  "tab\there",\n', '  "last"\n', '  # comment\n', '\n', '  1,\n', '  "citelint_collapsed_0",\n',
-            '  "cr\rlf",\n', '  """,\n']
+            '  "cr\rlf",\n', '  """,\n', '  "a",\r  "b",\n']
 #: (before, after) a run: an array where it belongs, and places where such lines are not array items.
 TOML_CONTEXTS = [("[tool.citelint]\nsources = [\n", "]\nlabels = ['x']\n"), ("a = [\n", "  \"end\"\n]\n"),
                  ('a = """\n', '"""\n'), ("a = '''\n", "'''\n"), ("[t]\n", ""), ("a = {\n", "}\n"),
@@ -232,6 +232,8 @@ def test_toml_runs_read_by_regular_expressions_give_tomllibs_data_and_errors(mon
         before, after = rnd.choice(TOML_CONTEXTS)
         lines = [rnd.choice(TOML_ITEMS) if rnd.random() < 0.93 else rnd.choice(TOML_ODD)
                  for _ in range(rnd.randint(RUN_MIN - 3, 3 * RUN_MIN))]
+        if rnd.random() < 0.3:  # many items on one line
+            lines = [line.strip(" \n") + rnd.choice([" ", "", "  "]) for line in lines]
         text = before + "".join(lines) + after
         if rnd.random() < 0.2:
             text = text.replace("\n", "\r\n")
