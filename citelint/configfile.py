@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citelint.errors import ConfigError
-from citelint.reports.document import ParseFailure, splice_runs
+from citelint.reports.document import ParseFailure, quoted_items, splice_runs
 from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
 from citelint.reports.yaml import RUN_MIN, load_yaml_text
@@ -65,7 +65,6 @@ def yaml_hint(text: str, line: int, problem: str) -> str:
 #: literal, which the regular-expression engine finds at C speed.
 _TOML_ITEM = '"[^"\\\\\x00-\x1f\x7f]+",'
 _TOML_RUN = re.compile(f"{_TOML_ITEM}(?:(?: |\r?\n)*{_TOML_ITEM}){{{RUN_MIN - 1},}}")
-_TOML_VALUE = re.compile('"([^"\\\\\x00-\x1f\x7f]+)",')
 
 
 def toml_loads(text: str) -> dict[str, Any]:
@@ -98,7 +97,7 @@ def toml_loads(text: str) -> dict[str, Any]:
         done = 0
         for n, match in enumerate(found):
             placeholder = f"{marker}{n}"
-            runs[placeholder] = _TOML_VALUE.findall(text, match.start(), match.end())
+            runs[placeholder] = quoted_items(match.group())
             pieces += [text[done:match.start()], f'"{placeholder}",']
             done = match.end()
         pieces.append(text[done:])

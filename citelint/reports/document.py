@@ -99,6 +99,20 @@ class Document:
         return self._find(self._keys, pointer)
 
 
+_QUOTED_ITEM = re.compile('"([^"]*)",')
+
+
+def quoted_items(run: str) -> list[str]:
+    """The values of ``run``: items ``"value",`` (no value holding a quote)
+    with white space between them, as a YAML flow sequence or a TOML array
+    writes them one a line. One ``split`` when the space between items is
+    the same throughout (the usual case), a regular expression otherwise."""
+    end = run.find('",')
+    values = run[1:-2].split(run[end:run.find('"', end + 2) + 1])
+    # Each value adds two quotes: fewer values than that means unequal space between some items.
+    return values if run.count('"') == 2 * len(values) else _QUOTED_ITEM.findall(run)
+
+
 def splice_runs(data: Any, runs: dict[str, list[Any]]) -> Any:
     """``data``, loaded from a text in which each run of list items was
     replaced by one placeholder item (a string written nowhere else), with

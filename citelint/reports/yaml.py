@@ -34,6 +34,7 @@ from citelint.reports.document import (
     Document,
     LineIndex,
     ParseFailure,
+    quoted_items,
     splice_runs,
 )
 from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
@@ -136,11 +137,13 @@ _NOT_ITEM_CHAR = "\x00-\x20\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
 #: indicator (``- ? : , [ ] { } # & * ! | > ' " % @ ```) nor a character that
 #: can start a core-schema number or null (``~ + - . 0-9``).
 _NOT_ITEM_FIRST = _NOT_ITEM_CHAR + "!-.0-@\\[\\]`{-~"
-#: One item line: ``- `` and the scalar, not a core-schema null or boolean
-#: word (the only non-strings a first letter can still give), with no ``:``
-#: last (``- key:`` is a mapping), then the line break.
-_ITEM = (f"- (?!(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)\r?\n)[^{_NOT_ITEM_FIRST}]"
-         f"[^{_NOT_ITEM_CHAR}]*+(?<!:)\r?\n")
+#: One item line: ``- `` and the scalar, then the line break. A run is not
+#: read (it is left to the parser) when a scalar ends in ``:`` (``- key:``
+#: is a mapping) or is one of these words, the only non-strings a first
+#: letter can still give: tested on the whole run at once, cheaper than
+#: a lookahead and a lookbehind on every line.
+_ITEM = f"- [^{_NOT_ITEM_FIRST}][^{_NOT_ITEM_CHAR}]*+\r?\n"
+_CORE_WORDS = frozenset(("null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"))
 #: Runs shorter than this are left to the parser: they would save nothing.
 RUN_MIN = 16
 #: Flow items (``"https://...",``, as JSON is written, one a line or many):
@@ -155,7 +158,6 @@ _FLOW_ITEM = f'"[^{_NOT_QUOTED_CHAR}]+",'
 #: would make it try every position: 20 ms on a 400 KB line).
 _BLOCK_RUN = re.compile(f"\n( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}")
 _FLOW_RUN = re.compile(f"{_FLOW_ITEM}(?:[ \r\n]*{_FLOW_ITEM}){{{RUN_MIN - 1},}}")
-_FLOW_VALUE = re.compile(f'"([^{_NOT_QUOTED_CHAR}]+)",')
 
 
 def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
@@ -175,13 +177,14 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
     ``- `` is an error, and a block scalar, a quoted or a multi-line plain
     scalar would have held the ``- `` too). Each item line of the run, read
     from the same scanner state, scans the same way: ``- `` is a block entry
-    at the same column, the scalar holds no space, no line break and no
-    ``:`` last, so it ends at the line's end, and the next line, at the same
+    at the same column, the scalar holds no space and no line break, and a
+    run with a ``:`` last is left as written, so it ends at the line's end, and the next line, at the same
     column, cannot continue it. The scanner is then back in the state it was
     in before the line, so the item lines give one scalar item each where
     the placeholder gave one, and the rest of the text scans and parses
-    alike. The first character makes each value a string as written, by
-    either schema.
+    alike. The first character, and no value being a null or boolean word
+    (such a run is left as written), make each value a string as written,
+    by either schema.
 
     A flow item's placeholder (``"..."``, then ``,``) found whole as an item
     was scanned as one double-quoted scalar token (its value is written once,
@@ -213,7 +216,7 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
             continue  # flow items inside a block item's value: the block run is read
         placeholder = f"{marker}{n}"
         if indent is None:  # flow items: each holds one "value",
-            runs[placeholder] = _FLOW_VALUE.findall(text, start, end)
+            runs[placeholder] = quoted_items(text[start:end])
             pieces += [text[done:start], f'"{placeholder}",']
             done = covered = end
             continue
@@ -223,7 +226,10 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
             lines = lines.replace("\r\n", "\n")  # an item holds no \r: each one ends a line
         # Each line is the indentation, "- " and the value, which holds no
         # space: every indentation-and-"- " is a line's start, and nothing else.
-        runs[placeholder] = lines.replace(indent + "- ", "").split("\n")[:-1]
+        values = lines.replace(indent + "- ", "").split("\n")[:-1]
+        if ":\n" in lines or not _CORE_WORDS.isdisjoint(values):
+            continue  # a mapping, a null or a boolean among them: the parser reads the run
+        runs[placeholder] = values
         pieces += [text[done:start], indent, "- ", placeholder, "\n"]
         done, covered = last, end
     pieces.append(text[done:])
