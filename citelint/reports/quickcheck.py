@@ -78,7 +78,11 @@ def all_strings(value: list[Any], min_length: int) -> bool:
     """Whether every item of ``value`` is a ``str`` (not a subclass: stricter,
     so still positive-only) of at least ``min_length`` characters: a
     config's 10,000 sources decided at C speed, with no bytecode per item."""
-    return _STR.issuperset(map(type, value)) and (min_length <= 0 or not value or min(map(len, value)) >= min_length)
+    if not _STR.issuperset(map(type, value)):
+        return False
+    if min_length == 1:
+        return "" not in value  # the usual bound: an equality test per item, in C
+    return min_length <= 0 or not value or min(map(len, value)) >= min_length
 
 
 def _indent(lines: list[str]) -> list[str]:
