@@ -21,7 +21,7 @@ import yaml
 
 from citelint.model import Position
 from citelint.reports.document import Document, ParseFailure
-from citelint.reports.yaml import RUN_MIN, _collapse, _load, _PositionsOnDemand, load_yaml_text
+from citelint.reports.yaml import COLLAPSE_MIN_CHARS, RUN_MIN, _collapse, _load, _PositionsOnDemand, load_yaml_text
 from conftest import SOURCE_A, Repo, run_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -379,7 +379,15 @@ def observed(loaded: Document | ParseFailure) -> tuple[Any, ...]:
     return ("document", repr(loaded.data))
 
 
+#: Put first in every generated document: texts shorter than COLLAPSE_MIN_CHARS are loaded whole.
+PADDING = "# " + "padding " * (COLLAPSE_MIN_CHARS // 8) + "\n"
+
+
 def run_document(rnd: random.Random) -> str:
+    return PADDING + run_body(rnd)
+
+
+def run_body(rnd: random.Random) -> str:
     if rnd.random() < 0.4:
         before, after = rnd.choice(FLOW_CONTEXTS)
         indent = rnd.choice(["", " ", "  "])

@@ -22,6 +22,7 @@ for (:func:`_collapse` says why the data are the same).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -78,7 +79,8 @@ def load_yaml_text(text: str, *, typed: bool = False, positions_on_demand: bool 
             schema (§10.3.2): ``true``/``false``, integers, floats and
             ``null``; ``no``, ``on`` and dates stay strings.
         positions_on_demand: ``True`` (configuration, whose positions only
-            an error message asks for): long runs of block sequence items
+            an error message asks for): in a text of at least
+            :data:`COLLAPSE_MIN_CHARS` characters, long runs of block sequence items
             that are one plain scalar alone on their line (a config's 10,000
             ``sources``) are read by a regular expression rather than event
             by event (:func:`_collapse`), and positions come from loading
@@ -96,7 +98,7 @@ def load_yaml_text(text: str, *, typed: bool = False, positions_on_demand: bool 
     """
     import yaml  # lazy: a JSON-only run never pays for it
 
-    if positions_on_demand:
+    if positions_on_demand and len(text) >= COLLAPSE_MIN_CHARS:
         collapsed = _collapse(text)
         if collapsed is not None:
             short, runs = collapsed
@@ -156,8 +158,17 @@ _FLOW_ITEM = f'"[^{_NOT_QUOTED_CHAR}]+",'
 #: after the first; flow items. Each pattern starts with a literal, which
 #: the regular-expression engine finds at C speed (an alternation, or ``^``,
 #: would make it try every position: 20 ms on a 400 KB line).
-_BLOCK_RUN = re.compile(f"\n( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}")
-_FLOW_RUN = re.compile(f"{_FLOW_ITEM}(?:[ \r\n]*{_FLOW_ITEM}){{{RUN_MIN - 1},}}")
+#: Compiled on first use (about 1 ms): a check whose config is small never compiles them.
+_BLOCK_RUN = f"\n( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}"
+_FLOW_RUN = f"{_FLOW_ITEM}(?:[ \r\n]*{_FLOW_ITEM}){{{RUN_MIN - 1},}}"
+#: Shorter texts are loaded whole: libyaml reads them in a fraction of a
+#: millisecond, less than compiling the run patterns costs.
+COLLAPSE_MIN_CHARS = 4096
+
+
+@functools.cache
+def _run_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(_BLOCK_RUN), re.compile(_FLOW_RUN)
 
 
 def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
@@ -201,8 +212,9 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
     the caller load the whole text, whose data, positions and failures are
     the reference.
     """
-    found = sorted([(m.start() + 1, m.end(), m.group(1)) for m in _BLOCK_RUN.finditer(text)] +
-                   [(m.start(), m.end(), None) for m in _FLOW_RUN.finditer(text)])
+    block_run, flow_run = _run_patterns()
+    found = sorted([(m.start() + 1, m.end(), m.group(1)) for m in block_run.finditer(text)] +
+                   [(m.start(), m.end(), None) for m in flow_run.finditer(text)])
     if not found:
         return None
     marker = "citelint_collapsed_"
