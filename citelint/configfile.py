@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citelint.errors import ConfigError
-from citelint.reports.document import ParseFailure, quoted_items, splice_runs
+from citelint.reports.document import ParseFailure, placeholder_prefix, quoted_items, splice_runs
 from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
 from citelint.reports.yaml import RUN_MIN, load_yaml_text
@@ -89,9 +89,7 @@ def toml_loads(text: str) -> dict[str, Any]:
 
     found = list(_TOML_RUN.finditer(text))
     if found:
-        marker = "citelint_collapsed_"
-        while marker in text:
-            marker += "_"
+        marker = placeholder_prefix(text)
         pieces: list[str] = []
         runs: dict[str, list[Any]] = {}
         done = 0

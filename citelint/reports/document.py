@@ -99,6 +99,16 @@ class Document:
         return self._find(self._keys, pointer)
 
 
+def placeholder_prefix(text: str) -> str:
+    """A prefix of letters and underscores written nowhere in ``text``: the
+    placeholders a run of items is replaced by (prefix and a number) are
+    then written nowhere in it either, and a plain scalar or a basic string."""
+    prefix = "citelint_collapsed_"
+    while prefix in text:
+        prefix += "_"
+    return prefix
+
+
 _QUOTED_ITEM = re.compile('"([^"]*)",')
 
 

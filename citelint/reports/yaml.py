@@ -35,6 +35,7 @@ from citelint.reports.document import (
     Document,
     LineIndex,
     ParseFailure,
+    placeholder_prefix,
     quoted_items,
     splice_runs,
 )
@@ -217,9 +218,7 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
                    [(m.start(), m.end(), None) for m in flow_run.finditer(text)])
     if not found:
         return None
-    marker = "citelint_collapsed_"
-    while marker in text:
-        marker += "_"
+    marker = placeholder_prefix(text)
     pieces: list[str] = []
     runs: dict[str, list[str]] = {}
     done = covered = 0
