@@ -14,10 +14,11 @@ where libyaml and PyYAML are known to read differently, is loaded again by
 the pure-Python parser, whose results and wording are the reference.
 
 A config asks for positions only to word an error, and may approve 10,000
-sources, one ``- URL`` a line: with ``positions_on_demand`` such runs of
-lines are read by a regular expression, the rest of the text by the
-parser, and positions come from loading the whole text again when asked
-for (:func:`_collapse` says why the data are the same).
+sources, one ``- URL`` a line (or ``"URL",`` as JSON writes them): with
+``positions_on_demand`` such runs of items are read by regular expressions,
+the rest of the text by the parser, and positions come from loading the
+whole text again when asked for (:func:`_collapse` says why the data are
+the same).
 """
 
 from __future__ import annotations
@@ -81,11 +82,11 @@ def load_yaml_text(text: str, *, typed: bool = False, positions_on_demand: bool 
             ``null``; ``no``, ``on`` and dates stay strings.
         positions_on_demand: ``True`` (configuration, whose positions only
             an error message asks for): in a text of at least
-            :data:`COLLAPSE_MIN_CHARS` characters, long runs of block sequence items
-            that are one plain scalar alone on their line (a config's 10,000
-            ``sources``) are read by a regular expression rather than event
-            by event (:func:`_collapse`), and positions come from loading
-            the whole text again on the first ``locate``. The data, the
+            :data:`COLLAPSE_MIN_CHARS` characters, long runs of sequence
+            items (a config's 10,000 ``sources``: ``- URL`` a line, or
+            ``"URL",`` as JSON writes them) are read by regular expressions
+            rather than event by event (:func:`_collapse`), and positions
+            come from loading the whole text again on the first ``locate``. The data, the
             positions and every failure are those of ``False``.
 
     Returns:
@@ -181,17 +182,18 @@ def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
     breaks between them; what follows the last comma stays as written).
 
     Why the data of ``text`` is the data of the short text with each
-    placeholder spliced out (:func:`~citelint.reports.document.splice_runs`), whenever the short text
-    loads and each placeholder is found, once, as an item of a sequence:
+    placeholder spliced out (:func:`~citelint.reports.document.splice_runs`),
+    whenever the short text loads and each placeholder is found, once, as an
+    item of a sequence:
     each placeholder is a plain scalar, not written anywhere in ``text``, on
     its own line after ``- ``; found whole as a value, it was scanned as a
     block entry and a plain scalar in block context (in a flow collection
     ``- `` is an error, and a block scalar, a quoted or a multi-line plain
     scalar would have held the ``- `` too). Each item line of the run, read
     from the same scanner state, scans the same way: ``- `` is a block entry
-    at the same column, the scalar holds no space and no line break, and a
-    run with a ``:`` last is left as written, so it ends at the line's end, and the next line, at the same
-    column, cannot continue it. The scanner is then back in the state it was
+    at the same column, the scalar holds no space and no line break (and a
+    run with a ``:`` last is left as written), so it ends at the line's end,
+    and the next line, at the same column, cannot continue it. The scanner is then back in the state it was
     in before the line, so the item lines give one scalar item each where
     the placeholder gave one, and the rest of the text scans and parses
     alike. The first character, and no value being a null or boolean word
