@@ -16,10 +16,10 @@ from citelint.errors import ConfigError
 from citelint.reports.document import ParseFailure, placeholder_prefix, quoted_items, splice_runs
 from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
+from citelint.reports.quickcheck import all_strings
 from citelint.reports.yaml import RUN_MIN, load_yaml_text
 
 PYPROJECT = "pyproject.toml"
-_STR = frozenset({str})
 
 
 def toml_key_line(text: str, key: str) -> int | None:
@@ -207,7 +207,7 @@ def non_finite(node: Any) -> tuple[str, float] | None:
     if isinstance(node, dict):
         items: Iterable[tuple[Any, Any]] = node.items()
     elif isinstance(node, list):
-        if _STR.issuperset(map(type, node)):
+        if all_strings(node, 0):
             return None  # the common case: a list of sources or globs, decided at C speed
         items = enumerate(node)
     else:
