@@ -35,7 +35,9 @@ anything about time (only (a) asserts which modules get imported).
 (k) the hook call (``citelint check --jobs 1 FILE``, the ``citelint`` hook's
     entry) on one report (5 facts) in a git repository whose config
     approves 10,000 sources vs the same repository approving its 10 cited
-    sources only: the cost of the config on a hook call.
+    sources only: the cost of the config on a hook call. Also the 10,000
+    written as JSON (``citelint.yaml`` in flow style, one item a line) and as
+    ``[tool.citelint]`` in ``pyproject.toml``, each vs the same 10.
 (l) shards: (b)'s repository checked as N = 4 shards run one after another
     (``check --shard K/4``) plus ``citelint merge`` vs one unsharded run
     (all ``--jobs 1``): the merged output must be byte-identical (checked,
@@ -383,16 +385,25 @@ def bench_k(data: Data, runs: int, verbose: bool) -> None:
     small, large, generated = data.hook_pair()
     report = sorted((small.root / "reports").iterdir())[0].relative_to(small.root).as_posix()
     approved = {name: len(gen.config_sources(repo.root)) for name, repo in (("small", small), ("large", large))}
+    # The large config in the other styles a config is written in: hard-link copies, made anew each run.
+    styled = {}
+    for style in ("json", "toml"):
+        root = data.path(f"k-10k-{style}")
+        shutil.rmtree(root, ignore_errors=True)
+        gen.copy_without(large, root, [])
+        gen.restyle_config(root, style)
+        styled[style] = root
     # The `citelint` pre-commit hook's entry, given the changed file.
-    m = alternate({
-        "large": Cmd([tool("citelint"), "check", "--jobs", "1", report], large.root),
-        "small": Cmd([tool("citelint"), "check", "--jobs", "1", report], small.root),
-    }, runs)
+    hook = [tool("citelint"), "check", "--jobs", "1", report]
+    m = alternate({"large": Cmd(hook, large.root), "small": Cmd(hook, small.root),
+                   **{style: Cmd(hook, root) for style, root in styled.items()}}, runs)
     per_report = small.facts // small.reports
     print(f"(k) hook call, citelint check --jobs 1 {report} ({per_report} facts), git repository of "
           f"{small.sources:,} cited sources (generated in {generated:.0f} s): config approving "
           f"{approved['large']:,} sources {timing(m['large'])}, approving {approved['small']:,} {timing(m['small'])}; "
-          f"{approved['large']:,} / {approved['small']:,} sources {m.ratio('large', 'small')}, {m.load_text()}")
+          f"{approved['large']:,} / {approved['small']:,} sources {m.ratio('large', 'small')}; the "
+          f"{approved['large']:,} written as JSON (citelint.yaml) {timing(m['json'])}, {m.ratio('json', 'small')}, "
+          f"as [tool.citelint] in pyproject.toml {timing(m['toml'])}, {m.ratio('toml', 'small')}; {m.load_text()}")
 
 
 # --------------------------------------------------------------------------- (l)

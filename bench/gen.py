@@ -213,6 +213,26 @@ def write_yaml_config(root: Path, sources: list[str], labels: list[str]) -> None
     write_atomic(root / "citelint.yaml", "\n".join(lines) + "\n")
 
 
+def restyle_config(root: Path, style: str) -> None:
+    """Rewrite the config :func:`write_yaml_config` wrote in ``root`` in another
+    ``style``, approving the same sources and labels: ``"json"``, a
+    ``citelint.yaml`` written as JSON (``json.dumps``, one item a line: how a
+    generated config looks), or ``"toml"``, ``[tool.citelint]`` in
+    ``pyproject.toml`` (one string a line) in place of ``citelint.yaml``.
+    Files are replaced, never written through (``root`` may be a hard-link copy)."""
+    path = root / "citelint.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    sources, labels = config_sources(root), [line[4:] for line in lines[lines.index("labels:") + 1:]]
+    if style == "json":
+        write_atomic(path, json.dumps({"sources": sources, "labels": labels}, indent=1) + "\n")
+        return
+    if style != "toml":
+        raise ValueError(f"unknown config style {style!r}")
+    items = "".join(f"  {json.dumps(s)},\n" for s in sources)
+    write_atomic(root / "pyproject.toml", f"[tool.citelint]\nsources = [\n{items}]\nlabels = {json.dumps(labels)}\n")
+    path.unlink()
+
+
 def config_sources(root: Path) -> list[str]:
     """The sources a config written by :func:`write_yaml_config` approves."""
     lines = (root / "citelint.yaml").read_text(encoding="utf-8").splitlines()

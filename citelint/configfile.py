@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from citelint.errors import ConfigError
-from citelint.reports.document import ParseFailure
+from citelint.reports.document import ParseFailure, placeholder_prefix, quoted_items, splice_runs
 from citelint.reports.loaders import read_source
 from citelint.reports.pointers import join as pointer_join
-from citelint.reports.yaml import load_yaml_text
+from citelint.reports.quickcheck import all_strings
+from citelint.reports.yaml import RUN_MIN, load_yaml_text
 
 PYPROJECT = "pyproject.toml"
 
@@ -57,6 +58,56 @@ def yaml_hint(text: str, line: int, problem: str) -> str:
     return "fix the syntax at this position"
 
 
+#: A TOML array's string item and its comma: a basic string holding no
+#: quote, backslash or control character, so it has no escape and its value
+#: is its text. A run of them has spaces and newlines between (a lone CR is
+#: not TOML: it ends a run rather than being read past); it starts with a
+#: literal, which the regular-expression engine finds at C speed.
+_TOML_ITEM = '"[^"\\\\\x00-\x1f\x7f]+",'
+_TOML_RUN = re.compile(f"{_TOML_ITEM}(?:(?: |\r?\n)*{_TOML_ITEM}){{{RUN_MIN - 1},}}")
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, with runs of :data:`~citelint.reports.yaml.RUN_MIN`
+    or more string items and their commas (``"https://...",``, one a line or
+    many: a config's 10,000 sources) read by regular expressions rather than
+    by tomllib's pure-Python parser.
+
+    Each run is replaced by one item holding a placeholder written nowhere
+    in ``text``; found, once, as a list item of what tomllib reads, the
+    placeholder was read as a value of an array followed by its comma (in a
+    multi-line string, a comment or a key it would not be a whole item),
+    and each item of the run reads the same way from the same state of the
+    array, so the data are tomllib's with the run's values in its place
+    (:func:`~citelint.reports.document.splice_runs`). Any failure or doubt
+    loads ``text`` whole: its data, and every error, are tomllib's.
+
+    Raises:
+        tomllib.TOMLDecodeError, ValueError: as ``tomllib.loads(text)``.
+    """
+    import tomllib
+
+    found = list(_TOML_RUN.finditer(text))
+    if found:
+        marker = placeholder_prefix(text)
+        pieces: list[str] = []
+        runs: dict[str, list[Any]] = {}
+        done = 0
+        for n, match in enumerate(found):
+            placeholder = f"{marker}{n}"
+            runs[placeholder] = quoted_items(match.group())
+            pieces += [text[done:match.start()], f'"{placeholder}",']
+            done = match.end()
+        pieces.append(text[done:])
+        try:
+            data = splice_runs(tomllib.loads("".join(pieces)), runs)
+        except (tomllib.TOMLDecodeError, ValueError):
+            data = None  # the whole text gives the error, and its position
+        if data is not None:
+            return data
+    return tomllib.loads(text)
+
+
 def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
     """Return (data, locator) where locator(pointer, key=False) -> (line, col) | None.
     ``shown`` is how messages name the file."""
@@ -65,7 +116,7 @@ def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
 
         try:
             text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
+            data = toml_loads(text)
         except UnicodeDecodeError:
             raise ConfigError(f"{shown}: not valid UTF-8") from None
         except tomllib.TOMLDecodeError as exc:
@@ -97,7 +148,7 @@ def load_raw(path: Path, shown: str) -> tuple[Any, Any]:
     source = read_source(path)
     if isinstance(source, ParseFailure):
         raise ConfigError(f"{shown}:{source.line}:{source.col}: {source.message}")
-    doc = load_yaml_text(source[1], typed=True)
+    doc = load_yaml_text(source[1], typed=True, positions_on_demand=True)
     if isinstance(doc, ParseFailure):
         message = doc.message
         if message.startswith(("expected", "found", "while", "mapping values", "did not find", "could not")):
@@ -156,8 +207,8 @@ def non_finite(node: Any) -> tuple[str, float] | None:
     if isinstance(node, dict):
         items: Iterable[tuple[Any, Any]] = node.items()
     elif isinstance(node, list):
-        if all(type(v) is str for v in node):
-            return None  # the common case: a list of sources or globs
+        if all_strings(node, 0):
+            return None  # the common case: a list of sources or globs, decided at C speed
         items = enumerate(node)
     else:
         return None

@@ -65,3 +65,25 @@ def test_markers_are_replaced_not_written_through(check_bench, tmp_path):
     assert gen.read_marker(tmp_path / "a", {"n": 1}) is not None
     assert gen.read_marker(tmp_path / "b", {"n": 2}) is not None
     assert gen.read_marker(tmp_path / "b", {"n": 1}) is None
+
+
+def test_k_restyled_configs_approve_the_same_sources(check_bench, tmp_path):
+    """(k)'s JSON and [tool.citelint] copies of the 10,000-source config load, through
+    citelint's own loader, to the same sources and labels, and leave the original intact."""
+    from citelint.config import load_config
+
+    _, gen = check_bench
+    sources = [f"https://bench.example/doc/{i:05}" for i in range(40)]
+    (tmp_path / "k").mkdir()
+    gen.write_yaml_config(tmp_path / "k", sources, ["metric-0", "metric-1"])
+    reference = load_config(None, tmp_path / "k")
+    for style in ("json", "toml"):
+        root = tmp_path / style
+        root.mkdir()
+        (root / "citelint.yaml").hardlink_to(tmp_path / "k" / "citelint.yaml")
+        gen.restyle_config(root, style)
+        config = load_config(None, root)
+        named = "pyproject.toml" if style == "toml" else "citelint.yaml"
+        assert config.path is not None and config.path.name == named
+        assert (config.sources, list(config.labels)) == (reference.sources, list(reference.labels))
+    assert load_config(None, tmp_path / "k").sources == sources

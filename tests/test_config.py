@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import random
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from citelint.config import glob_to_regex, load_config
+from citelint.configfile import toml_loads
 from citelint.errors import ConfigError
+from citelint.reports.yaml import RUN_MIN
 from conftest import Repo, run_cli
 
 
@@ -186,3 +191,70 @@ def test_a_label_pattern_that_approves_everything_is_refused(repo: Repo, labels:
     run = repo.check()
     words = "an empty name approves no label" if labels == {"": None} else "would approve every label"
     assert run.code == 2 and words in run.err, run.err
+
+
+# ----------------------------------------------------------------- many sources in [tool.citelint]
+
+#: Lines of an array's string items, and lines that look like them but are something else to TOML.
+TOML_ITEMS = ['  "https://example.org/a",\n', '  "https://example.org/a",\n', '"https://example.org/é?q=1#f",\n',
+              '    "a b",  \n', '  "reports/**/*.json",\n']
+TOML_ODD = ['  "a\\u00e9",\n', "  'literal',\n", '  "x" ,\n', '  "x", # c\n', '  "",\n', '  "a\\"b",\n',
+            '  "tab\there",\n', '  "last"\n', '  # comment\n', '\n', '  1,\n', '  "citelint_collapsed_0",\n',
+            '  "cr\rlf",\n', '  """,\n', '  "a",\r  "b",\n']
+#: (before, after) a run: an array where it belongs, and places where such lines are not array items.
+TOML_CONTEXTS = [("[tool.citelint]\nsources = [\n", "]\nlabels = ['x']\n"), ("a = [\n", "  \"end\"\n]\n"),
+                 ('a = """\n', '"""\n'), ("a = '''\n", "'''\n"), ("[t]\n", ""), ("a = {\n", "}\n"),
+                 ("a = [[\n", "]]\n"), ("# c\na = [ # open\n", "] # close\n"), ("a = [\n", ""),
+                 ("note = 'citelint_collapsed_0'\na = [\n", "]\n"), ("a = [\n", "]\nb = [\n  \"x\",\n]\n")]
+
+
+def toml_outcome(load: Any, text: str) -> tuple[Any, ...]:
+    try:
+        return ("data", repr(load(text)))
+    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        return ("error", type(exc).__name__, str(exc))
+
+
+def test_toml_runs_read_by_regular_expressions_give_tomllibs_data_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """toml_loads reads long runs of string items without tomllib's parser; for awkward
+    inputs of every kind it gives exactly what tomllib gives, data or error."""
+    rnd = random.Random(20261203)
+    parsed: list[str] = []
+    real = tomllib.loads
+
+    def loads(text: str) -> dict[str, Any]:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tomllib, "loads", loads)  # counted, not replaced: which texts tomllib reads
+    taken = fell_back = 0
+    for _ in range(800):
+        before, after = rnd.choice(TOML_CONTEXTS)
+        lines = [rnd.choice(TOML_ITEMS) if rnd.random() < 0.93 else rnd.choice(TOML_ODD)
+                 for _ in range(rnd.randint(RUN_MIN - 3, 3 * RUN_MIN))]
+        if rnd.random() < 0.3:  # many items on one line
+            lines = [line.strip(" \n") + rnd.choice([" ", "", "  "]) for line in lines]
+        text = before + "".join(lines) + after
+        if rnd.random() < 0.2:
+            text = text.replace("\n", "\r\n")
+        parsed.clear()
+        fast = toml_outcome(toml_loads, text)
+        read = list(parsed)
+        assert fast == toml_outcome(real, text), repr(text)
+        # One text read, not the whole one: the runs were read by the expressions.
+        taken += len(read) == 1 and read[0] != text
+        fell_back += len(read) == 2
+    assert taken > 150 and fell_back > 150, (taken, fell_back)
+
+
+def test_a_pyproject_of_many_sources_keeps_its_error_lines(tmp_path: Path) -> None:
+    urls = [f"https://example.org/doc/{i:05}" for i in range(3000)]
+    body = "".join(f'  "{u}",\n' for u in urls)
+    for tail, where in (("]\nlabels = ['x']\nrules = {CL104 = 'loud'}\n", "3007:1: rules.CL104: 'loud'"),
+                        ("]\nlables = ['x']\n", "3006:1: unknown key 'lables'"),
+                        ("\nlabels = ['x']\n", "3006:1: invalid TOML: Invalid value (at line 3006, column 1)")):
+        # The last source's line is left open: "]" or the next line follows its comma.
+        (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n\n[tool.citelint]\nsources = [\n" +
+                                                 body[:-1] + tail, encoding="utf-8")
+        run = run_cli("check", cwd=tmp_path)
+        assert run.code == 2 and f"config error: pyproject.toml:{where}" in run.err, run.err

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from audit import watching
-from conftest import SOURCE_A, Repo, run_cli
+from conftest import SOURCE_A, SOURCE_B, Repo, run_cli
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
@@ -75,3 +75,20 @@ def test_the_hook_does_see_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     with watching() as events:
         (tmp_path / "x").write_text("y")
     assert events.writes and events.writes[0][0] == "open"
+
+
+def test_a_hook_call_with_a_config_of_many_sources_writes_nothing(busy_repo: Repo,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config's long lists are read by regular expressions, and an error's position by
+    loading the config again: no cache is written, valid config or not."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    many = [SOURCE_A, SOURCE_B] + [f"https://example.org/extra/{i:05}" for i in range(5000)]
+    for sources, code in ((many, 1), (many + [many[7]], 2)):  # 1: the legacy capture; 2: a duplicate, located
+        busy_repo.config(sources=sources)
+        before = snapshot(busy_repo.root)
+        with watching() as events:
+            run = run_cli("check", "--jobs", "1", "reports/r.json", cwd=busy_repo.root)
+        assert run.code == code, run.err
+        assert code == 1 or run.err.startswith("citelint: config error: citelint.yaml:2:3: sources: [")
+        assert events.writes == []
+        assert snapshot(busy_repo.root) == before

@@ -191,6 +191,10 @@ SYNTHETIC = {
     "pattern with alternation": {"pattern": "^a|b"},
     "pattern anywhere": {"pattern": "[0-9]"},
     "boolean schemas": {"properties": {"a": False, "kind": True}, "items": False},
+    # Lists of strings (the config's sources, globs, labels) are judged by one call, not a loop.
+    "unique non-empty strings": {"type": "array", "items": {"type": "string", "minLength": 1}, "uniqueItems": True},
+    "strings of two or more": {"type": "array", "items": {"type": "string", "minLength": 2}},
+    "any strings": {"type": "array", "items": {"type": "string"}},
 }
 
 
@@ -199,7 +203,8 @@ def test_compiled_check_is_never_laxer_than_jsonschema(schema) -> None:
     check = compile_check(schema, schema.get("$defs", {}), root=True)
     validator = Draft202012Validator(schema, registry=Registry())
     values = SAMPLES + [{"kind": "pair", "left": s, "right": {"kind": "leaf", "n": 1}} for s in SAMPLES] + \
-        [[s] for s in SAMPLES] + [{"a": s} for s in SAMPLES] + [{"a": 1, "b": s} for s in SAMPLES]
+        [[s] for s in SAMPLES] + [{"a": s} for s in SAMPLES] + [{"a": 1, "b": s} for s in SAMPLES] + \
+        [["abc", s] for s in SAMPLES] + [["ab", "ab"], ["ab", "cd", ""]]
     answers = [check(value) for value in values]
     for value, answer in zip(values, answers):
         if answer:

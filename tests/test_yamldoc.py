@@ -21,7 +21,7 @@ import yaml
 
 from citelint.model import Position
 from citelint.reports.document import Document, ParseFailure
-from citelint.reports.yaml import _load, load_yaml_text
+from citelint.reports.yaml import COLLAPSE_MIN_CHARS, RUN_MIN, _collapse, _load, _PositionsOnDemand, load_yaml_text
 from conftest import SOURCE_A, Repo, run_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -338,3 +338,120 @@ def test_sequence_items_read_as_the_same_scalar_in_a_mapping(item: str, typed: b
         i = seq.index(item, seq.index("first") + 5)
         pos = a.locate(at)
         assert (pos.line, pos.col) == (seq[:i].count("\n") + 1, i - seq.rfind("\n", 0, i))
+
+
+# ----------------------------------------------------------------- runs read by a regular expression
+
+#: Item values for runs: plain URLs, repeats, and every kind a run must not take as a plain string
+#: (null and boolean words, a key, a comment, an indicator, a line break to YAML, a tab, a space).
+RUN_VALUES = ["https://example.org/a", "https://example.org/a", "https://example.org/é—ü?q=1#frag", "a:b", "a#b",
+              "/path/%41", "x-y", "_u", "n", "no", "null", "True", "FALSE", "nulls", "key:", "#comment", "-x",
+              ":x", "?x", "*alias", "&anchor x", "!tag x", "'q'", '"d"', "[a]", "{b}", "12", ".5", "~",
+              "a\u2028b", "a\x85b", "a\xa0b", "a\ufeffb", "a\tb", "a b", "a: b", "😀", "é", "citelint_collapsed_0"]
+#: (before, indentation, after) of a run of items: a sequence where it belongs, and places where
+#: lines that look like items are something else (a block scalar, a flow collection, a quoted or
+#: multi-line plain scalar, the continuation of the last item).
+RUN_CONTEXTS = [
+    ("sources:\n", "  ", "labels: [x]\n"), ("sources:\n", "", "labels:\n- x\n"), ("", "", ""),
+    ("a:\n  b:\n", "    ", "  c: 1\n"), ("- - first\n", "  ", "- last\n"), ("k: |\n", "  ", "z: 1\n"),
+    ("k: >-\n", "  ", ""), ("k: plain\n", "  ", "z: 1\n"), ('k: "quoted\n', "  ", '  end"\n'),
+    ("k: [\n", "  ", "]\n"), ("k: [a,\n", "  ", "  b]\n"), ("k:\n", "  ", "    continued\n"),
+    ("k:\n", "  ", "    deeper: 1\n"), ("k:\n", "  ", "  # comment\n  - after\n"), ("%YAML 1.2\n---\n", "", ""),
+    ("note: citelint_collapsed_0\nk:\n", "  ", ""), ("k: &a\n", "  ", ""), ("k: !!seq\n", "  ", ""),
+    ("k:\n", "  ", "k: again\n"), ("[\n" * 62 + "{k:\n", "  ", ""), ("k:\n", "  ", "  - end"),
+]
+
+
+#: Flow items (one double-quoted item and its comma a line, as JSON is written), and (before, after)
+#: a run of them: a flow sequence where they belong, and places where such lines are something else.
+FLOW_VALUES = ["https://example.org/a", "https://example.org/a", "a b", " lead", "#x", "a: b", "é — ü", "- x",
+               "null", "12", "a\\\"b", "a\\nb", "it's", "a\tb", "a\u2028b", "a\x85b", "", "citelint_collapsed_0"]
+FLOW_CONTEXTS = [("sources: [\n", "]\n"), ('{"sources": [\n', '  "last"\n ],\n "labels": ["x"]}\n'),
+                 ("k: {\n", "}\n"), ("k:\n", ""), ("k: |\n", "z: 1\n"), ('k: "\n', '"\n'), ("[[\n", "]]\n"),
+                 ("- [\n", "  ]\n- x\n"), ("k: [ # open\n", "  # c\n  z]\n"), ("k: [\n", ""),
+                 ("k: [a,\n", "  {q: 1}, [b]]\n"), ("k: [\n", "  ? x\n]\n")]
+
+
+def observed(loaded: Document | ParseFailure) -> tuple[Any, ...]:
+    """What a caller observes through the public interface: data (with types), or the failure."""
+    if isinstance(loaded, ParseFailure):
+        return ("failure", loaded.line, loaded.col, loaded.message)
+    return ("document", repr(loaded.data))
+
+
+#: Put first in every generated document: texts shorter than COLLAPSE_MIN_CHARS are loaded whole.
+PADDING = "# " + "padding " * (COLLAPSE_MIN_CHARS // 8) + "\n"
+
+
+def run_document(rnd: random.Random) -> str:
+    return PADDING + run_body(rnd)
+
+
+def run_body(rnd: random.Random) -> str:
+    if rnd.random() < 0.4:
+        before, after = rnd.choice(FLOW_CONTEXTS)
+        indent = rnd.choice(["", " ", "  "])
+        values = [rnd.choice(FLOW_VALUES[:5]) if rnd.random() < 0.9 else rnd.choice(FLOW_VALUES)
+                  for _ in range(rnd.randint(RUN_MIN - 3, 3 * RUN_MIN))]
+        if rnd.random() < 0.3:  # many on one line, as JSON without indentation is written
+            lines = [f'"{v}",{rnd.choice([" ", "", "  "])}' for v in values]
+        else:
+            lines = [f'{indent}"{v}",{rnd.choice(["", "", " "])}\n' for v in values]
+        if rnd.random() < 0.2:  # a line inside the run that is not a flow item alone on its line
+            lines.insert(rnd.randrange(len(lines)), rnd.choice(["  x,\n", "  'y',\n", '  "z", "w",\n', "\n",
+                                                                "  # c\n", '  "v"\n', '  "k": 1,\n']))
+        text = before + "".join(lines) + after
+        return mutate(text, rnd) if rnd.random() < 0.3 else text
+    before, indent, after = rnd.choice(RUN_CONTEXTS)
+    plain = [v for v in RUN_VALUES[:9]]
+    values = [rnd.choice(plain) if rnd.random() < 0.9 else rnd.choice(RUN_VALUES)
+              for _ in range(rnd.randint(RUN_MIN - 3, 3 * RUN_MIN))]
+    lines = [f"{indent}- {v}\n" for v in values]
+    if rnd.random() < 0.2:  # a line inside the run that is not an item at its indentation
+        lines.insert(rnd.randrange(len(lines)), rnd.choice([f"{indent}  more\n", "\n", f"{indent}# c\n",
+                                                            f"{indent}-  two spaces\n", f"{indent} - x\n"]))
+    text = before + "".join(lines) + after
+    if rnd.random() < 0.2:
+        text = text.replace("\n", "\r\n")
+    if rnd.random() < 0.3:
+        text = mutate(text, rnd)
+    return text
+
+
+def test_runs_read_by_a_regular_expression_give_the_same_data_positions_and_failures() -> None:
+    """positions_on_demand reads runs of block and flow items without an event per item; for awkward
+    inputs of every kind, a caller sees exactly the data, the positions and the failures of
+    the event-by-event load."""
+    rnd = random.Random(20261203)
+    collapsed = fell_back = 0
+    for _ in range(1200):
+        text = run_document(rnd)
+        typed = rnd.random() < 0.7
+        whole = load_yaml_text(text, typed=typed)
+        on_demand = load_yaml_text(text, typed=typed, positions_on_demand=True)
+        assert observed(on_demand) == observed(whole), repr(text)
+        if isinstance(whole, Document):
+            assert isinstance(on_demand, Document)
+            for pointer in list(whole._values) + list(whole._keys):
+                assert on_demand.locate(pointer) == whole.locate(pointer), (text, pointer)
+                assert on_demand.locate_key(pointer) == whole.locate_key(pointer), (text, pointer)
+        was_collapsed = isinstance(on_demand, _PositionsOnDemand)
+        collapsed += was_collapsed
+        fell_back += not was_collapsed and _collapse(text) is not None
+    # Both branches are exercised: runs read by the expression, and runs that were not what they looked like.
+    assert collapsed > 150 and fell_back > 300, (collapsed, fell_back)
+
+
+def test_a_config_of_many_sources_keeps_its_error_positions(tmp_path: Path) -> None:
+    """Errors in a config whose sources are read as a run still name the line and column."""
+    urls = [f"https://example.org/doc/{i:05}" for i in range(5000)]
+    cases = [
+        (urls[:2500] + [urls[10]] + urls[2500:], "1:1: sources: ['https://example.org/doc/00000', "),
+        (urls[:4000] + ["12"] + urls[4000:], "4002:5: sources.4000 must be a string, not a number ('12')"),
+        (urls + ["null"], "5002:5: sources.5000 must be a string, not empty"),
+    ]
+    for sources, where in cases:
+        (tmp_path / "citelint.yaml").write_text("sources:\n" + "".join(f"  - {u}\n" for u in sources) +
+                                                "labels: [x]\n", encoding="utf-8")
+        run = run_cli("check", cwd=tmp_path)
+        assert run.code == 2 and f"config error: citelint.yaml:{where}" in run.err, run.err

@@ -99,6 +99,73 @@ class Document:
         return self._find(self._keys, pointer)
 
 
+def placeholder_prefix(text: str) -> str:
+    """A prefix of letters and underscores written nowhere in ``text``: the
+    placeholders a run of items is replaced by (prefix and a number) are
+    then written nowhere in it either, and a plain scalar or a basic string."""
+    prefix = "citelint_collapsed_"
+    while prefix in text:
+        prefix += "_"
+    return prefix
+
+
+_QUOTED_ITEM = re.compile('"([^"]*)",')
+
+
+def quoted_items(run: str) -> list[str]:
+    """The values of ``run``: items ``"value",`` (no value holding a quote)
+    with white space between them, as a YAML flow sequence or a TOML array
+    writes them one a line. One ``split`` when the space between items is
+    the same throughout (the usual case), a regular expression otherwise."""
+    end = run.find('",')
+    values = run[1:-2].split(run[end:run.find('"', end + 2) + 1])
+    # Each value adds two quotes: fewer values than that means unequal space between some items.
+    return values if run.count('"') == 2 * len(values) else _QUOTED_ITEM.findall(run)
+
+
+def splice_runs(data: Any, runs: dict[str, list[Any]]) -> Any:
+    """``data``, loaded from a text in which each run of list items was
+    replaced by one placeholder item (a string written nowhere else), with
+    each placeholder item replaced by its run's values, in place of it.
+
+    ``runs`` maps each placeholder to its values; it is emptied as they are
+    found. Returns None when a placeholder is anywhere but an item of a list
+    (a key, a mapping's value, inside no list), or is not found, once: the
+    text then did not read as the runs assumed, and the caller loads it whole.
+    Walks only what the parser built (the runs themselves are not walked).
+    """
+    missing = object()
+
+    def walk(node: Any) -> Any:
+        if type(node) is list:
+            out: list[Any] = []
+            for item in node:
+                if type(item) is str and item in runs:
+                    out += runs.pop(item)
+                elif type(item) in _CONTAINERS:
+                    inner = walk(item)
+                    if inner is missing:
+                        return missing
+                    out.append(inner)
+                else:
+                    out.append(item)
+            return out
+        if type(node) is dict:
+            mapping: dict[Any, Any] = {}
+            for key, value in node.items():
+                if key in runs or (type(value) is str and value in runs):
+                    return missing
+                inner = walk(value) if type(value) in _CONTAINERS else value
+                if inner is missing:
+                    return missing
+                mapping[key] = inner
+            return mapping
+        return missing if type(node) is str and node in runs else node
+
+    spliced = walk(data)
+    return None if runs or spliced is missing else spliced
+
+
 def too_deep(value: Any, depth: int = 1) -> bool:
     """True when ``value``, sitting at nesting ``depth`` (the top level is 1),
     is or holds a container deeper than :data:`MAX_DEPTH`, as the parsers count.

@@ -71,6 +71,20 @@ def unique_strings(value: list[Any]) -> bool:
     return all(isinstance(x, str) for x in value) and len(set(value)) == len(value)
 
 
+_STR = frozenset({str})
+
+
+def all_strings(value: list[Any], min_length: int) -> bool:
+    """Whether every item of ``value`` is a ``str`` (not a subclass: stricter,
+    so still positive-only) of at least ``min_length`` characters: a
+    config's 10,000 sources decided at C speed, with no bytecode per item."""
+    if not _STR.issuperset(map(type, value)):
+        return False
+    if min_length == 1:
+        return "" not in value  # the usual bound: an equality test per item, in C
+    return min_length <= 0 or not value or min(map(len, value)) >= min_length
+
+
 def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
 
@@ -97,7 +111,8 @@ class _Generator:
             raise Unsupported
         self.defs = defs
         self.tag = tag  # tells apart the names of several checks written into one module
-        self.namespace: dict[str, Any] = {"_enum": _enum_holds, "_unique": unique_strings, "MISSING": MISSING}
+        self.namespace: dict[str, Any] = {"_enum": _enum_holds, "_unique": unique_strings, "_strings": all_strings,
+                                          "MISSING": MISSING}
         self.functions: list[str] = []
         self.def_functions: dict[str, str] = {}
         self.inlining: list[str] = []  # the $defs being inlined, outermost first
@@ -262,6 +277,13 @@ class _Generator:
         unique = schema.get("uniqueItems", False)
         if type(unique) is not bool:
             raise Unsupported
+        items = schema.get("items")
+        if isinstance(items, dict) and items.get("type") == "string" and items.keys() <= {"type", "minLength"}:
+            # A list of strings (sources, globs, labels): one call, no loop.
+            lines.append(f"if not _strings({v}, {_length(items.get('minLength', 0))}): return False")
+            if unique:
+                lines.append(f"if len(set({v})) != len({v}): return False")
+            return lines
         if unique:
             lines.append(f"if not _unique({v}): return False")
         if "items" in schema:
@@ -463,7 +485,8 @@ def module_source(entries: dict[str, tuple[Any, Any, bool]], digests: dict[str, 
     parts += ["", "CHECKS = {", *checks, "}", ""]
     body = "\n".join(parts)
     helpers = [f"{real} as {alias}" if alias != real else real for real, alias in (
-        ("MISSING", "MISSING"), ("_bounded", "_bounded"), ("_enum_holds", "_enum"), ("unique_strings", "_unique"))
+        ("MISSING", "MISSING"), ("_bounded", "_bounded"), ("_enum_holds", "_enum"), ("unique_strings", "_unique"),
+        ("all_strings", "_strings"))
         if re.search(rf"\b{alias}\b", body)]
     head = [f'"""{header}"""', *(["import re as _re", ""] if "_re." in body else []),
             *([f"from citelint.reports.quickcheck import {', '.join(helpers)}", ""] if helpers else []),

@@ -12,10 +12,18 @@ times faster than PyYAML's pure-Python parser) and the same builder turns
 its events into values and positions. Any failure on that path, and any text
 where libyaml and PyYAML are known to read differently, is loaded again by
 the pure-Python parser, whose results and wording are the reference.
+
+A config asks for positions only to word an error, and may approve 10,000
+sources, one ``- URL`` a line (or ``"URL",`` as JSON writes them): with
+``positions_on_demand`` such runs of items are read by regular expressions,
+the rest of the text by the parser, and positions come from loading the
+whole text again when asked for (:func:`_collapse` says why the data are
+the same).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -28,6 +36,9 @@ from citelint.reports.document import (
     Document,
     LineIndex,
     ParseFailure,
+    placeholder_prefix,
+    quoted_items,
+    splice_runs,
 )
 from citelint.reports.pointers import join as pointer_join, tokens as pointer_tokens
 
@@ -59,7 +70,7 @@ def _core_scalar(value: str) -> Any:
     return value
 
 
-def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure:
+def load_yaml_text(text: str, *, typed: bool = False, positions_on_demand: bool = False) -> Document | ParseFailure:
     """Parse one YAML document strictly, recording positions for every pointer.
 
     Args:
@@ -69,6 +80,14 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
             ``True`` (configuration): plain scalars follow the YAML 1.2 core
             schema (§10.3.2): ``true``/``false``, integers, floats and
             ``null``; ``no``, ``on`` and dates stay strings.
+        positions_on_demand: ``True`` (configuration, whose positions only
+            an error message asks for): in a text of at least
+            :data:`COLLAPSE_MIN_CHARS` characters, long runs of sequence
+            items (a config's 10,000 ``sources``: ``- URL`` a line, or
+            ``"URL",`` as JSON writes them) are read by regular expressions
+            rather than event by event (:func:`_collapse`), and positions
+            come from loading the whole text again on the first ``locate``. The data, the
+            positions and every failure are those of ``False``.
 
     Returns:
         A :class:`~citelint.reports.document.Document` whose positions are 1-based
@@ -81,10 +100,26 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
     """
     import yaml  # lazy: a JSON-only run never pays for it
 
+    if positions_on_demand and len(text) >= COLLAPSE_MIN_CHARS:
+        collapsed = _collapse(text)
+        if collapsed is not None:
+            short, runs = collapsed
+            loaded = _load_text(short, typed, yaml)
+            data = splice_runs(loaded.data, runs) if isinstance(loaded, Document) else None
+            if data is not None:
+                return _PositionsOnDemand(data, text, typed)
+            # A failure, or a run that is not what it looked like (inside a
+            # block scalar, a flow collection, a multi-line scalar): the
+            # whole text, as written, gives the data, or the failure and its
+            # position.
+    return _load_text(text, typed, yaml)
+
+
+def _load_text(text: str, typed: bool, yaml: Any) -> Document | ParseFailure:
+    """:func:`load_yaml_text` of ``text`` with every position recorded."""
     if _libyaml_reads_alike(yaml, text):
         try:
-            # cyaml re-exports _yaml's CParser; the stub does not mark it exported.
-            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)  # type: ignore[attr-defined]
+            loaded: Document | ParseFailure | None = _load(text, typed, yaml, yaml.cyaml.CParser)
         except Exception:  # noqa: BLE001 - _Unsure, or a lone surrogate that cannot be handed to libyaml
             loaded = None
         if isinstance(loaded, Document):
@@ -94,6 +129,156 @@ def load_yaml_text(text: str, *, typed: bool = False) -> Document | ParseFailure
         # golden files quote them), so the pure-Python parser loads it again.
         # Only an error path pays twice.
     return _load(text, typed, yaml, yaml.BaseLoader)
+
+
+#: Characters a run item may hold (:func:`_collapse`), as a negated class (a
+#: fraction of the cost of the same set listed by ranges): printable, as
+#: both YAML readers define it, and neither white space nor a line break to
+#: either parser (U+0085, U+2028 and U+2029 are breaks to YAML), no BOM
+#: (libyaml reads one anywhere), no surrogate.
+_NOT_ITEM_CHAR = "\x00-\x20\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
+#: Its first character: a letter, ``/ \ ^ _`` or non-ASCII, so never an
+#: indicator (``- ? : , [ ] { } # & * ! | > ' " % @ ```) nor a character that
+#: can start a core-schema number or null (``~ + - . 0-9``).
+_NOT_ITEM_FIRST = _NOT_ITEM_CHAR + "!-.0-@\\[\\]`{-~"
+#: One item line: ``- `` and the scalar, then the line break. A run is not
+#: read (it is left to the parser) when a scalar ends in ``:`` (``- key:``
+#: is a mapping) or is one of these words, the only non-strings a first
+#: letter can still give: tested on the whole run at once, cheaper than
+#: a lookahead and a lookbehind on every line.
+_ITEM = f"- [^{_NOT_ITEM_FIRST}][^{_NOT_ITEM_CHAR}]*+\r?\n"
+_CORE_WORDS = frozenset(("null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"))
+#: Runs shorter than this are left to the parser: they would save nothing.
+RUN_MIN = 16
+#: Flow items (``"https://...",``, as JSON is written, one a line or many):
+#: a double-quoted scalar holding no quote, no backslash (so no escape) and
+#: nothing the readers refuse or break lines at, then its comma; spaces and
+#: line breaks between them.
+_NOT_QUOTED_CHAR = '"\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff'
+_FLOW_ITEM = f'"[^{_NOT_QUOTED_CHAR}]+",'
+#: Runs: block items at one indentation (group 1), from the start of a line
+#: after the first; flow items. Each pattern starts with a literal, which
+#: the regular-expression engine finds at C speed (an alternation, or ``^``,
+#: would make it try every position: 20 ms on a 400 KB line).
+#: Compiled on first use (about 1 ms): a check whose config is small never compiles them.
+_BLOCK_RUN = f"\n( *){_ITEM}(?:\\1{_ITEM}){{{RUN_MIN - 1},}}"
+_FLOW_RUN = f"{_FLOW_ITEM}(?:[ \r\n]*{_FLOW_ITEM}){{{RUN_MIN - 1},}}"
+#: Shorter texts are loaded whole: libyaml reads them in a fraction of a
+#: millisecond, less than compiling the run patterns costs.
+COLLAPSE_MIN_CHARS = 4096
+
+
+@functools.cache
+def _run_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(_BLOCK_RUN), re.compile(_FLOW_RUN)
+
+
+def _collapse(text: str) -> tuple[str, dict[str, list[str]]] | None:
+    """``text`` with each run of at least :data:`RUN_MIN` item lines replaced
+    by one item line holding a placeholder, and each placeholder's values;
+    None when ``text`` has no such run. A run is block items (``- `` and one
+    plain scalar alone on its line, at one indentation; its last line stays
+    as written) or flow items (``"..."`` and its comma, with spaces and line
+    breaks between them; what follows the last comma stays as written).
+
+    Why the data of ``text`` is the data of the short text with each
+    placeholder spliced out (:func:`~citelint.reports.document.splice_runs`),
+    whenever the short text loads and each placeholder is found, once, as an
+    item of a sequence:
+    each placeholder is a plain scalar, not written anywhere in ``text``, on
+    its own line after ``- ``; found whole as a value, it was scanned as a
+    block entry and a plain scalar in block context (in a flow collection
+    ``- `` is an error, and a block scalar, a quoted or a multi-line plain
+    scalar would have held the ``- `` too). Each item line of the run, read
+    from the same scanner state, scans the same way: ``- `` is a block entry
+    at the same column, the scalar holds no space and no line break (and a
+    run with a ``:`` last is left as written), so it ends at the line's end,
+    and the next line, at the same column, cannot continue it. The scanner is then back in the state it was
+    in before the line, so the item lines give one scalar item each where
+    the placeholder gave one, and the rest of the text scans and parses
+    alike. The first character, and no value being a null or boolean word
+    (such a run is left as written), make each value a string as written,
+    by either schema.
+
+    A flow item's placeholder (``"..."``, then ``,``) found whole as an item
+    was scanned as one double-quoted scalar token (its value is written once,
+    between two quotes) starting where the run did, so the scanner was
+    between tokens there, in a flow sequence (in block context the comma is
+    an error; in a flow mapping it would be a key). Each item of the run,
+    from the same state, is a quoted scalar with no escape, so its value is
+    its text and it is a string by either schema, ended by a flow entry that
+    leaves the scanner and the parser as they were (spaces and line breaks
+    between tokens are skipped; flow collections ignore indentation), so
+    each gives one item where the placeholder gave one.
+
+    Anything else (the placeholder inside another scalar, a failure) makes
+    the caller load the whole text, whose data, positions and failures are
+    the reference.
+    """
+    block_run, flow_run = _run_patterns()
+    found = sorted([(m.start() + 1, m.end(), m.group(1)) for m in block_run.finditer(text)] +
+                   [(m.start(), m.end(), None) for m in flow_run.finditer(text)])
+    if not found:
+        return None
+    marker = placeholder_prefix(text)
+    pieces: list[str] = []
+    runs: dict[str, list[str]] = {}
+    done = covered = 0
+    for n, (start, end, indent) in enumerate(found):
+        if start < covered:
+            continue  # flow items inside a block item's value: the block run is read
+        placeholder = f"{marker}{n}"
+        if indent is None:  # flow items: each holds one "value",
+            runs[placeholder] = quoted_items(text[start:end])
+            pieces += [text[done:start], f'"{placeholder}",']
+            done = covered = end
+            continue
+        last = text.rfind("\n", start, end - 1) + 1  # the run's last line stays as written
+        lines = text[start:last]
+        if "\r" in lines:
+            lines = lines.replace("\r\n", "\n")  # an item holds no \r: each one ends a line
+        # Each line is the indentation, "- " and the value, which holds no
+        # space: every indentation-and-"- " is a line's start, and nothing else.
+        values = lines.replace(indent + "- ", "").split("\n")[:-1]
+        if ":\n" in lines or not _CORE_WORDS.isdisjoint(values):
+            continue  # a mapping, a null or a boolean among them: the parser reads the run
+        runs[placeholder] = values
+        pieces += [text[done:start], indent, "- ", placeholder, "\n"]
+        done, covered = last, end
+    pieces.append(text[done:])
+    return "".join(pieces), runs
+
+
+class _PositionsOnDemand(Document):
+    """A document whose data came from :func:`_collapse`'s short text: its
+    positions come from loading the whole ``text`` on the first ``locate``
+    (only an error message asks for one), so they are the positions
+    :func:`load_yaml_text` gives without ``positions_on_demand``."""
+
+    def __init__(self, data: Any, text: str, typed: bool):
+        super().__init__(data)
+        self._text: str | None = text
+        self._typed = typed
+        self._whole: Document | None = None
+
+    def _positions(self) -> Document:
+        if self._whole is None:
+            import yaml
+
+            assert self._text is not None
+            whole = _load_text(self._text, self._typed, yaml)
+            # Loads, by construction (see _collapse); a failure would leave positions at 1:1.
+            self._whole = whole if isinstance(whole, Document) else Document(self.data)
+            self._text = None
+        return self._whole
+
+    def locate(self, pointer: str) -> Position:
+        """Position of the value at ``pointer``, from the whole text."""
+        return self._positions().locate(pointer)
+
+    def locate_key(self, pointer: str) -> Position:
+        """Position of the key whose value is at ``pointer`` (or of the value), from the whole text."""
+        return self._positions().locate_key(pointer)
 
 
 def _libyaml_reads_alike(yaml: Any, text: str) -> bool:
