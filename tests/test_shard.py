@@ -376,3 +376,26 @@ def test_merge_reads_shard_files_from_standard_input(tmp_path: Path, monkeypatch
     data = b"".join(f.read_bytes() for f in files)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert cli(project, "merge", "-") == expected
+
+
+def test_merge_refuses_deep_nesting_and_unknown_rules_in_words(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "two")
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "citelint.shard/1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    code, out, err = cli(project, "merge", str(deep), str(two))
+    assert (code, out) == (2, ""), err
+    assert f"{deep} is not a shard file: its JSON is nested too deeply" in err
+    for field in ("findings", "notices", "more"):
+        doc = json.loads(one.read_text(encoding="utf-8"))
+        if doc[field]:
+            doc[field][0]["rule"] = "CL999"
+        else:
+            doc[field] = [{"path": "reports/r1.json", "rule": "CL999", "count": 1}]
+        bad = tmp_path / f"{field}.json"
+        bad.write_text(json.dumps(doc), encoding="utf-8")
+        code, out, err = cli(project, "merge", str(bad), str(two))
+        assert (code, out) == (2, ""), err
+        assert "internal error" not in err
+        assert "CL999 is no rule of this citelint" in err

@@ -34,6 +34,7 @@ from citelint.check.shard import Shard
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
 from citelint.model import (
+    RULES,
     SEVERITY_ORDER,
     AcceptedFact,
     AcceptedQuotation,
@@ -163,18 +164,26 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{name} is not a shard file: it is not UTF-8 JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"{name} is not a shard file: its JSON is nested too deeply") from None
     if isinstance(doc, dict) and doc.get("format") != SHARD_FORMAT:
         raise UsageError(f"{name} is not a shard file: its format is {doc.get('format')!r}, not {SHARD_FORMAT!r} "
                          "(write one with `citelint check --shard K/N`)")
-    if quick_valid(SCHEMA, doc):
-        return cast(dict[str, Any], doc)
-    from citelint.reports.schema import shard_validator
+    if not quick_valid(SCHEMA, doc):
+        from citelint.reports.schema import shard_validator
 
-    # The quick check only says yes or "ask jsonschema"; jsonschema words the refusal.
-    error = next(iter(sorted(shard_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
-    if error is not None:
-        where = "/" + "/".join(str(p) for p in error.absolute_path)
-        raise UsageError(f"{name} is not a shard file (schemas/shard.schema.json): at {where}: {error.message}")
+        # The quick check only says yes or "ask jsonschema"; jsonschema words the refusal.
+        error = next(iter(sorted(shard_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
+        if error is not None:
+            where = "/" + "/".join(str(p) for p in error.absolute_path)
+            raise UsageError(f"{name} is not a shard file (schemas/shard.schema.json): at {where}: {error.message}")
+    # The schema allows any CLxxx; the formatters look each rule up in the catalog.
+    for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
+                         ("reviews/untracked", doc["reviews"]["untracked"])):
+        for i, item in enumerate(items):
+            if item["rule"] not in RULES:
+                raise UsageError(f"{name} is not a shard file: at /{field}/{i}/rule: {item['rule']} is no rule "
+                                 "of this citelint")
     return cast(dict[str, Any], doc)
 
 
