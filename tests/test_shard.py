@@ -399,3 +399,34 @@ def test_merge_refuses_deep_nesting_and_unknown_rules_in_words(tmp_path: Path) -
         assert (code, out) == (2, ""), err
         assert "internal error" not in err
         assert "CL999 is no rule of this citelint" in err
+
+
+def test_a_report_changed_while_a_later_shard_checks_it_is_noted_by_the_merge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citelint.check.run as run
+
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    reports = sorted((project / "reports").glob("*.json"))
+    originals = {path: path.read_bytes() for path in reports}
+    verify = run._verify
+
+    def changing(*args, **kwargs):
+        # Between the phases every fact report gains a line: its findings are placed at 1:1.
+        for path in reports:
+            path.write_bytes(b"\n" + path.read_bytes())
+        return verify(*args, **kwargs)
+
+    files = [tmp_path / "shard-1.json", tmp_path / "shard-2.json"]
+    assert cli(project, "check", "--shard", "1/2", "-o", str(files[0]))[0] == 0
+    monkeypatch.setattr(run, "_verify", changing)  # only while shard 2 checks
+    assert cli(project, "check", "--shard", "2/2", "-o", str(files[1]))[0] == 0
+    monkeypatch.setattr(run, "_verify", verify)
+    for path, data in originals.items():
+        path.write_bytes(data)
+    doc = json.loads(files[1].read_text(encoding="utf-8"))
+    placed = {f["path"] for f in doc["findings"] if f["key"][0] == 1 and (f["line"], f["column"]) == (1, 1)}
+    assert placed, "shard 2 placed none of its citations' findings at 1:1"
+    code, out, err = cli(project, "merge", *map(str, files), "--format", "json")
+    notes = [note for note in json.loads(out)["warnings"] if "changed while being checked" in note]
+    assert len(notes) == 1 and all(path in notes[0] for path in sorted(placed)[:3]), notes

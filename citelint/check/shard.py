@@ -81,7 +81,9 @@ class Shard:
     target's path -> its 1-based place in the run, ``base_commit`` the
     revision ``--base`` resolved to, ``ledger`` the review ledger its lookups read, ``allowlist_empty`` whether the link
     allowlist this shard built grounds nothing, and ``added_note`` the note
-    of a base whose reports could not be read (the step summary's).
+    of a base whose reports could not be read (the step summary's), ``changed``
+    the reports that changed while this shard checked them (the merge notes
+    them all once, as one run does).
     """
 
     def __init__(self, k: int, n: int, *, listing: bool = False):
@@ -95,6 +97,7 @@ class Shard:
         self.base_commit: str | None = None
         self.allowlist_empty = False
         self.added_note: str | None = None
+        self.changed: list[str] = []
         #: The review ledger after this shard's lookups (None: the run has none).
         self.ledger: Ledger | None = None
         #: With ``listing``: (source, digest) -> citations, and the reports owned as (kind, path), in run order.

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
-from citelint.check.loaded import FINDINGS_PER_RULE, more_finding
+from citelint.check.loaded import FINDINGS_PER_RULE, changed_note, more_finding
 from citelint.check.reviewed import uncounted_notes, untracked_reviews
 from citelint.check.shard import Shard
 from citelint.config import Config, relpath
@@ -139,6 +139,7 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
         "skipped": [{"path": path, "why": why} for path, why in result.skipped] if shard.first else [],
         "allowlistEmpty": shard.allowlist_empty,
         "addedNote": shard.added_note,
+        "changed": shard.changed,
         "baseFingerprints": None if result.base_fingerprints is None else sorted(result.base_fingerprints),
         "reviews": {"untracked": [_finding(f, [0, k, i]) for i, f in enumerate(reviews.findings)],
                     "uncounted": uncounted},
@@ -279,7 +280,9 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
     result.quotations = [AcceptedQuotation(q["path"], q["line"], q["column"], q["sentence"], q["text"], q["source"],
                                            q["capture"], q["label"], tuple(q["insertions"]), q["form"],
                                            _to_review(q["reviewed"])) for q in quotations]
-    result.warnings_text = list(docs[0]["warnings"]) + uncounted_notes(_uncounted(docs, result))
+    changed = sorted({path for d in docs for path in d["changed"]})
+    result.warnings_text = list(docs[0]["warnings"]) + ([changed_note(changed)] if changed else [])
+    result.warnings_text += uncounted_notes(_uncounted(docs, result))
     if added is not None:
         result.warnings_text.append(added)
     if result.links_governed and any(d["allowlistEmpty"] for d in docs):
