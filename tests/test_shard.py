@@ -363,7 +363,9 @@ def test_shard_files_record_what_decides_the_findings(tmp_path: Path) -> None:
     digest = hashlib.sha256((project / "citelint.yaml").read_bytes()).hexdigest()
     assert doc["shard"] == {"k": 2, "n": 2} and doc["citelint"] == __version__
     assert doc["run"] == {"config": digest, "directory": ".", "paths": [], "base": None, "baseMissing": "error",
-                          "baseCommit": None}
+                          "baseCommit": None, "reports": doc["run"]["reports"]}
+    assert re.fullmatch("[0-9a-f]{64}", doc["run"]["reports"])
+    assert json.loads(shard_files(project, 2, tmp_path / "t")[0].read_text())["run"] == doc["run"]
     # Shard 1 alone holds the run's notes; the others' lists are empty.
     assert doc["warnings"] == [] and doc["skipped"] == []
 
@@ -430,3 +432,19 @@ def test_a_report_changed_while_a_later_shard_checks_it_is_noted_by_the_merge(
     code, out, err = cli(project, "merge", *map(str, files), "--format", "json")
     notes = [note for note in json.loads(out)["warnings"] if "changed while being checked" in note]
     assert len(notes) == 1 and all(path in notes[0] for path in sorted(placed)[:3]), notes
+
+
+def test_merge_refuses_shards_that_found_other_reports(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one = shard_files(project, 2, tmp_path / "before")[0]
+    report = project / "reports" / "r0.json"
+    report.write_bytes(report.read_bytes() + b"\n")  # another checkout: the same facts, other bytes
+    two = shard_files(project, 2, tmp_path / "after")[1]
+    code, out, err = cli(project, "merge", str(one), str(two))
+    assert (code, out) == (2, ""), err
+    assert "in the reports it found" in err
+    (project / "reports" / "added.md").write_text("# An added report\n", encoding="utf-8")
+    three = shard_files(project, 2, tmp_path / "added")[0]
+    code, out, err = cli(project, "merge", str(three), str(two))
+    assert (code, out) == (2, "") and "in the reports it found" in err, err

@@ -451,6 +451,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             one.reports.extend(other.reports)
             one.citations.extend(other.citations)
             one.citations.sort()  # run order, as one unsharded run has them
+        if shard is not None:
+            shard.note_inputs(one.reports)
         base_captures = settle_base(pending, base_note, config, cwd, run_level) if pending is not None else None
         if reviews_base is not None:
             settle_base(reviews_base, None, config, cwd, run_level)

@@ -73,13 +73,14 @@ def config_digest(config: Config) -> str:
 
 
 def run_identity(config: Config, cwd: Path, paths: Sequence[str], base: str | None, base_missing: str,
-                 base_commit: str | None) -> dict[str, Any]:
+                 base_commit: str | None, reports: str) -> dict[str, Any]:
     """What decides a shard's findings besides its K: the config's digest, the
     working directory relative to the project root (findings name files from
-    it), the paths given and the ``--base`` options with the commit REF
-    resolved to. Shards merge only when theirs are equal."""
+    it), the paths given, the ``--base`` options with the commit REF
+    resolved to, and ``reports``, the digest of the reports the shard found
+    (:meth:`~citelint.check.shard.Shard.note_inputs`). Shards merge only when theirs are equal."""
     return {"config": config_digest(config), "directory": relpath(cwd, config.root), "paths": list(paths),
-            "base": base, "baseMissing": base_missing, "baseCommit": base_commit}
+            "base": base, "baseMissing": base_missing, "baseCommit": base_commit, "reports": reports}
 
 
 def _finding(f: Finding, key: list[Any]) -> dict[str, Any]:
@@ -246,7 +247,8 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
 
 #: How a refusal names each field of a shard's run.
 _RUN_FIELDS = {"config": "the config's digest", "directory": "the directory it ran in", "paths": "the paths given",
-               "base": "--base", "baseMissing": "--base-missing", "baseCommit": "the commit --base resolved to"}
+               "base": "--base", "baseMissing": "--base-missing", "baseCommit": "the commit --base resolved to",
+               "reports": "the reports it found (their paths, or a fact report's bytes)"}
 
 
 def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
