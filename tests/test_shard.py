@@ -448,3 +448,17 @@ def test_merge_refuses_shards_that_found_other_reports(tmp_path: Path) -> None:
     three = shard_files(project, 2, tmp_path / "added")[0]
     code, out, err = cli(project, "merge", str(three), str(two))
     assert (code, out) == (2, "") and "in the reports it found" in err, err
+
+
+def test_merge_refuses_a_symlink_or_a_fifo_as_a_shard_file(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    link = tmp_path / "link.json"
+    link.symlink_to(one)
+    code, out, err = cli(project, "merge", str(link), str(two))
+    assert (code, out) == (2, "") and f"cannot read {link}: it is a symlink" in err, err
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    code, out, err = cli(project, "merge", str(fifo), str(two))
+    assert (code, out) == (2, "") and f"cannot read {fifo}: not a regular file" in err, err
