@@ -462,3 +462,16 @@ def test_merge_refuses_a_symlink_or_a_fifo_as_a_shard_file(tmp_path: Path) -> No
     os.mkfifo(fifo)
     code, out, err = cli(project, "merge", str(fifo), str(two))
     assert (code, out) == (2, "") and f"cannot read {fifo}: not a regular file" in err, err
+
+
+def test_merge_refuses_a_lone_surrogate_no_check_writes_in_words(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    doc = json.loads(one.read_text(encoding="utf-8"))
+    doc["findings"][0]["message"] += "\ud800"
+    one.write_text(json.dumps(doc), encoding="utf-8")
+    for fmt in ("text", "json", "sarif", "github", "summary"):
+        code, out, err = cli(project, "merge", str(one), str(two), "--format", fmt)
+        assert code == 2, err  # the github format also annotates that the check did not run
+        assert "at /findings/0/message holds a lone surrogate" in err and "internal error" not in err

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
@@ -179,6 +180,10 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
         if error is not None:
             where = "/" + "/".join(str(p) for p in error.absolute_path)
             raise UsageError(f"{name} is not a shard file (schemas/shard.schema.json): at {where}: {error.message}")
+    lone = _lone_surrogate(doc)
+    if lone is not None:
+        raise UsageError(f"{name} is not a shard file: the string at {lone} holds a lone surrogate (an escape "
+                         "such as \\ud800 with no pair), which no check writes there")
     # The schema allows any CLxxx; the formatters look each rule up in the catalog.
     for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
                          ("reviews/untracked", doc["reviews"]["untracked"])):
@@ -187,6 +192,33 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
                 raise UsageError(f"{name} is not a shard file: at /{field}/{i}/rule: {item['rule']} is no rule "
                                  "of this citelint")
     return cast(dict[str, Any], doc)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Fields that hold a file's path, which may hold lone surrogates (a name's bytes not UTF-8, as the OS gives it).
+_PATH_FIELDS = frozenset(("path", "changed"))
+
+
+def _lone_surrogate(value: Any, at: str = "") -> str | None:
+    """The JSON pointer of the first string in ``value`` that holds a lone
+    surrogate outside a path field, or None. Reports holding one are refused
+    (CL001), so no message, snippet or source a check writes holds one; the
+    formatters could not print it."""
+    if isinstance(value, str):
+        return (at or "/") if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        if key in _PATH_FIELDS:
+            continue
+        found = _lone_surrogate(item, f"{at}/{key}")
+        if found is not None:
+            return found
+    return None
 
 
 class Merged:
