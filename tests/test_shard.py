@@ -475,3 +475,16 @@ def test_merge_refuses_a_lone_surrogate_no_check_writes_in_words(tmp_path: Path)
         code, out, err = cli(project, "merge", str(one), str(two), "--format", fmt)
         assert code == 2, err  # the github format also annotates that the check did not run
         assert "at /findings/0/message holds a lone surrogate" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("key", [[5, 1, 0], [0, 2, 0], [0, 1, "0"], [1, "s", "d", 1, 0], [1, 0, "d", 1, 0, 0]])
+def test_merge_refuses_an_ordering_key_no_shard_writes(key: list, tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    doc = json.loads(one.read_text(encoding="utf-8"))
+    doc["findings"][0]["key"] = key  # a finding the merge would drop or misplace
+    one.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = cli(project, "merge", str(one), str(two))
+    assert (code, out) == (2, ""), err
+    assert "at /findings/0/key" in err

@@ -184,6 +184,14 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
     if lone is not None:
         raise UsageError(f"{name} is not a shard file: the string at {lone} holds a lone surrogate (an escape "
                          "such as \\ud800 with no pair), which no check writes there")
+    k = doc["shard"]["k"]
+    for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]),
+                         ("reviews/untracked", doc["reviews"]["untracked"])):
+        for i, item in enumerate(items):
+            if not _key_valid(item["key"], k, cited=field != "reviews/untracked"):
+                raise UsageError(f"{name} is not a shard file: at /{field}/{i}/key: {item['key']!r} is not [0, {k}, "
+                                 "i] (a report's own or a run-level item) or [1, source, capture digest, report "
+                                 "order, fact index, i] (a citation's)")
     # The schema allows any CLxxx; the formatters look each rule up in the catalog.
     for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
                          ("reviews/untracked", doc["reviews"]["untracked"])):
@@ -192,6 +200,15 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
                 raise UsageError(f"{name} is not a shard file: at /{field}/{i}/rule: {item['rule']} is no rule "
                                  "of this citelint")
     return cast(dict[str, Any], doc)
+
+
+def _key_valid(key: list[Any], k: int, *, cited: bool) -> bool:
+    """True when ``key`` is an ordering key shard ``k`` writes (docs/shards.md):
+    ``[0, k, i]``, or with ``cited`` ``[1, source, digest, order, index, i]``."""
+    if key[0] == 0 and len(key) == 3:
+        return key[1] == k and type(key[2]) is int
+    return (cited and key[0] == 1 and len(key) == 6 and all(type(part) is str for part in key[1:3])
+            and all(type(part) is int for part in key[3:]))
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
