@@ -488,3 +488,13 @@ def test_merge_refuses_an_ordering_key_no_shard_writes(key: list, tmp_path: Path
     code, out, err = cli(project, "merge", str(one), str(two))
     assert (code, out) == (2, ""), err
     assert "at /findings/0/key" in err
+
+
+def test_merge_names_the_missing_shards_of_a_huge_n_at_once(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    path = tmp_path / "s.json"
+    assert cli(project, "check", "--shard", f"1/{10**12}", "-o", str(path))[0] == 0
+    code, out, err = cli(project, "merge", str(path))
+    assert (code, out) == (2, ""), err
+    assert f"shards 2/{10**12}, 3/{10**12}, 4/{10**12}, 5/{10**12}, 6/{10**12} and {10**12 - 6} more missing" in err

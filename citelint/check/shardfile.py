@@ -280,9 +280,16 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
         if k in seen:
             raise UsageError(f"{name} and {seen[k]} are both shard {k}/{n}: give each shard once")
         seen[k] = name
-    missing = [k for k in range(1, n + 1) if k not in seen]
-    if missing:
-        raise UsageError(f"shard{'s' * (len(missing) > 1)} {', '.join(f'{k}/{n}' for k in missing)} "
+    if len(seen) < n:
+        # The first few missing, found in at most len(seen) + 5 steps: N is the file's, however large.
+        count, k = n - len(seen), 1
+        missing: list[int] = []
+        while len(missing) < min(count, 5):
+            if k not in seen:
+                missing.append(k)
+            k += 1
+        raise UsageError(f"shard{'s' * (count > 1)} {', '.join(f'{k}/{n}' for k in missing)}"
+                         f"{f' and {count - len(missing)} more' if count > len(missing) else ''} "
                          f"missing: give all {n} shard files of the run")
     docs = [doc for _, doc in sorted(shards, key=lambda item: item[1]["shard"]["k"])]
     added = next((d["addedNote"] for d in docs if d["addedNote"]), None) if summary else None
