@@ -363,7 +363,9 @@ def test_shard_files_record_what_decides_the_findings(tmp_path: Path) -> None:
     digest = hashlib.sha256((project / "citelint.yaml").read_bytes()).hexdigest()
     assert doc["shard"] == {"k": 2, "n": 2} and doc["citelint"] == __version__
     assert doc["run"] == {"config": digest, "directory": ".", "paths": [], "base": None, "baseMissing": "error",
-                          "baseCommit": None}
+                          "baseCommit": None, "reports": doc["run"]["reports"]}
+    assert re.fullmatch("[0-9a-f]{64}", doc["run"]["reports"])
+    assert json.loads(shard_files(project, 2, tmp_path / "t")[0].read_text())["run"] == doc["run"]
     # Shard 1 alone holds the run's notes; the others' lists are empty.
     assert doc["warnings"] == [] and doc["skipped"] == []
 
@@ -376,3 +378,123 @@ def test_merge_reads_shard_files_from_standard_input(tmp_path: Path, monkeypatch
     data = b"".join(f.read_bytes() for f in files)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert cli(project, "merge", "-") == expected
+
+
+def test_merge_refuses_deep_nesting_and_unknown_rules_in_words(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "two")
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "citelint.shard/1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    code, out, err = cli(project, "merge", str(deep), str(two))
+    assert (code, out) == (2, ""), err
+    assert f"{deep} is not a shard file: its JSON is nested too deeply" in err
+    for field in ("findings", "notices", "more"):
+        doc = json.loads(one.read_text(encoding="utf-8"))
+        if doc[field]:
+            doc[field][0]["rule"] = "CL999"
+        else:
+            doc[field] = [{"path": "reports/r1.json", "rule": "CL999", "count": 1}]
+        bad = tmp_path / f"{field}.json"
+        bad.write_text(json.dumps(doc), encoding="utf-8")
+        code, out, err = cli(project, "merge", str(bad), str(two))
+        assert (code, out) == (2, ""), err
+        assert "internal error" not in err
+        assert "CL999 is no rule of this citelint" in err
+
+
+def test_a_report_changed_while_a_later_shard_checks_it_is_noted_by_the_merge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citelint.check.run as run
+
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    reports = sorted((project / "reports").glob("*.json"))
+    originals = {path: path.read_bytes() for path in reports}
+    verify = run._verify
+
+    def changing(*args, **kwargs):
+        # Between the phases every fact report gains a line: its findings are placed at 1:1.
+        for path in reports:
+            path.write_bytes(b"\n" + path.read_bytes())
+        return verify(*args, **kwargs)
+
+    files = [tmp_path / "shard-1.json", tmp_path / "shard-2.json"]
+    assert cli(project, "check", "--shard", "1/2", "-o", str(files[0]))[0] == 0
+    monkeypatch.setattr(run, "_verify", changing)  # only while shard 2 checks
+    assert cli(project, "check", "--shard", "2/2", "-o", str(files[1]))[0] == 0
+    monkeypatch.setattr(run, "_verify", verify)
+    for path, data in originals.items():
+        path.write_bytes(data)
+    doc = json.loads(files[1].read_text(encoding="utf-8"))
+    placed = {f["path"] for f in doc["findings"] if f["key"][0] == 1 and (f["line"], f["column"]) == (1, 1)}
+    assert placed, "shard 2 placed none of its citations' findings at 1:1"
+    code, out, err = cli(project, "merge", *map(str, files), "--format", "json")
+    notes = [note for note in json.loads(out)["warnings"] if "changed while being checked" in note]
+    assert len(notes) == 1 and all(path in notes[0] for path in sorted(placed)[:3]), notes
+
+
+def test_merge_refuses_shards_that_found_other_reports(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one = shard_files(project, 2, tmp_path / "before")[0]
+    report = project / "reports" / "r0.json"
+    report.write_bytes(report.read_bytes() + b"\n")  # another checkout: the same facts, other bytes
+    two = shard_files(project, 2, tmp_path / "after")[1]
+    code, out, err = cli(project, "merge", str(one), str(two))
+    assert (code, out) == (2, ""), err
+    assert "in the reports it found" in err
+    (project / "reports" / "added.md").write_text("# An added report\n", encoding="utf-8")
+    three = shard_files(project, 2, tmp_path / "added")[0]
+    code, out, err = cli(project, "merge", str(three), str(two))
+    assert (code, out) == (2, "") and "in the reports it found" in err, err
+
+
+def test_merge_refuses_a_symlink_or_a_fifo_as_a_shard_file(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    link = tmp_path / "link.json"
+    link.symlink_to(one)
+    code, out, err = cli(project, "merge", str(link), str(two))
+    assert (code, out) == (2, "") and f"cannot read {link}: it is a symlink" in err, err
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    code, out, err = cli(project, "merge", str(fifo), str(two))
+    assert (code, out) == (2, "") and f"cannot read {fifo}: not a regular file" in err, err
+
+
+def test_merge_refuses_a_lone_surrogate_no_check_writes_in_words(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    doc = json.loads(one.read_text(encoding="utf-8"))
+    doc["findings"][0]["message"] += "\ud800"
+    one.write_text(json.dumps(doc), encoding="utf-8")
+    for fmt in ("text", "json", "sarif", "github", "summary"):
+        code, out, err = cli(project, "merge", str(one), str(two), "--format", fmt)
+        assert code == 2, err  # the github format also annotates that the check did not run
+        assert "at /findings/0/message holds a lone surrogate" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("key", [[5, 1, 0], [0, 2, 0], [0, 1, "0"], [1, "s", "d", 1, 0], [1, 0, "d", 1, 0, 0]])
+def test_merge_refuses_an_ordering_key_no_shard_writes(key: list, tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    doc = json.loads(one.read_text(encoding="utf-8"))
+    doc["findings"][0]["key"] = key  # a finding the merge would drop or misplace
+    one.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = cli(project, "merge", str(one), str(two))
+    assert (code, out) == (2, ""), err
+    assert "at /findings/0/key" in err
+
+
+def test_merge_names_the_missing_shards_of_a_huge_n_at_once(tmp_path: Path) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    path = tmp_path / "s.json"
+    assert cli(project, "check", "--shard", f"1/{10**12}", "-o", str(path))[0] == 0
+    code, out, err = cli(project, "merge", str(path))
+    assert (code, out) == (2, ""), err
+    assert f"shards 2/{10**12}, 3/{10**12}, 4/{10**12}, 5/{10**12}, 6/{10**12} and {10**12 - 6} more missing" in err

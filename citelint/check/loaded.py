@@ -100,6 +100,14 @@ def more_finding(path: str, rule: str, severity: Severity, count: int, pos: Posi
                    f"(at most {FINDINGS_PER_RULE} per rule); fix these first", pos.end_line, pos.end_col)
 
 
+def changed_note(changed: list[str]) -> str:
+    """The run's note on the report files (``changed``, sorted) that changed
+    while being checked, so some of their findings are placed at 1:1."""
+    return (f"{len(changed)} report file{'s' * (len(changed) != 1)} changed while being checked "
+            f"({', '.join(changed[:3])}{', …' if len(changed) > 3 else ''}), so some of their findings are "
+            "placed at 1:1; check again")
+
+
 class LoadedReport:
     """A fact report after the first phase, kept until its citations are verified.
 

@@ -20,7 +20,7 @@ from citelint.check.baseline import settle_base, start_base, start_reviews_base
 from citelint.check.cited import CitedColumn, CitedGroups
 from citelint.check.emission import Emission, Verified
 from citelint.check.grounding import GitTracking, build_allowlist
-from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport, content_digest
+from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport, changed_note, content_digest
 from citelint.check.parallel import COLLECTOR, job_count, plain_differences, with_differences
 from citelint.check.reviewed import load_ledger_for, report_ledger
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
@@ -457,6 +457,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             one.reports.extend(other.reports)
             one.citations.extend(other.citations)
             one.citations.sort()  # run order, as one unsharded run has them
+        if shard is not None:
+            shard.note_inputs(one.reports)
         base_captures = settle_base(pending, base_note, config, cwd, run_level) if pending is not None else None
         if reviews_base is not None:
             settle_base(reviews_base, None, config, cwd, run_level)
@@ -474,12 +476,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 emission)
         del groups
         emission.finish()
-        if any(r.changed for r in one.reports):
-            changed = sorted(r.display for r in one.reports if r.changed)
-            result.warnings_text.append(
-                f"{len(changed)} report file{'s' * (len(changed) != 1)} changed while being checked "
-                f"({', '.join(changed[:3])}{', …' if len(changed) > 3 else ''}), so some of their findings are "
-                "placed at 1:1; check again")
+        changed = sorted(r.display for r in one.reports if r.changed)
+        if shard is not None:
+            shard.changed = changed  # any shard's: the merge notes them all, in this note's place
+        elif changed:
+            result.warnings_text.append(changed_note(changed))
         if ledger is not None and reading_ledger:
             if shard is None:
                 report_ledger(ledger, config, cwd, result)

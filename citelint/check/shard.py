@@ -81,7 +81,9 @@ class Shard:
     target's path -> its 1-based place in the run, ``base_commit`` the
     revision ``--base`` resolved to, ``ledger`` the review ledger its lookups read, ``allowlist_empty`` whether the link
     allowlist this shard built grounds nothing, and ``added_note`` the note
-    of a base whose reports could not be read (the step summary's).
+    of a base whose reports could not be read (the step summary's), ``changed``
+    the reports that changed while this shard checked them (the merge notes
+    them all once, as one run does).
     """
 
     def __init__(self, k: int, n: int, *, listing: bool = False):
@@ -95,6 +97,9 @@ class Shard:
         self.base_commit: str | None = None
         self.allowlist_empty = False
         self.added_note: str | None = None
+        self.changed: list[str] = []
+        #: SHA-256 of the run's reports as this shard found them (:meth:`note_inputs`).
+        self.inputs = ""
         #: The review ledger after this shard's lookups (None: the run has none).
         self.ledger: Ledger | None = None
         #: With ``listing``: (source, digest) -> citations, and the reports owned as (kind, path), in run order.
@@ -135,6 +140,19 @@ class Shard:
             elif target.kind == "report" and not target.refusal:
                 foreign.append((order, target))
         return own, foreign
+
+    def note_inputs(self, reports: Sequence[LoadedReport]) -> None:
+        """Digest the run's reports as this shard found them: every target's
+        displayed path in run order, and each loaded fact report's bytes
+        (every shard loads every fact report), so shards that checked
+        different files (another checkout, a report changed between them) do
+        not merge."""
+        digest = hashlib.sha256()
+        for display, order in sorted(self.orders.items(), key=lambda item: item[1]):
+            digest.update(f"{order}\0{display}\0".encode("utf-8", "surrogatepass"))
+        for report in sorted(reports, key=lambda r: r.order):
+            digest.update(f"{report.order}:{report.digest}\n".encode())
+        self.inputs = digest.hexdigest()
 
     def own_groups(self, groups: list[tuple[tuple[str, str], CitedColumn]],
                    reports: dict[int, LoadedReport]) -> list[tuple[tuple[str, str], CitedColumn]]:

@@ -24,16 +24,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
-from citelint.check.loaded import FINDINGS_PER_RULE, more_finding
+from citelint.check.loaded import FINDINGS_PER_RULE, changed_note, more_finding
 from citelint.check.reviewed import uncounted_notes, untracked_reviews
 from citelint.check.shard import Shard
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
 from citelint.model import (
+    RULES,
     SEVERITY_ORDER,
     AcceptedFact,
     AcceptedQuotation,
@@ -72,13 +74,14 @@ def config_digest(config: Config) -> str:
 
 
 def run_identity(config: Config, cwd: Path, paths: Sequence[str], base: str | None, base_missing: str,
-                 base_commit: str | None) -> dict[str, Any]:
+                 base_commit: str | None, reports: str) -> dict[str, Any]:
     """What decides a shard's findings besides its K: the config's digest, the
     working directory relative to the project root (findings name files from
-    it), the paths given and the ``--base`` options with the commit REF
-    resolved to. Shards merge only when theirs are equal."""
+    it), the paths given, the ``--base`` options with the commit REF
+    resolved to, and ``reports``, the digest of the reports the shard found
+    (:meth:`~citelint.check.shard.Shard.note_inputs`). Shards merge only when theirs are equal."""
     return {"config": config_digest(config), "directory": relpath(cwd, config.root), "paths": list(paths),
-            "base": base, "baseMissing": base_missing, "baseCommit": base_commit}
+            "base": base, "baseMissing": base_missing, "baseCommit": base_commit, "reports": reports}
 
 
 def _finding(f: Finding, key: list[Any]) -> dict[str, Any]:
@@ -138,6 +141,7 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
         "skipped": [{"path": path, "why": why} for path, why in result.skipped] if shard.first else [],
         "allowlistEmpty": shard.allowlist_empty,
         "addedNote": shard.added_note,
+        "changed": shard.changed,
         "baseFingerprints": None if result.base_fingerprints is None else sorted(result.base_fingerprints),
         "reviews": {"untracked": [_finding(f, [0, k, i]) for i, f in enumerate(reviews.findings)],
                     "uncounted": uncounted},
@@ -163,19 +167,75 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{name} is not a shard file: it is not UTF-8 JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"{name} is not a shard file: its JSON is nested too deeply") from None
     if isinstance(doc, dict) and doc.get("format") != SHARD_FORMAT:
         raise UsageError(f"{name} is not a shard file: its format is {doc.get('format')!r}, not {SHARD_FORMAT!r} "
                          "(write one with `citelint check --shard K/N`)")
-    if quick_valid(SCHEMA, doc):
-        return cast(dict[str, Any], doc)
-    from citelint.reports.schema import shard_validator
+    if not quick_valid(SCHEMA, doc):
+        from citelint.reports.schema import shard_validator
 
-    # The quick check only says yes or "ask jsonschema"; jsonschema words the refusal.
-    error = next(iter(sorted(shard_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
-    if error is not None:
-        where = "/" + "/".join(str(p) for p in error.absolute_path)
-        raise UsageError(f"{name} is not a shard file (schemas/shard.schema.json): at {where}: {error.message}")
+        # The quick check only says yes or "ask jsonschema"; jsonschema words the refusal.
+        error = next(iter(sorted(shard_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
+        if error is not None:
+            where = "/" + "/".join(str(p) for p in error.absolute_path)
+            raise UsageError(f"{name} is not a shard file (schemas/shard.schema.json): at {where}: {error.message}")
+    lone = _lone_surrogate(doc)
+    if lone is not None:
+        raise UsageError(f"{name} is not a shard file: the string at {lone} holds a lone surrogate (an escape "
+                         "such as \\ud800 with no pair), which no check writes there")
+    k = doc["shard"]["k"]
+    for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]),
+                         ("reviews/untracked", doc["reviews"]["untracked"])):
+        for i, item in enumerate(items):
+            if not _key_valid(item["key"], k, cited=field != "reviews/untracked"):
+                raise UsageError(f"{name} is not a shard file: at /{field}/{i}/key: {item['key']!r} is not [0, {k}, "
+                                 "i] (a report's own or a run-level item) or [1, source, capture digest, report "
+                                 "order, fact index, i] (a citation's)")
+    # The schema allows any CLxxx; the formatters look each rule up in the catalog.
+    for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
+                         ("reviews/untracked", doc["reviews"]["untracked"])):
+        for i, item in enumerate(items):
+            if item["rule"] not in RULES:
+                raise UsageError(f"{name} is not a shard file: at /{field}/{i}/rule: {item['rule']} is no rule "
+                                 "of this citelint")
     return cast(dict[str, Any], doc)
+
+
+def _key_valid(key: list[Any], k: int, *, cited: bool) -> bool:
+    """True when ``key`` is an ordering key shard ``k`` writes (docs/shards.md):
+    ``[0, k, i]``, or with ``cited`` ``[1, source, digest, order, index, i]``."""
+    if key[0] == 0 and len(key) == 3:
+        return key[1] == k and type(key[2]) is int
+    return (cited and key[0] == 1 and len(key) == 6 and all(type(part) is str for part in key[1:3])
+            and all(type(part) is int for part in key[3:]))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Fields that hold a file's path, which may hold lone surrogates (a name's bytes not UTF-8, as the OS gives it).
+_PATH_FIELDS = frozenset(("path", "changed"))
+
+
+def _lone_surrogate(value: Any, at: str = "") -> str | None:
+    """The JSON pointer of the first string in ``value`` that holds a lone
+    surrogate outside a path field, or None. Reports holding one are refused
+    (CL001), so no message, snippet or source a check writes holds one; the
+    formatters could not print it."""
+    if isinstance(value, str):
+        return (at or "/") if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        if key in _PATH_FIELDS:
+            continue
+        found = _lone_surrogate(item, f"{at}/{key}")
+        if found is not None:
+            return found
+    return None
 
 
 class Merged:
@@ -220,9 +280,16 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
         if k in seen:
             raise UsageError(f"{name} and {seen[k]} are both shard {k}/{n}: give each shard once")
         seen[k] = name
-    missing = [k for k in range(1, n + 1) if k not in seen]
-    if missing:
-        raise UsageError(f"shard{'s' * (len(missing) > 1)} {', '.join(f'{k}/{n}' for k in missing)} "
+    if len(seen) < n:
+        # The first few missing, found in at most len(seen) + 5 steps: N is the file's, however large.
+        count, k = n - len(seen), 1
+        missing: list[int] = []
+        while len(missing) < min(count, 5):
+            if k not in seen:
+                missing.append(k)
+            k += 1
+        raise UsageError(f"shard{'s' * (count > 1)} {', '.join(f'{k}/{n}' for k in missing)}"
+                         f"{f' and {count - len(missing)} more' if count > len(missing) else ''} "
                          f"missing: give all {n} shard files of the run")
     docs = [doc for _, doc in sorted(shards, key=lambda item: item[1]["shard"]["k"])]
     added = next((d["addedNote"] for d in docs if d["addedNote"]), None) if summary else None
@@ -236,7 +303,8 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
 
 #: How a refusal names each field of a shard's run.
 _RUN_FIELDS = {"config": "the config's digest", "directory": "the directory it ran in", "paths": "the paths given",
-               "base": "--base", "baseMissing": "--base-missing", "baseCommit": "the commit --base resolved to"}
+               "base": "--base", "baseMissing": "--base-missing", "baseCommit": "the commit --base resolved to",
+               "reports": "the reports it found (their paths, or a fact report's bytes)"}
 
 
 def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
@@ -270,7 +338,9 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
     result.quotations = [AcceptedQuotation(q["path"], q["line"], q["column"], q["sentence"], q["text"], q["source"],
                                            q["capture"], q["label"], tuple(q["insertions"]), q["form"],
                                            _to_review(q["reviewed"])) for q in quotations]
-    result.warnings_text = list(docs[0]["warnings"]) + uncounted_notes(_uncounted(docs, result))
+    changed = sorted({path for d in docs for path in d["changed"]})
+    result.warnings_text = list(docs[0]["warnings"]) + ([changed_note(changed)] if changed else [])
+    result.warnings_text += uncounted_notes(_uncounted(docs, result))
     if added is not None:
         result.warnings_text.append(added)
     if result.links_governed and any(d["allowlistEmpty"] for d in docs):

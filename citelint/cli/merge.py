@@ -13,6 +13,7 @@ replace, and must be the one the shards checked).
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -42,6 +43,8 @@ examples:
                                          the GitHub Action's merge job (a matrix of shards)
   citelint merge shards/*.json --strict --quiet
   cat shard-*.json | citelint merge -    shard files one after another on standard input
+
+reads: each SHARD, a regular file (never through a symlink, never a FIFO).
 
 writes: nothing, except what a flag asks for: --output-file and --sarif-file
 (created or replaced whole), --summary-file (appended to a regular file).
@@ -116,10 +119,13 @@ def _read_all(names: list[str]) -> list[tuple[str, dict[str, Any]]]:
                     shards.append((f"<stdin>:{n}", read_shard(line, f"standard input, line {n}")))
             continue
         try:
-            data = read_regular(Path(name), MAX_SHARD_BYTES)
+            # A shard file is a run's evidence: read as given, never through a symlink (as the writer never writes one).
+            data = read_regular(Path(name), MAX_SHARD_BYTES, follow_symlinks=False)
         except FileTooLarge:
             raise UsageError(f"cannot read {terminal(name)}: over {MAX_SHARD_BYTES} bytes, not a shard file") from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP and Path(name).is_symlink():
+                raise UsageError(f"cannot read {terminal(name)}: it is a symlink; give the shard file itself") from None
             raise UsageError(f"cannot read {terminal(name)}: {exc.strerror or exc}") from None
         shards.append((terminal(name), read_shard(data, terminal(name))))
     return shards

@@ -74,7 +74,8 @@ def run_shard(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.dry_run:
             out.write(listing(shard))
             return EXIT_OK
-        identity = run_identity(config, cwd, args.paths, args.base, args.base_missing, shard.base_commit)
+        identity = run_identity(config, cwd, args.paths, args.base, args.base_missing, shard.base_commit,
+                                shard.inputs)
         doc = shard_document(result, shard, config=config, cwd=cwd, version=__version__, identity=identity)
     except UsageError as exc:
         err.write(f"citelint: {exc}\n")
