@@ -469,12 +469,22 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
                 emission)
         del groups
+        note_at = len(result.warnings_text)
+
+        def note_changed(into: CheckResult, changed: list[str]) -> None:
+            # Again when the deferred notices and accepted facts are built: they read reports too.
+            if shard is not None:
+                shard.changed = changed  # any shard's: the merge notes them all, in this note's place
+            elif changed:
+                notes = into.warnings_text
+                if len(notes) > note_at and notes[note_at].endswith("placed at 1:1; check again"):
+                    notes[note_at] = changed_note(changed)
+                else:
+                    notes.insert(note_at, changed_note(changed))
+
+        emission.noted = note_changed
         emission.finish()
-        changed = sorted(r.display for r in one.reports if r.changed)
-        if shard is not None:
-            shard.changed = changed  # any shard's: the merge notes them all, in this note's place
-        elif changed:
-            result.warnings_text.append(changed_note(changed))
+        note_changed(result, sorted(r.display for r in one.reports if r.changed))
         if ledger is not None and reading_ledger:
             if shard is None:
                 report_ledger(ledger, config, cwd, result)
@@ -522,6 +532,8 @@ class _Emission:
         self.emitters: dict[int, Emitter] = {}
         self.unreviewed = 0
         self.judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
+        #: Told the reports that changed (sorted), once the deferred work has read them.
+        self.noted: Callable[[CheckResult, list[str]], None] | None = None
 
     def __call__(self, verified: list[_Verified]) -> None:
         """Emit the findings of one group's verified citations (in group order)."""
@@ -559,6 +571,7 @@ class _Emission:
             self.result.unlisted += count
             return
         config, reports, accepted, judged, review = self.config, self.reports, self.accepted, self.judged, self.review
+        noted = self.noted
 
         def settle(result: CheckResult) -> None:
             if review:
@@ -569,6 +582,8 @@ class _Emission:
             built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
             built.sort(key=lambda item: item[0])
             result.accepted = [fact for _, fact in built]
+            if noted is not None:
+                noted(result, sorted(r.display for r in reports.values() if r.changed))
 
         self.result.defer(count, settle)
 
