@@ -431,7 +431,7 @@ def test_a_report_changed_while_a_later_shard_checks_it_is_noted_by_the_merge(
     assert placed, "shard 2 placed none of its citations' findings at 1:1"
     code, out, err = cli(project, "merge", *map(str, files), "--format", "json")
     notes = [note for note in json.loads(out)["warnings"] if "changed while being checked" in note]
-    assert len(notes) == 1 and all(path in notes[0] for path in sorted(placed)[:3]), notes
+    assert len(notes) == 1 and int(notes[0].split()[0]) >= len(placed), notes
 
 
 def test_merge_refuses_shards_that_found_other_reports(tmp_path: Path) -> None:
@@ -498,3 +498,39 @@ def test_merge_names_the_missing_shards_of_a_huge_n_at_once(tmp_path: Path) -> N
     code, out, err = cli(project, "merge", str(path))
     assert (code, out) == (2, ""), err
     assert f"shards 2/{10**12}, 3/{10**12}, 4/{10**12}, 5/{10**12}, 6/{10**12} and {10**12 - 6} more missing" in err
+
+
+def test_reports_changed_before_the_accepted_facts_are_built_are_noted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import citelint.check.run as run
+
+    project = tmp_path / "expertqa"
+    shutil.copytree(REPO_ROOT / "examples" / "expertqa", project)
+    reports = sorted((project / "reports").glob("*.json"))  # no finding: only accepted facts need positions
+    originals = {path: path.read_bytes() for path in reports}
+    verify = run._verify
+
+    def changing(*args, **kwargs):
+        for path in reports:
+            path.write_bytes(b"\n" + path.read_bytes())
+        return verify(*args, **kwargs)
+
+    def changed_run(*argv: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(run, "_verify", changing)
+        try:
+            return cli(project, *argv)
+        finally:
+            monkeypatch.setattr(run, "_verify", verify)
+            for path, data in originals.items():
+                path.write_bytes(data)
+
+    doc = json.loads(changed_run("check", "--format", "json")[1])
+    # The accepted facts and their CL901 notices are built when the formatter reads them, after the phases.
+    assert any((a["line"], a["column"]) == (1, 1) for a in doc["accepted"])
+    notes = [note for note in doc["warnings"] if "changed while being checked" in note]
+    assert len(notes) == 1, doc["warnings"]
+    files = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
+    for k, path in enumerate(files, 1):
+        assert changed_run("check", "--shard", f"{k}/2", "-o", str(path))[0] == 0
+    merged = json.loads(cli(project, "merge", *map(str, files), "--format", "json")[1])
+    assert merged["warnings"] == doc["warnings"]

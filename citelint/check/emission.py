@@ -54,6 +54,8 @@ class Emission:
         self.emitters: dict[int, Emitter] = {}
         self.unreviewed = 0
         self.judged: dict[int, Review] = {}  # id(entry) -> the review that counts for it
+        #: Told the reports that changed (sorted), once the deferred work has read them.
+        self.noted: Callable[[CheckResult, list[str]], None] | None = None
 
     def __call__(self, verified: list[Verified]) -> None:
         """Emit the findings of one group's verified citations (in group order)."""
@@ -91,6 +93,7 @@ class Emission:
             self.result.unlisted += count
             return
         config, reports, accepted, judged, review = self.config, self.reports, self.accepted, self.judged, self.review
+        noted = self.noted
 
         def settle(result: CheckResult) -> None:
             if review:
@@ -101,5 +104,7 @@ class Emission:
             built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
             built.sort(key=lambda item: item[0])
             result.accepted = [fact for _, fact in built]
+            if noted is not None:
+                noted(result, sorted(r.display for r in reports.values() if r.changed))
 
         self.result.defer(count, settle)

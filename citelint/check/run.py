@@ -475,12 +475,22 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
                 emission)
         del groups
+        note_at = len(result.warnings_text)
+
+        def note_changed(into: CheckResult, changed: list[str]) -> None:
+            # Again when the deferred notices and accepted facts are built: they read reports too.
+            if shard is not None:
+                shard.changed = changed  # any shard's: the merge notes them all, in this note's place
+            elif changed:
+                notes = into.warnings_text
+                if len(notes) > note_at and notes[note_at].endswith("placed at 1:1; check again"):
+                    notes[note_at] = changed_note(changed)
+                else:
+                    notes.insert(note_at, changed_note(changed))
+
+        emission.noted = note_changed
         emission.finish()
-        changed = sorted(r.display for r in one.reports if r.changed)
-        if shard is not None:
-            shard.changed = changed  # any shard's: the merge notes them all, in this note's place
-        elif changed:
-            result.warnings_text.append(changed_note(changed))
+        note_changed(result, sorted(r.display for r in one.reports if r.changed))
         if ledger is not None and reading_ledger:
             if shard is None:
                 report_ledger(ledger, config, cwd, result)
