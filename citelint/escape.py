@@ -83,6 +83,15 @@ def workflow_property(value: str) -> str:
     return workflow_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
+#: A lone surrogate: what a file name that is not UTF-8 decodes to (``os.fsdecode``'s
+#: surrogateescape). UTF-8 cannot write one, so a Markdown or HTML file shows it as ``\\udcXX``.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _shown_surrogates(text: str) -> str:
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def markdown_cell(text: str) -> str:
     """``text`` as literal GitHub-flavoured Markdown, safe in a table cell.
 
@@ -96,6 +105,7 @@ def markdown_cell(text: str) -> str:
     # Controls and bidi marks first, made visible as ``\\uXXXX`` (whose
     # backslash the loop below then escapes), so a rendered summary shows them.
     text = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("\r", " ").replace("\n", " "))
+    text = _shown_surrogates(text)
     for ch in "\\|`*_[]()!#~:.@":
         text = text.replace(ch, "\\" + ch)
     # After the backslashes, so an entity's own "#" is not escaped into text.
@@ -111,8 +121,10 @@ def code_span(text: str, before: str = "", after: str = "") -> str:
     The fence is longer than any backtick run in ``text`` (CommonMark §6.1).
     ``before`` and ``after`` are the characters that will stand right
     outside the span: a backtick there would merge with the fence into a
-    longer run, so a space is put between them.
+    longer run, so a space is put between them. A lone surrogate (a file
+    name that is not UTF-8) is shown as its ``\\uXXXX`` escape.
     """
+    text = _shown_surrogates(text)
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -136,7 +148,7 @@ def html_text(text: str) -> str:
     """
     from html import escape
 
-    return escape(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), quote=True)
+    return escape(_shown_surrogates(_HTML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)), quote=True)
 
 
 #: Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties.txt) is

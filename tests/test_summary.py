@@ -402,3 +402,25 @@ def test_quotations_join_the_review_list_with_their_sentence_and_approve_line(re
     assert item.xpath("string(.//blockquote//b)") == "Another source: 17 items were sold in the second quarter"
     assert item.xpath("string(.//blockquote/p[1])").startswith('It says "Another source')
     assert item.xpath("string(code)").startswith("citelint review --approve ")
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse names that are not UTF-8")
+def test_a_report_name_that_is_not_utf8_is_shown_escaped_in_the_summary_and_the_reader_view(repo: Repo,
+                                                                                           tmp_path: Path) -> None:
+    """A file name with a byte that is not UTF-8 decodes to a lone surrogate, which a
+    UTF-8 file cannot hold: the Markdown and HTML outputs show it as ``\\udcff``."""
+    repo.report(repo.cited(snippet="not in the capture at all"), name="reports/r.json")
+    name = os.fsdecode(b"reports/q\xff.json")
+    os.rename(repo.root / "reports" / "r.json", repo.root / name)
+    summary, sarif = tmp_path / "summary.md", tmp_path / "out.sarif"
+    run = repo.check("--summary-file", str(summary), "--sarif-file", str(sarif))
+    assert run.code == 1, run.err
+    assert "q\\\\udcff\\.json" in summary.read_text(encoding="utf-8")
+    assert json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
+    from conftest import run_cli
+
+    for fmt in ("html", "md"):
+        out = tmp_path / f"view.{fmt}"
+        rendered = run_cli("render", name, "--format", fmt, "-o", str(out), cwd=repo.root)
+        assert rendered.code == 1, rendered.err
+        assert "q\\udcff" in out.read_text(encoding="utf-8").replace("\\\\", "\\")

@@ -66,8 +66,9 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
 
 
 def _uri(path: str) -> str:
-    """A relative URI reference for a POSIX path (spaces, ``%``, ``#``, ``?`` escaped)."""
-    return quote(path, safe="/-._~!$&'()*+,;=:@")
+    """A relative URI reference for a POSIX path (spaces, ``%``, ``#``, ``?`` escaped;
+    a name that is not UTF-8 by its own bytes, as ``os.fsdecode`` kept them)."""
+    return quote(path, safe="/-._~!$&'()*+,;=:@", errors="surrogateescape")
 
 
 def fingerprint(finding: Finding, rank: int) -> str:

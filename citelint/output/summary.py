@@ -87,7 +87,7 @@ def blob_url(env: Mapping[str, str], cwd: Path, top: Path | None) -> str:
             rel = cwd.resolve().relative_to(top.resolve()).as_posix()
         except ValueError:
             return ""
-        prefix = "" if rel == "." else quote(rel) + "/"
+        prefix = "" if rel == "." else quote(rel, errors="surrogateescape") + "/"
     return f"{server}/{repo}/blob/{sha}/{prefix}"
 
 
@@ -98,7 +98,7 @@ def _link(options: RenderOptions, path: str, line: int, text: str) -> str:
         return text
     # quote() leaves only unreserved characters and "/", so the URL cannot end
     # the Markdown link early or carry a second one.
-    return f"[{text}]({options.blob_url}{quote(path)}#L{line})"
+    return f"[{text}]({options.blob_url}{quote(path, errors='surrogateescape')}#L{line})"
 
 
 def _cut(text: str, limit: int) -> str:
