@@ -378,6 +378,13 @@ def test_merge_reads_shard_files_from_standard_input(tmp_path: Path, monkeypatch
     data = b"".join(f.read_bytes() for f in files)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert cli(project, "merge", "-") == expected
+    # Standard input is bounded as a file is.
+    from citelint.cli import merge
+
+    monkeypatch.setattr(merge, "MAX_SHARD_BYTES", len(data) - 1)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, err = cli(project, "merge", "-")
+    assert (code, out) == (2, "") and f"over {len(data) - 1} bytes" in err, err
 
 
 def test_merge_refuses_deep_nesting_and_unknown_rules_in_words(tmp_path: Path) -> None:

@@ -113,7 +113,10 @@ def _read_all(names: list[str]) -> list[tuple[str, dict[str, Any]]]:
     for name in names:
         if name == "-":
             stream = getattr(sys.stdin, "buffer", None)
-            data = stream.read() if stream is not None else b""
+            # Bounded as a file is: a stream that never ends must not take the machine's memory.
+            data = stream.read(MAX_SHARD_BYTES + 1) if stream is not None else b""
+            if len(data) > MAX_SHARD_BYTES:
+                raise UsageError(f"cannot read standard input: over {MAX_SHARD_BYTES} bytes, not shard files")
             for n, line in enumerate(data.splitlines(), 1):
                 if line.strip():
                     shards.append((f"<stdin>:{n}", read_shard(line, f"standard input, line {n}")))
