@@ -476,17 +476,18 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
                 emission)
         del groups
         note_at = len(result.warnings_text)
+        noted = [False]  # whether the note is at ``note_at`` already
 
         def note_changed(into: CheckResult, changed: list[str]) -> None:
             # Again when the deferred notices and accepted facts are built: they read reports too.
             if shard is not None:
                 shard.changed = changed  # any shard's: the merge notes them all, in this note's place
             elif changed:
-                notes = into.warnings_text
-                if len(notes) > note_at and notes[note_at].endswith("placed at 1:1; check again"):
-                    notes[note_at] = changed_note(changed)
+                if noted[0]:
+                    into.warnings_text[note_at] = changed_note(changed)
                 else:
-                    notes.insert(note_at, changed_note(changed))
+                    into.warnings_text.insert(note_at, changed_note(changed))
+                    noted[0] = True
 
         emission.noted = note_changed
         emission.finish()
