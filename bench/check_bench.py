@@ -47,6 +47,10 @@ anything about time (only (a) asserts which modules get imported).
     report (``check --shard 1/4 --dry-run``) over the unsharded wall. The
     unsharded ``--format json`` run is shown beside it: a shard records what
     json prints (every accepted citation located), which text only counts.
+(m) the hook call on a Markdown report of three links to captured sources,
+    with (b)'s 1,000 captures (100 KB each) in the store, the config
+    approving all 1,000 sources vs approving the 3 linked: what a Markdown
+    check pays for sources its links do not name.
 
 The floors are processes of their own. The **grouped floor**
 (``bench/floor_grouped.py``, standard library only, nothing imported from
@@ -95,7 +99,8 @@ SMALL_MARKDOWN = "reports/q2-answer.md"
 FORBIDDEN = ("urllib3", "cmarkgfm", "ada_url", "citelint.capture")
 
 #: measure -> default number of alternating runs (after one warm-up each, except (d), (e), (i), (j)).
-RUNS = {"a": 11, "b": 3, "c": 3, "d": 3, "e": 3, "f": 11, "g": 3, "h": 11, "i": 3, "j": 3, "k": 11, "l": 3}
+RUNS = {"a": 11, "b": 3, "c": 3, "d": 3, "e": 3, "f": 11, "g": 3, "h": 11, "i": 3, "j": 3, "k": 11, "l": 3,
+        "m": 11}
 #: Measures run only when --only names them (their data takes long to generate and to check).
 OPT_IN = ("i", "j")
 
@@ -444,8 +449,33 @@ def bench_l(data: Data, runs: int, verbose: bool) -> None:
           f"{total:.2f}, {m.load_text()}")
 
 
+# --------------------------------------------------------------------------- (m)
+
+def bench_m(data: Data, runs: int, verbose: bool) -> None:
+    repo, generated = data.repo("b")
+    cited = json.loads((repo.root / "citelint.yaml").read_text(encoding="utf-8"))["sources"]  # JSON: gen.write_repo
+    linked = [cited[5], cited[len(cited) // 2], cited[-1]]
+    markdown = "# An answer\n\n" + "".join(f"A claim from source {k + 1} [{k + 1}]({url}).\n\n"
+                                           for k, url in enumerate(linked))
+    roots = {}
+    for name, approved in (("all", cited), ("linked", linked)):
+        # Hard-link copies of (b)'s captures, with a config of their own and the one Markdown report.
+        root = roots[name] = data.path(f"m-{name}")
+        shutil.rmtree(root, ignore_errors=True)
+        gen.copy_without(repo, root, sorted((repo.root / "reports").iterdir()) + [repo.root / "citelint.yaml"])
+        gen.write_atomic(root / "citelint.yaml", json.dumps({"sources": approved, "labels": [],
+                                                             "markdown": ["answer.md"]}, indent=1) + "\n")
+        gen.write_atomic(root / "answer.md", markdown)
+    hook = [tool("citelint"), "check", "--jobs", "1", "answer.md"]
+    m = alternate({name: Cmd(hook, root) for name, root in roots.items()}, runs)
+    print(f"(m) Markdown hook call, citelint check --jobs 1 answer.md (3 links to captured sources), (b)'s "
+          f"{len(cited):,} captures of {repo.capture_bytes / max(1, len(cited)) / 1e3:.0f} KB (generated in "
+          f"{generated:.0f} s): config approving all {len(cited):,} {timing(m['all'])}, approving the 3 linked "
+          f"{timing(m['linked'])}; {len(cited):,} / 3 {m.ratio('all', 'linked')}, {m.load_text()}")
+
+
 MEASURES = {"a": bench_a, "b": bench_b, "c": bench_c, "d": bench_d, "e": bench_e, "f": bench_f,
-            "g": bench_g, "h": bench_h, "i": bench_i, "j": bench_j, "k": bench_k, "l": bench_l}
+            "g": bench_g, "h": bench_h, "i": bench_i, "j": bench_j, "k": bench_k, "l": bench_l, "m": bench_m}
 
 
 def main(argv: list[str] | None = None) -> int:

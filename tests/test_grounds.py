@@ -94,3 +94,98 @@ def test_every_reason_names_a_rule_in_the_catalog() -> None:
     assert Reason.GROUNDED.rule is None
     assert all(reason.rule in RULES and RULES[reason.rule].blocking for reason in Reason if reason.rule)
     assert Reason("CL402") is Reason.BAD_SIGNATURE  # how the verifier's rule becomes a reason
+
+
+# ---------------------------------------------------------------- sources sorted out when a link needs them
+
+def _eager(sources: list[str], decisions: dict[str, tuple[Reason, str]], allow: list[str],
+           ignored: list[str]) -> LinkEvidence:
+    """The evidence as it was built before sources were sorted lazily: one list per reason."""
+    def listed(reason: Reason) -> list[str]:
+        return [s for s in sources if decisions[s][0] is reason]
+
+    unsigned = [(Allowlist([s], (), ignored), decisions[s][0], decisions[s][1]) for s in sources
+                if decisions[s][0] in (Reason.UNSIGNED, Reason.BAD_SIGNATURE, Reason.SIGNER_NOT_ALLOWED)]
+    return LinkEvidence(Allowlist(listed(Reason.GROUNDED), allow, ignored),
+                        Allowlist(listed(Reason.CORRUPT), (), ignored) if listed(Reason.CORRUPT) else None,
+                        Allowlist(listed(Reason.UNTRACKED), (), ignored) if listed(Reason.UNTRACKED) else None,
+                        None, unsigned)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_lazy_evidence_answers_as_the_lists_would(seed: int) -> None:
+    """Sources sharing identities (case, www., a trailing slash, a fragment, an HTML escape,
+    an ignored query parameter) with every reason: the lazy evidence decides, names the
+    captured source and the near miss, counts and says empty exactly as one list per reason."""
+    import random
+
+    from citelint.links.grounds import DECISIONS, Decision
+
+    rng = random.Random(seed)
+    paths = ["/a", "/ab", "/b", "/docs/x", "/docs/y", "/q?id=1", "/q?id=1&amp;p=2", "/q?id=1&utm_source=z"]
+    spellings = ["https://{h}{p}", "https://WWW.{h}{p}", "https://{h}{p}#frag", "http://{h}{p}/",
+                 "HTTPS://{h}{p}"]
+    # Few hosts and paths, many spellings: most identities are shared by several sources.
+    sources = list(dict.fromkeys(rng.choice(spellings).format(h=rng.choice(["ex.org", "www.ex.org", "o.net"]),
+                                                              p=rng.choice(paths[:rng.choice([2, 8])]))
+                                 for _ in range(rng.randint(0, 14))))
+    reasons = [Reason.GROUNDED, Reason.UNCAPTURED, Reason.CORRUPT, Reason.UNTRACKED, Reason.UNSIGNED,
+               Reason.BAD_SIGNATURE]
+    decisions = {s: (rng.choice(reasons), f"detail of {s}") for s in sources}
+    decisions = {s: (r, d if r in (Reason.UNSIGNED, Reason.BAD_SIGNATURE) else "") for s, (r, d) in decisions.items()}
+    allow = rng.choice([[], ["https://o.net/docs/*"], ["https://ex.org/b"]])
+    ignored = rng.choice([[], ["utm_source"]])
+    asked: list[str] = []
+
+    def classify(source: str) -> Decision:
+        asked.append(source)
+        reason, detail = decisions[source]
+        return Decision(reason, detail) if detail else DECISIONS[reason]
+
+    eager = _eager(sources, decisions, allow, ignored)
+    memo: dict[str, Decision] = {}
+
+    def remembered(source: str) -> Decision:
+        if source not in memo:
+            memo[source] = classify(source)
+        return memo[source]
+
+    lazy = LinkEvidence(Allowlist(sources, allow, ignored,
+                                  captured=lambda s: remembered(s).reason is Reason.GROUNDED),
+                        classify=remembered)
+    hrefs = sources + [f"https://{h}{p}" for h in ("ex.org", "o.net", "www.o.net") for p in paths + ["/ac", "/docs/"]]
+    for href in hrefs:
+        assert lazy.decide(href) == eager.decide(href), href
+        assert lazy.grounding.decide(href) == eager.grounding.decide(href), href
+        assert lazy.grounding.captured_source(href) == eager.grounding.captured_source(href), href
+        assert lazy.grounding.near_miss(href) == eager.grounding.near_miss(href), href
+    assert lazy.grounding.decide_all([*hrefs, None]) == eager.grounding.decide_all([*hrefs, None])
+    assert lazy.is_empty(sources) == eager.is_empty()
+    assert len(lazy.grounding) == len(eager.grounding)
+
+
+def test_a_markdown_check_reads_the_captures_of_the_linked_sources_only(tmp_path: Path) -> None:
+    """With many approved sources, a Markdown report of two links verifies the captures of the
+    one approved source it links (an audit hook sees which capture files are opened). A link
+    near approved sources would have them verified too, to name a captured near miss."""
+    import os
+    import sys
+
+    import audit
+    from citelint.check.run import run_check
+    from citelint.store.captures import sha256_hex
+
+    sys.dont_write_bytecode = True
+    sources = [f"https://example.org/doc/{i}" for i in range(30)]
+    (tmp_path / "citelint.yaml").write_text("sources:\n" + "".join(f"  - {s}\n" for s in sources)
+                                            + "labels: []\nmarkdown: ['*.md']\n", encoding="utf-8")
+    for source in sources:
+        write_capture(tmp_path / "captures", make_record(source, f"The text of {source}."))
+    (tmp_path / "a.md").write_text(f"A claim [1]({sources[7]}) and [2](https://elsewhere.example/doc/77).\n",
+                                   encoding="utf-8")
+    with audit.watching() as events:
+        result = run_check(load_config(None, tmp_path), ["a.md"], tmp_path)
+    assert [(f.rule, f.line) for f in result.findings] == [("CL201", 1)]
+    folder = os.path.realpath(tmp_path / "captures")
+    opened = {os.path.basename(os.path.dirname(p)) for p, _ in events.opened if p.startswith(folder + "/")}
+    assert opened == {sha256_hex(sources[7])}

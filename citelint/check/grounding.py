@@ -1,10 +1,10 @@
 """What grounds a run's Markdown links, and what git has of the captures.
 
-:func:`build_allowlist` sorts, once per run, the approved sources into
-those that ground a link (a capture that verifies, that git has, whose
-signed evidence holds) and those whose links are reported under another
-rule, as the :class:`~citelint.links.grounds.LinkEvidence` whose
-``decide`` gives each link its one reason.
+:func:`build_allowlist` gives the :class:`~citelint.links.grounds.LinkEvidence`
+whose ``decide`` gives each link its one reason: it sorts an approved
+source, when a link first needs it, into those that ground a link (a
+capture that verifies, that git has, whose signed evidence holds) and
+those whose links are reported under another rule.
 :class:`GitTracking` answers which capture files git has (CL109), from the
 index file, asking git itself only when the index is not one it can read.
 """
@@ -80,30 +80,40 @@ def build_allowlist(config: Config, store: Store, tracking: GitTracking | None =
                     evidence: EvidenceVerifier | None = None) -> LinkEvidence:
     """What grounds a Markdown link in this run, as a :class:`~citelint.links.grounds.LinkEvidence`:
     approved sources with at least one capture that verifies (and that git
-    has, inside a git work tree), plus ``links.allow`` (one directory lookup
-    per source, no scan); and the sources whose links are reported under
-    another rule: every capture corrupt (CL103), captured only by files git
-    does not have (CL109), or signed evidence failing (CL401–CL403,
-    :meth:`EvidenceVerifier.link_problem`). Loads the link modules (cmark-gfm):
-    call it only for a run with a Markdown report. Raises nothing of its own."""
-    from citelint.links.allowlist import Allowlist
-    from citelint.links.grounds import LinkEvidence, Reason
+    has, inside a git work tree), plus ``links.allow``; and the sources whose
+    links are reported under another rule: every capture corrupt (CL103),
+    captured only by files git does not have (CL109), or signed evidence
+    failing (CL401–CL403, :meth:`EvidenceVerifier.link_problem`).
 
-    captured, corrupt, untracked, unsigned = [], [], [], []
-    ignored = config.links.ignore_query_params
-    for source in config.sources:
+    A source is sorted out when a link first needs it (one that has its
+    identity, or is near it), and then remembered: a hook call on a report
+    of a few links reads the captures of those sources, not of every
+    approved one. Loads the link modules (cmark-gfm): call it only for a run
+    with a Markdown report. Raises nothing of its own."""
+    from citelint.links.allowlist import Allowlist
+    from citelint.links.grounds import DECISIONS, Decision, LinkEvidence, Reason
+
+    decided: dict[str, Decision] = {}
+
+    def classify(source: str) -> Decision:
+        decision = decided.get(source)
+        if decision is None:
+            decision = decided[source] = _classify(source)
+        return decision
+
+    def _classify(source: str) -> Decision:
         if store.has_source(source):
             problem = evidence.link_problem(store, source) if evidence is not None else None
             if tracking is not None and tracking.source_untracked(source, store):
-                untracked.append(source)
-            elif problem is not None:
+                return DECISIONS[Reason.UNTRACKED]
+            if problem is not None:
                 rule, detail = problem
-                unsigned.append((Allowlist([source], (), ignored), Reason(rule), detail))
-            else:
-                captured.append(source)
-        elif store.revisions(source):
-            corrupt.append(source)
-    return LinkEvidence(Allowlist(captured, config.links.allow, ignored),
-                        Allowlist(corrupt, (), ignored) if corrupt else None,
-                        Allowlist(untracked, (), ignored) if untracked else None, store, unsigned,
-                        functools.partial(evidence.issues, store) if evidence is not None else None)
+                return Decision(Reason(rule), detail)
+            return DECISIONS[Reason.GROUNDED]
+        return DECISIONS[Reason.CORRUPT] if store.revisions(source) else DECISIONS[Reason.UNCAPTURED]
+
+    grounding = Allowlist(config.sources, config.links.allow, config.links.ignore_query_params,
+                          captured=lambda source: classify(source).reason is Reason.GROUNDED)
+    return LinkEvidence(grounding, store=store,
+                        signed=functools.partial(evidence.issues, store) if evidence is not None else None,
+                        classify=classify)

@@ -305,8 +305,8 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
             check_markdown(target, display, config, allowlist, one.result, fix, ledger)
         if progress:
             progress(order, len(targets))
-    one.allowlist_empty = allowlist is not None and len(allowlist.grounding) == 0 and allowlist.untracked is None \
-        and not allowlist.unsigned
+    # A grounded link says the allowlist is not empty without asking about any source again.
+    one.allowlist_empty = allowlist is not None and not one.result.links_grounded and allowlist.is_empty(config.sources)
     return one
 
 

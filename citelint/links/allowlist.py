@@ -7,7 +7,7 @@ bounded edit distance of the path (DESIGN §2.4).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import overload
 from urllib.parse import unquote
 
@@ -31,12 +31,25 @@ class Allowlist:
     parameter names (``utm_source``) removed from the identities on both sides
     before they are compared (``links.ignore_query_params``, off by default: a
     loosening, since ``?utm_source=x`` may in principle serve another page).
+
+    ``captured(source)``, when given, says which of ``captured_sources`` count:
+    they are then candidates, and a candidate is asked about only when a link
+    has its identity (or is near it, or the size is asked), so a check of a few
+    links verifies the captures of those sources, not of every approved one
+    (:func:`citelint.check.grounding.build_allowlist`). Every answer is the one
+    an allowlist of just the candidates ``captured`` says yes to would give;
+    ``captured`` should remember its answers, since it may be asked twice.
     Building one never raises.
     """
 
     def __init__(self, captured_sources: Iterable[str], allow: Iterable[str] = (),
-                 ignore_query_params: Iterable[str] = ()) -> None:
+                 ignore_query_params: Iterable[str] = (), captured: Callable[[str], bool] | None = None) -> None:
         self._ignore = frozenset(ignore_query_params)
+        self._captured = captured
+        # With ``captured``: identity -> the candidates having it, as (config position, 0 for the
+        # source's identity or 1 for its HTML-unescaped one, source), in config order.
+        self._candidates: dict[str, list[tuple[int, int, str]]] = {}
+        self._candidate_sources: list[str] = []  # the candidates with an identity, in config order
         self._ids: set[str] = set()
         # Strings whose identity is known to be allowed: a link written exactly
         # as a source was (the usual case) is decided without parsing it.
@@ -90,11 +103,13 @@ class Allowlist:
                 self._ids.update(self._without_ignored(i) for i in found)
 
     def _resolve_pending(self) -> None:
-        """Put the identities of the pending sources in ``_ids`` and ``_sources``, in config order."""
+        """Put the identities of the pending sources in ``_ids`` and ``_sources``, in config order
+        (with ``captured``: in ``_candidates``; ``_ids`` then holds the allowed identities alone)."""
         ids, sources, quick = self._ids, self._sources, urls.quick_identity
         html_escaped = urls.HTML_ESCAPED.search
         seen = {ident for ident, _ in sources}
-        for entry in self._pending:
+        candidates = self._candidates if self._captured is not None else None
+        for position, entry in enumerate(self._pending):
             if isinstance(entry, str):
                 source, ident = entry, quick(entry)
                 # the source as its HTML escapes read (seed 002), when it has any
@@ -104,6 +119,13 @@ class Allowlist:
                 source, ident, decoded = entry
             if self._ignore:
                 ident, decoded = self._without_ignored(ident), self._without_ignored(decoded)
+            if candidates is not None:
+                if ident is not None or decoded is not None:
+                    self._candidate_sources.append(source)
+                for slot, each in enumerate((ident, decoded)):
+                    if each is not None and not (slot and each == ident):
+                        candidates.setdefault(each, []).append((position, slot, source))
+                continue
             for each in (ident, decoded):
                 if each is not None and each not in seen:
                     seen.add(each)
@@ -127,10 +149,31 @@ class Allowlist:
         return head + "?" + "&".join(kept) if kept else head
 
     def __len__(self) -> int:
-        """Number of distinct identities plus prefixes."""
+        """Number of distinct identities plus prefixes (with ``captured``, every candidate is asked)."""
         if self._pending:
             self._resolve_pending()
-        return len(self._ids) + len(self._prefixes)
+        counted = sum(1 for ident in self._candidates
+                      if ident not in self._ids and self._first_captured(ident) is not None)
+        return len(self._ids) + counted + len(self._prefixes)
+
+    def is_empty(self) -> bool:
+        """``len(self) == 0``, asking ``captured`` only until a candidate counts."""
+        if self._captured is None or self._ids or self._prefixes:
+            return len(self) == 0
+        if self._pending:
+            self._resolve_pending()
+        return not any(map(self._captured, self._candidate_sources))
+
+    def _first_captured(self, ident: str) -> tuple[int, int, str] | None:
+        """With ``captured``: the first candidate in config order having ``ident`` that counts."""
+        captured = self._captured
+        if captured is None:
+            return None
+        return next((c for c in self._candidates.get(ident, ()) if captured(c[2])), None)
+
+    def _has(self, ident: str) -> bool:
+        """True when ``ident`` is an allowed identity or a (counted) source's; prefixes aside."""
+        return ident in self._ids or self._first_captured(ident) is not None
 
     def identity_of(self, href: str) -> str | None:
         """Identity of a governed ``href`` (``www.``/``//`` spellings resolved), or None. Never raises."""
@@ -145,7 +188,7 @@ class Allowlist:
         identity is captured or allowed, False otherwise (always for an
         unvouchable href). Never raises.
         """
-        if href in self._exact:
+        if href in self._exact and (self._captured is None or self._captured(href)):
             # analyse() is a pure function of the string: the same string as a
             # captured source has that source's (allowed) identity, so the usual
             # link, copied exactly, is decided without parsing it.
@@ -157,7 +200,7 @@ class Allowlist:
             self._resolve_pending()
         if self._ignore:
             ident = self._without_ignored(ident)
-        return category, ident in self._ids or any(ident.startswith(p) for p in self._prefixes)
+        return category, self._has(ident) or any(ident.startswith(p) for p in self._prefixes)
 
     def decide_all(self, hrefs: list[str | None]) -> tuple[int, list[tuple[int, str]]]:
         """:meth:`decide` for many hrefs at once: the number grounded, and the others.
@@ -169,8 +212,9 @@ class Allowlist:
         is settled by the set lookup :meth:`decide` starts with; every other
         href is decided by :meth:`decide` itself. Never raises.
         """
-        exact = self._exact
-        misses = [i for i, href in enumerate(hrefs) if href not in exact]
+        exact, captured = self._exact, self._captured
+        misses = [i for i, href in enumerate(hrefs) if href not in exact] if captured is None else \
+            [i for i, href in enumerate(hrefs) if href not in exact or not captured(href)]
         grounded = len(hrefs) - len(misses)
         others: list[tuple[int, str]] = []
         decide = self.decide
@@ -185,6 +229,20 @@ class Allowlist:
                 others.append((i, category))
         return grounded, others
 
+    def candidates_of(self, href: str) -> list[str]:
+        """With ``captured``: every candidate source having ``href``'s identity, counted or not,
+        in config order ([] without ``captured``, or for an href with no identity). Never raises."""
+        ident = self._without_ignored(urls.analyse(href)[1])
+        if ident is None or self._captured is None:
+            return []
+        if self._pending:
+            self._resolve_pending()
+        found: list[str] = []
+        for _, _, source in self._candidates.get(ident, ()):
+            if source not in found:
+                found.append(source)
+        return found
+
     def grounded(self, href: str) -> bool:
         """True when ``href``'s identity is captured or allowed; False if unvouchable. Never raises."""
         return self.decide(href)[1]
@@ -193,13 +251,16 @@ class Allowlist:
         """The captured source, as written in the config, whose identity ``href`` has; None when
         none has it (an href allowed only by ``links.allow``, or not grounded). The first such
         source in config order when several spellings share the identity. Never raises."""
-        if href in self._exact:
+        if href in self._exact and (self._captured is None or self._captured(href)):
             return href
         ident = self._without_ignored(urls.analyse(href)[1])
         if ident is None:
             return None
         if self._pending:
             self._resolve_pending()
+        if self._captured is not None:
+            first = self._first_captured(ident)
+            return None if first is None else first[2]
         if self._source_of is None or len(self._source_of) != len(self._sources):
             # identity -> its first source: _sources holds each identity once, in config order
             self._source_of = dict(self._sources)
@@ -216,15 +277,15 @@ class Allowlist:
         ident = self.identity_of(href)
         if self._pending:
             self._resolve_pending()
-        if ident is None or ident in self._ids:
+        if ident is None or self._has(ident):
             return None
         if self._by_host is None:
-            # host without "www." -> path length -> sources: every kind of near
-            # miss has a path within two edits, so within two characters' length.
-            # Built whole before it is published: readers in other threads (the
-            # Python API) see no index or all of it.
+            # host without "www." -> path length -> sources (with ``captured``: the
+            # candidates' identities): every kind of near miss has a path within two
+            # edits, so within two characters' length. Built whole before it is
+            # published: readers in other threads (the Python API) see no index or all of it.
             index: dict[str, dict[int, list[tuple[str, str, str | None, str]]]] = {}
-            for c_ident, source in self._sources:
+            for c_ident, source in self._sources if self._captured is None else ((i, i) for i in self._candidates):
                 c_auth, c_path, c_query = _split_identity(c_ident)
                 by_length = index.setdefault(_strip_www(c_auth), {})
                 by_length.setdefault(len(c_path), []).append((c_auth, c_path, c_query, source))
@@ -232,7 +293,7 @@ class Allowlist:
         authority, path, query = _split_identity(ident)
         best: tuple[int, str] | None = None
         by_length = self._by_host.get(_strip_www(authority), {})
-        candidates = [c for n in range(len(path) - 2, len(path) + 3) for c in by_length.get(n, ())]
+        candidates = [c for n in range(len(path) - 2, len(path) + 3) for c in self._counted(by_length.get(n, ()))]
         for c_auth, c_path, _c_query, source in candidates:
             if c_auth != authority:
                 rank = 0 if c_path == path else None
@@ -244,6 +305,20 @@ class Allowlist:
             if rank is not None and (best is None or rank < best[0]):
                 best = (rank, source)
         return None if best is None else best[1]
+
+    def _counted(self, entries: Iterable[tuple[str, str, str | None, str]]
+                 ) -> Iterable[tuple[str, str, str | None, str]]:
+        """Near-miss index entries as an allowlist of the counted sources alone holds them: with
+        ``captured``, each identity with the first of its candidates that counts (none: left
+        out), in the order of those candidates in the config; else ``entries`` as they are."""
+        if self._captured is None:
+            return entries
+        found = []
+        for c_auth, c_path, c_query, c_ident in entries:
+            first = self._first_captured(c_ident)
+            if first is not None:
+                found.append((first[0], first[1], (c_auth, c_path, c_query, first[2])))
+        return [entry for _, _, entry in sorted(found)]
 
 
 def _split_identity(ident: str) -> tuple[str, str, str | None]:

@@ -12,7 +12,7 @@ that fails (CL401-CL403). The evidence is built once per run by
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.allowlist import Allowlist
@@ -50,6 +50,10 @@ _GROUNDED = Decision(Reason.GROUNDED)
 _UNCAPTURED = Decision(Reason.UNCAPTURED)
 _CORRUPT = Decision(Reason.CORRUPT)
 _UNTRACKED = Decision(Reason.UNTRACKED)
+#: The reasons whose sources an eager LinkEvidence lists (``untracked``, ``unsigned``).
+_LISTED = frozenset({Reason.UNTRACKED, Reason.UNSIGNED, Reason.BAD_SIGNATURE, Reason.SIGNER_NOT_ALLOWED})
+#: Each reason without a detail, for a classifier to answer with.
+DECISIONS = {reason: Decision(reason) for reason in Reason}
 
 
 class LinkEvidence(NamedTuple):
@@ -65,6 +69,13 @@ class LinkEvidence(NamedTuple):
     (rule, message) CL401-CL403 findings of the capture a quotation was
     verified in (None: no signatures configured). ``LinkEvidence(allowlist)``
     grounds by ``allowlist`` alone.
+
+    ``classify(source)``, when given, is the :class:`Decision` of one approved
+    source (what its captures, git and its signed evidence say; it should
+    remember its answers): ``grounding`` then holds every approved source as
+    a candidate that counts when ``classify`` says it is grounded, and
+    ``corrupt``, ``untracked`` and ``unsigned`` are left empty, since a
+    link's reason is found from the sources having its identity alone.
     """
 
     grounding: Allowlist
@@ -73,6 +84,17 @@ class LinkEvidence(NamedTuple):
     store: Store | None = None
     unsigned: Sequence[tuple[Allowlist, Reason, str]] = ()
     signed: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None
+    classify: Callable[[str], Decision] | None = None
+
+    def is_empty(self, sources: Iterable[str] = ()) -> bool:
+        """True when nothing grounds a link (no identity in ``grounding``) and no source is
+        untracked or fails its signed evidence. With ``classify``, ``sources`` are the approved
+        sources, asked about only until one settles it."""
+        if self.classify is None:
+            return len(self.grounding) == 0 and self.untracked is None and not self.unsigned
+        if not self.grounding.is_empty():
+            return False
+        return not any(self.classify(source).reason in _LISTED for source in sources)
 
     def decide(self, url: str) -> Decision:
         """Whether the governed destination ``url`` (a link's ``cited`` URL) is
@@ -80,6 +102,13 @@ class LinkEvidence(NamedTuple):
         evidence failing that has ``url``'s identity, else uncaptured. Never raises."""
         if self.grounding.decide(url)[1]:
             return _GROUNDED
+        if self.classify is not None:
+            decisions = [self.classify(source) for source in self.grounding.candidates_of(url)]
+            for reason in (Reason.CORRUPT, Reason.UNTRACKED):
+                if any(d.reason is reason for d in decisions):
+                    return _CORRUPT if reason is Reason.CORRUPT else _UNTRACKED
+            return next((d for d in decisions if d.reason not in (Reason.GROUNDED, Reason.UNCAPTURED)),
+                        _UNCAPTURED)
         # A spelling of a source may sit in more than one list (several sources can share an
         # identity); the evidence that needs repair first is named first.
         if self.corrupt is not None and self.corrupt.grounded(url):
