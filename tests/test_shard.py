@@ -370,6 +370,28 @@ def test_shard_files_record_what_decides_the_findings(tmp_path: Path) -> None:
     assert doc["warnings"] == [] and doc["skipped"] == []
 
 
+def test_the_merge_places_what_shards_leave_unplaced_and_refuses_it_unplaceable(tmp_path: Path) -> None:
+    """A shard writes the notices and accepted facts of report files with a null line and how to
+    read each report again (``place``); the merge places them as one run does, and refuses an
+    unplaced item that no ``place`` entry covers."""
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    files = shard_files(project, 2, tmp_path / "s")
+    docs = [json.loads(path.read_text(encoding="utf-8")) for path in files]
+    unplaced = [a for d in docs for a in d["accepted"] + d["notices"] if a["line"] is None]
+    assert unplaced and all(a["column"] is None for a in unplaced)
+    placed = {r["path"] for d in docs for r in d["place"]}
+    assert {a["path"] for a in unplaced} <= placed
+    assert all(r["kind"] == "json" and r["factsPointer"] == "/facts" for d in docs for r in d["place"])
+    whole = cli(project, "check", "--format", "json")[1]
+    assert cli(project, "merge", *map(str, files), "--format", "json")[1] == whole
+    for doc, path in zip(docs, files):
+        doc["place"] = []
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = cli(project, "merge", *map(str, files), "--format", "json")
+    assert (code, out) == (2, "") and "has no place and no shard says how to place it" in err
+
+
 def test_merge_reads_shard_files_from_standard_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "gen"
     _generated(project, sources=4)
@@ -539,5 +561,13 @@ def test_reports_changed_before_the_accepted_facts_are_built_are_noted(
     files = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
     for k, path in enumerate(files, 1):
         assert changed_run("check", "--shard", f"{k}/2", "-o", str(path))[0] == 0
+    # A shard leaves the accepted facts of a report file to the merge to place, from the file as the
+    # merge finds it: the bytes checked (restored here) place them as an unchanged run does ...
+    merged = json.loads(cli(project, "merge", *map(str, files), "--format", "json")[1])
+    assert merged == json.loads(cli(project, "check", "--format", "json")[1])
+    # ... and other bytes place them at 1:1, with the note, as the run that read them changed.
+    for path in reports:
+        path.write_bytes(b"\n" + originals[path])
     merged = json.loads(cli(project, "merge", *map(str, files), "--format", "json")[1])
     assert merged["warnings"] == doc["warnings"]
+    assert merged["accepted"] == doc["accepted"]

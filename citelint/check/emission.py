@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, cast
 from citelint.check.loaded import Emitter, LoadedReport
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, Citation, Issue, entry_fingerprint, rejected_issue, review_notice
-from citelint.model import CheckResult, Review
+from citelint.model import CheckResult, Position, Review
 
 if TYPE_CHECKING:
     from citelint.evidence.ledger import Ledger
 
-__all__ = ["Emission", "Verified"]
+__all__ = ["UNPLACED", "Emission", "Verified"]
+
+#: Where a notice or accepted fact left for the merge to place stands until then (no real position is 0:0).
+UNPLACED = Position(0, 0, 0, 0)
 
 #: One verified citation: (report order, citation, its issues, its accepted entry or None).
 Verified = tuple[int, Citation, Sequence[Issue], "AcceptedEntry | None"]
@@ -43,13 +46,18 @@ class Emission:
     every report's findings (the per-rule caps) and leaves the listing to the result.
     ``emitter`` makes the emitter of one report's citation findings (a shard's
     keeps them apart, :meth:`citelint.check.shard.Shard.emitter`).
+    ``unplaced(report)`` True leaves the report's notices and accepted facts at
+    :data:`UNPLACED` instead of locating them (a shard's, for the merge to place:
+    :func:`citelint.check.shardfile.merge`).
     """
 
     def __init__(self, config: Config, result: CheckResult, reports: dict[int, LoadedReport],
                  accepted: list[tuple[int, AcceptedEntry]] | None, ledger: Ledger | None = None,
-                 emitter: Callable[[Config, CheckResult, str], Emitter] = Emitter):
+                 emitter: Callable[[Config, CheckResult, str], Emitter] = Emitter,
+                 unplaced: Callable[[LoadedReport], bool] | None = None):
         self.config, self.result, self.reports, self.accepted, self.ledger = config, result, reports, accepted, ledger
         self.emitter = emitter
+        self.unplaced = unplaced
         self.review = config.severity("CL901") == "notice"
         self.emitters: dict[int, Emitter] = {}
         self.unreviewed = 0
@@ -93,15 +101,22 @@ class Emission:
             self.result.unlisted += count
             return
         config, reports, accepted, judged, review = self.config, self.reports, self.accepted, self.judged, self.review
-        noted = self.noted
+        noted, unplaced = self.noted, self.unplaced
+        left = {order for order, report in reports.items() if unplaced(report)} if unplaced else set()
 
         def settle(result: CheckResult) -> None:
             if review:
                 for order, entry in accepted:
                     if entry.fact["state"] == "cited" and id(entry) not in judged:
                         report = reports[order]
-                        report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
-            built = [reports[order].accepted(entry, judged.get(id(entry))) for order, entry in accepted]
+                        notice = review_notice(entry)
+                        if order in left:
+                            Emitter(config, result, report.display)(notice.rule, UNPLACED, notice.message,
+                                                                    fact_index=notice.fact_index)
+                        else:
+                            report.emit_issues(Emitter(config, result, report.display), [notice])
+            built = [reports[order].accepted(entry, judged.get(id(entry)), order not in left)
+                     for order, entry in accepted]
             built.sort(key=lambda item: item[0])
             result.accepted = [fact for _, fact in built]
             if noted is not None:

@@ -192,10 +192,12 @@ class LoadedReport:
         """Position of the value at ``pointer``."""
         return self.doc().locate(pointer)
 
-    def accepted(self, entry: AcceptedEntry, reviewed: Review | None = None) -> tuple[tuple[int, int], AcceptedFact]:
+    def accepted(self, entry: AcceptedEntry, reviewed: Review | None = None,
+                 locate: bool = True) -> tuple[tuple[int, int], AcceptedFact]:
         """The accepted fact as the result lists it, with its sort key (report, fact index);
-        ``reviewed`` is the review that counts for it, if any."""
-        pos = self.locate(self.pointer(entry.index))
+        ``reviewed`` is the review that counts for it, if any; with ``locate`` False
+        it stands at line 0, column 0 (a shard's, placed by the merge)."""
+        pos = self.locate(self.pointer(entry.index)) if locate else Position(0, 0)
         fact = entry.fact
         if fact["state"] == "unavailable":
             accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],

@@ -459,6 +459,7 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             one.citations.sort()  # run order, as one unsharded run has them
         if shard is not None:
             shard.note_inputs(one.reports)
+            shard.loaded = {r.display: r for r in one.reports}
         base_captures = settle_base(pending, base_note, config, cwd, run_level) if pending is not None else None
         if reviews_base is not None:
             settle_base(reviews_base, None, config, cwd, run_level)
@@ -470,8 +471,11 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
             shard.allowlist_empty = one.allowlist_empty
             if shard.listing:
                 return result
+        # A shard leaves its notices and accepted facts in files to the merge to place: each shard
+        # would otherwise read again nearly every report for the few facts of it whose sources it owns.
         emission = Emission(config, result, reports, one.accepted if keep_accepted else None, ledger,
-                             shard.emitter if shard else Emitter)
+                            shard.emitter if shard else Emitter,
+                            (lambda report: report.raw is None) if shard else None)
         _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
                 emission)
         del groups

@@ -105,6 +105,9 @@ class Shard:
         #: With ``listing``: (source, digest) -> citations, and the reports owned as (kind, path), in run order.
         self.groups: list[tuple[tuple[str, str], int]] = []
         self.reports: list[tuple[str, str]] = []
+        #: The run's loaded fact reports by displayed path, which the merge places the notices
+        #: and accepted facts of (what it takes to read one again: :class:`LoadedReport`).
+        self.loaded: dict[str, LoadedReport] = {}
 
     def fresh(self) -> Shard:
         """The same shard for another run (the base's reports), gathering nothing yet."""

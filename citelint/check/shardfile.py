@@ -22,6 +22,7 @@ bytes. The keys (docs/shards.md):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -29,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
-from citelint.check.loaded import FINDINGS_PER_RULE, changed_note, more_finding
+from citelint.check.loaded import FINDINGS_PER_RULE, LoadedReport, changed_note, more_finding
 from citelint.check.reviewed import uncounted_notes, untracked_reviews
 from citelint.check.shard import Shard
 from citelint.config import Config, relpath
@@ -110,12 +111,22 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
 
     findings += [_finding(f, cited_key(f, i)) for i, f in enumerate(shard.cited.findings)]
     notices += [_finding(f, cited_key(f, i)) for i, f in enumerate(shard.cited.notices)]
-    accepted = [{"key": [shard.orders[a.path], a.fact_index], "path": a.path, "line": a.line, "column": a.col,
+    # Notices and accepted facts at line 0 are the merge's to place (UNPLACED): null here.
+    unplaced: set[str] = set()
+    for item in notices:
+        if item["line"] == 0:
+            item.update(line=None, column=None, endLine=None, endColumn=None)
+            unplaced.add(item["path"])
+    accepted = [{"key": [shard.orders[a.path], a.fact_index], "path": a.path, "line": a.line or None,
+                 "column": a.col or None,
                  "state": a.state, "label": a.label, "source": a.source, "captureSha256": a.capture_sha256,
                  "snippet": a.snippet, "offset": a.offset, "reason": a.reason, "review": list(a.review),
                  "retrievedAt": a.retrieved_at,
                  "context": {"before": a.context[0], "after": a.context[1]}, "factIndex": a.fact_index,
                  "reviewed": _review(a.reviewed)} for a in result.accepted]
+    unplaced.update(a.path for a in result.accepted if not a.line)
+    place = [{"path": path, "kind": shard.loaded[path].kind, "factsPointer": shard.loaded[path].facts_ptr,
+              "digest": shard.loaded[path].digest} for path in sorted(unplaced)]
     quotations = [{"key": [shard.orders[q.path], i], "path": q.path, "line": q.line, "column": q.col,
                    "sentence": q.sentence, "text": q.text, "source": q.source, "capture": q.capture,
                    "label": q.label, "insertions": list(q.insertions), "form": q.form,
@@ -136,6 +147,7 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
         "notices": notices,
         "more": [{"path": path, "rule": rule, "count": count} for (path, rule), count in sorted(shard.extra.items())],
         "accepted": accepted,
+        "place": place,
         "quotations": quotations,
         "warnings": list(result.warnings_text) if shard.first else [],
         "skipped": [{"path": path, "why": why} for path, why in result.skipped] if shard.first else [],
@@ -192,6 +204,11 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
                 raise UsageError(f"{name} is not a shard file: at /{field}/{i}/key: {item['key']!r} is not [0, {k}, "
                                  "i] (a report's own or a run-level item) or [1, source, capture digest, report "
                                  "order, fact index, i] (a citation's)")
+    # Only a notice or an accepted fact is left for the merge to place; a finding always has its place.
+    for i, item in enumerate(doc["findings"]):
+        if item["line"] is None or item["column"] is None:
+            raise UsageError(f"{name} is not a shard file: at /findings/{i}: a finding with no line or column "
+                             "(only notices and accepted facts are left for the merge to place)")
     # The schema allows any CLxxx; the formatters look each rule up in the catalog.
     for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
                          ("reviews/untracked", doc["reviews"]["untracked"])):
@@ -246,17 +263,23 @@ class Merged:
         self.result, self.run = result, run
 
 
-def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary: bool = False) -> Merged:
+def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary: bool = False,
+          cwd: Path | None = None) -> Merged:
     """Join ``shards`` ((file name, :func:`read_shard` document) pairs, in any
     order) into one result. ``version`` is this citelint's; ``summary`` True
     when a step summary is printed (a run making one notes a base whose
-    reports could not be read, as one unsharded run does).
+    reports could not be read, as one unsharded run does). The notices and
+    accepted facts a shard left unplaced (``place``) are placed when the
+    result's notices or accepted facts are first read, from the report files
+    as found from ``cwd`` (the directory the shards ran in; default the
+    current one), as one run places them: a file whose bytes are not the
+    ones checked puts them at 1:1 and is named in the run's note.
 
     Raises:
         UsageError: the files are not one whole run: N differs, a K is missing
             or repeated, or the citelint version or run (config digest,
             directory, paths, ``--base``) differs; the message names the file
-            and what differs.
+            and what differs. Also an unplaced item that no ``place`` entry covers.
     """
     if not shards:
         raise UsageError("give every shard file of the run (citelint merge SHARD...)")
@@ -294,7 +317,7 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
     docs = [doc for _, doc in sorted(shards, key=lambda item: item[1]["shard"]["k"])]
     added = next((d["addedNote"] for d in docs if d["addedNote"]), None) if summary else None
     try:
-        return Merged(_joined(docs, added), dict(first["run"]))
+        return Merged(_joined(docs, added, Path.cwd() if cwd is None else cwd), dict(first["run"]))
     except TypeError:
         # Keys of one kind hold a string in one file and a number in another: no file citelint wrote.
         raise UsageError(f"the ordering keys of {', '.join(name for name, _ in shards)} do not agree: "
@@ -307,9 +330,10 @@ _RUN_FIELDS = {"config": "the config's digest", "directory": "the directory it r
                "reports": "the reports it found (their paths, or a fact report's bytes)"}
 
 
-def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
+def _joined(docs: Sequence[dict[str, Any]], added: str | None, cwd: Path) -> CheckResult:
     """The shards' documents (in K order) as one :class:`CheckResult`; ``added``
-    is the note on the base's reports that the run gives, or None."""
+    is the note on the base's reports that the run gives, or None; unplaced
+    items are placed from the report files under ``cwd`` when first read."""
     result = CheckResult()
     for name in COUNTS:
         setattr(result, name, sum(d["counts"][name] for d in docs))
@@ -326,19 +350,21 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
     findings += _capped(cited, extra)
     findings.sort(key=lambda kf: (SEVERITY_ORDER[kf[1].severity], kf[1][:4], kf[0]))
     result.findings = [f for _, f in findings]
-    notices = [(item["key"], _to_finding(item)) for d in docs for item in d["notices"]]
-    notices.sort(key=lambda kf: (kf[1][:4], kf[0]))
-    result.notices = [f for _, f in notices]
-    accepted = sorted((item for d in docs for item in d["accepted"]), key=lambda item: item["key"])
-    result.accepted = [AcceptedFact(a["path"], a["line"], a["column"], a["state"], a["label"], a["source"],
-                                    a["captureSha256"], a["snippet"], a["offset"], a["reason"], tuple(a["review"]),
-                                    a["retrievedAt"], (a["context"]["before"], a["context"]["after"]), a["factIndex"],
-                                    _to_review(a["reviewed"])) for a in accepted]
+    notice_items = [item for d in docs for item in d["notices"]]
+    accepted_items = sorted((item for d in docs for item in d["accepted"]), key=lambda item: item["key"])
+    placing = _Placing(docs, cwd)
+    if not placing.needed(notice_items, accepted_items):
+        _list(result, notice_items, accepted_items, placing)
+    else:
+        # Placed when a formatter reads them (text output only counts the notices).
+        result.defer(len(notice_items), functools.partial(_list, notice_items=notice_items,
+                                                          accepted_items=accepted_items, placing=placing))
     quotations = sorted((item for d in docs for item in d["quotations"]), key=lambda item: item["key"])
     result.quotations = [AcceptedQuotation(q["path"], q["line"], q["column"], q["sentence"], q["text"], q["source"],
                                            q["capture"], q["label"], tuple(q["insertions"]), q["form"],
                                            _to_review(q["reviewed"])) for q in quotations]
     changed = sorted({path for d in docs for path in d["changed"]})
+    placing.note_at, placing.changed = len(docs[0]["warnings"]), changed
     result.warnings_text = list(docs[0]["warnings"]) + ([changed_note(changed)] if changed else [])
     result.warnings_text += uncounted_notes(_uncounted(docs, result))
     if added is not None:
@@ -349,6 +375,76 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None) -> CheckResult:
     if docs[0]["baseFingerprints"] is not None:
         result.base_fingerprints = frozenset(fp for d in docs for fp in d["baseFingerprints"] or ())
     return result
+
+
+class _Placing:
+    """Places the notices and accepted facts shards left unplaced (``line`` null), as one run
+    places them: each report of ``place`` loaded again from its file under ``cwd``, checked
+    against the digest of the bytes the shards checked (:class:`LoadedReport`)."""
+
+    def __init__(self, docs: Sequence[dict[str, Any]], cwd: Path):
+        self.reports: dict[str, LoadedReport] = {}
+        for d in docs:
+            for r in d["place"]:
+                self.reports.setdefault(r["path"], LoadedReport(0, r["path"], r["kind"], None, {}, r["factsPointer"],
+                                                                path=str(cwd / r["path"]), digest=r["digest"]))
+        #: The run's note on changed reports: its place in the warnings and the reports the shards noted.
+        self.note_at, self.changed = 0, cast(list[str], [])
+
+    def needed(self, *groups: list[dict[str, Any]]) -> bool:
+        """True when an item of ``groups`` is unplaced.
+
+        Raises:
+            UsageError: one is in a file no shard said how to place.
+        """
+        found = False
+        for items in groups:
+            for item in items:
+                if item["line"] is None:
+                    if item["path"] not in self.reports or item["factIndex"] is None:
+                        raise UsageError(f"a notice or accepted fact of {item['path']!r} has no place and no shard "
+                                         "says how to place it: these are not shard files as citelint writes them")
+                    found = True
+        return found
+
+    def position(self, item: Mapping[str, Any]) -> Position:
+        """The place of ``item``: its own, or (unplaced) its fact's in its report."""
+        if item["line"] is not None:
+            return Position(item["line"], item["column"], item.get("endLine"), item.get("endColumn"))
+        report = self.reports[item["path"]]
+        return report.locate(report.pointer(item["factIndex"]))
+
+    def note(self, result: CheckResult) -> None:
+        """Name the reports found changed while placing in the run's note (added, or widened)."""
+        found = sorted(set(self.changed) | {path for path, r in self.reports.items() if r.changed})
+        if found == self.changed:
+            return
+        if self.changed:
+            result.warnings_text[self.note_at] = changed_note(found)
+        else:
+            result.warnings_text.insert(self.note_at, changed_note(found))
+        self.changed = found
+
+
+def _list(result: CheckResult, notice_items: list[dict[str, Any]], accepted_items: list[dict[str, Any]],
+          placing: _Placing) -> None:
+    """Set ``result``'s notices and accepted facts from the shards' items (in key order), placed."""
+    notices = []
+    for item in notice_items:
+        pos = placing.position(item)
+        notices.append((item["key"], _to_finding(dict(item, line=pos.line, column=pos.col, endLine=pos.end_line,
+                                                      endColumn=pos.end_col))))
+    notices.sort(key=lambda kf: (kf[1][:4], kf[0]))
+    result.notices = [f for _, f in notices]
+    accepted = []
+    for a in accepted_items:
+        pos = placing.position(a)
+        accepted.append(AcceptedFact(a["path"], pos.line, pos.col, a["state"], a["label"], a["source"],
+                                     a["captureSha256"], a["snippet"], a["offset"], a["reason"], tuple(a["review"]),
+                                     a["retrievedAt"], (a["context"]["before"], a["context"]["after"]),
+                                     a["factIndex"], _to_review(a["reviewed"])))
+    result.accepted = accepted
+    placing.note(result)
 
 
 def _capped(cited: list[dict[str, Any]], extra: Mapping[tuple[str, str], int]) -> list[tuple[list[Any], Finding]]:

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             config = project_config(open_project(args.config, cwd))
         except ConfigError as exc:
             raise UsageError(f"config error: {exc}") from None
-        merged = merge(shards, __version__, summary=wants_summary(args, fmt))
+        merged = merge(shards, __version__, summary=wants_summary(args, fmt), cwd=cwd)
         name = shards[0][0]
         if merged.run["config"] != config_digest(config):
             raise UsageError(f"{name} checked another config than {terminal(str(config.path))} (its digest "
