@@ -64,7 +64,10 @@ class RunKept:
         hit = self.kept.get(source)
         if hit is None:
             hit = store.newest_revisions(source)
-            size = sum(len(r.text) for g in hit.groups for r in g)
+            groups = hit.groups
+            # (one revision, one group: most sources; the index asks this of every source)
+            size = len(groups[0][0].text) if len(groups) == 1 and len(groups[0]) == 1 else \
+                sum(len(r.text) for g in groups for r in g)
             if self.chars + size <= NEWEST_KEPT_CHARS:
                 self.kept[source] = hit
                 self.chars += size
