@@ -202,3 +202,16 @@ def test_a_number_is_looked_up_in_each_capture_it_cites(tmp_path: Path, monkeypa
         "b.md": f"In 2012 the minister spoke [1]({NEWS}). In 2012 the Act was amended [2]({ACT}).\n"}, monkeypatch)
     assert [f.split(": CL206 ")[0] for f in found] == ["reports/a.md:1", "reports/b.md:1"]
     assert all(f"does not occur in the capture of '{NEWS}'" in f for f in found)
+
+
+def test_nothing_is_kept_from_one_run_for_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs in one process, a capture added between them: the second run searches afresh."""
+    _project(tmp_path, [ACT, X])
+    _capture(tmp_path, ACT, ACT_TEXT)
+    _capture(tmp_path, X, "A page without the sentence.", when="2025-01-01T00:00:00Z")
+    reports = {"a.md": f"He said “{QUOTE}” [1]({ACT}).\n"}
+    first = json.loads(_run(tmp_path, reports, monkeypatch))["findings"]
+    assert len(first) == 1 and "it occurs in the capture of" not in first[0]["message"]
+    x = _capture(tmp_path, X, f"The newer page: {QUOTE}.")
+    second = json.loads(_run(tmp_path, reports, monkeypatch))["findings"]
+    assert f"it occurs in the capture of '{X}' (capture {x.sha256[:12]}\u2026)" in second[0]["message"]

@@ -29,7 +29,10 @@ is judged by CL204 alone. A miss explains itself with the near-miss hint
 CL104 and CL204 give (:func:`citelint.excerpts.explain_miss_at`), the
 capture's nearest passage, and, when the quotation occurs verbatim in the
 capture of another source of the run, that source (searched only on a miss,
-in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
+in config order, under :data:`ELSEWHERE_BUDGET_CHARS`). What a run keeps
+between its reports (the sources' newest revisions, the index that search
+reads, its answers, flattened captures, explanations, numbers found) is
+:mod:`citelint.links.kept`'s.
 """
 
 from __future__ import annotations
