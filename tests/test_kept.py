@@ -215,3 +215,19 @@ def test_nothing_is_kept_from_one_run_for_the_next(tmp_path: Path, monkeypatch: 
     x = _capture(tmp_path, X, f"The newer page: {QUOTE}.")
     second = json.loads(_run(tmp_path, reports, monkeypatch))["findings"]
     assert f"it occurs in the capture of '{X}' (capture {x.sha256[:12]}\u2026)" in second[0]["message"]
+
+
+def test_a_corrupt_capture_holding_the_quotation_is_never_named(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """X's only capture file holds the quotation but fails verification (its text altered after
+    it was written): the search names Y, the next source whose capture verifies and holds it."""
+    _project(tmp_path, [ACT, X, Y])
+    _capture(tmp_path, ACT, ACT_TEXT)
+    x = _capture(tmp_path, X, "Parliament noted that commuting costs are a burden on urban households.")
+    path = Store(tmp_path / "captures").revisions(X)[0].path
+    path.write_text(path.read_text(encoding="ascii").replace("urban", "rural"), encoding="ascii")
+    assert QUOTE in path.read_text(encoding="ascii") and x.sha256 in path.name
+    y = _capture(tmp_path, Y, f"A copy: {QUOTE}.")
+    found = _run_both(tmp_path, {"a.md": f"He said “{QUOTE}” [1]({ACT}).\n"}, monkeypatch)
+    assert len(found) == 1
+    assert f"it occurs in the capture of '{Y}' (capture {y.sha256[:12]}\u2026)" in found[0]
