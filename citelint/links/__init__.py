@@ -25,6 +25,8 @@ Modules, one job each:
   (what CL205/CL206 verify; :func:`~citelint.links.prose.quotations`);
 - :mod:`~citelint.links.claims`: prose quotations and cited numbers verified against the captures
   (CL205/CL206; :func:`check_claims`);
+- :mod:`~citelint.links.kept`: what a run's claim checks keep of its captures, and the index of
+  the sources' texts that a missed quotation's search of other sources reads;
 - :mod:`~citelint.links.degrade`: ``--fix`` (:func:`fix`).
 
 Entry points: :func:`check` (what ``citelint check`` runs: every link judged,

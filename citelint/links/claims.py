@@ -29,14 +29,15 @@ is judged by CL204 alone. A miss explains itself with the near-miss hint
 CL104 and CL204 give (:func:`citelint.excerpts.explain_miss_at`), the
 capture's nearest passage, and, when the quotation occurs verbatim in the
 capture of another source of the run, that source (searched only on a miss,
-in config order, under :data:`ELSEWHERE_BUDGET_CHARS`).
+in config order, under :data:`ELSEWHERE_BUDGET_CHARS`). What a run keeps
+between its reports (the sources' newest revisions, the index that search
+reads, its answers, flattened captures, explanations, numbers found) is
+:mod:`citelint.links.kept`'s.
 """
 
 from __future__ import annotations
 
 import re
-import weakref
-from bisect import bisect_right
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.escape import quoted
@@ -51,6 +52,7 @@ from citelint.excerpts import (
     occurs,
 )
 from citelint.links.grounds import Reason
+from citelint.links.kept import KEPT_NUMBERS, SourceIndex, longest_piece, run_kept
 from citelint.links.link import LinkIssue
 from citelint.links.source import normalise_label
 from citelint.model import AcceptedQuotation, Difference
@@ -58,18 +60,15 @@ from citelint.store.captures import CaptureCorrupt, CaptureMissing, NewestRevisi
 from citelint.urls import CJK_TERMINATORS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Sequence
 
     from citelint.links.grounds import LinkEvidence
     from citelint.links.link import Link
     from citelint.links.prose import Number, Quotation
-    from citelint.store.captures import CaptureRecord, Store
+    from citelint.store.captures import CaptureRecord
 
 #: Capture text read, per document, when looking for a missed quotation in other sources' captures.
 ELSEWHERE_BUDGET_CHARS = 64 * 1024 * 1024
-#: Capture text kept per store (a run's) of the sources' newest revisions, so that a run reads
-#: those of a source once, not once per report citing it and per missed quotation.
-NEWEST_KEPT_CHARS = 16 * 1024 * 1024
 #: Citations a CL205 message explains one by one; the rest are counted.
 EXPLAINED_CITATIONS = 3
 _TITLE = re.compile(r"""(?:"capture:([^"]*)"|'capture:([^']*)'|\(capture:([^)]*)\))\s*\)\s*\Z""")
@@ -86,93 +85,6 @@ class Claims(NamedTuple):
     issues: list[LinkIssue]
     accepted: list[AcceptedQuotation]
     spans: list[tuple[int, int, int, int]]
-
-
-class _Newest:
-    """The newest revisions of the sources a store holds, as citations without a ``capture:``
-    title and the search of other sources for a missed quotation read them, kept for the store's
-    run up to NEWEST_KEPT_CHARS: the reports of a run cite the same sources again and again."""
-
-    def __init__(self) -> None:
-        self.kept: dict[str, NewestRevisions] = {}
-        self.chars = 0
-        #: The search index of each order of sources asked for (a run has one: its config's).
-        self.indexes: dict[tuple[str, ...], _Elsewhere | None] = {}
-
-    def of(self, store: Store, source: str) -> NewestRevisions:
-        """:meth:`~citelint.store.captures.Store.newest_revisions` of ``source`` (no group when no
-        capture of it verifies)."""
-        hit = self.kept.get(source)
-        if hit is None:
-            hit = store.newest_revisions(source)
-            size = sum(len(r.text) for r in hit.records)
-            if self.chars + size <= NEWEST_KEPT_CHARS:
-                self.kept[source] = hit
-                self.chars += size
-        return hit
-
-
-#: One per store: a store is a run's, and what it holds does not change during the run.
-_NEWEST: weakref.WeakKeyDictionary[Store, _Newest] = weakref.WeakKeyDictionary()
-
-
-class _Elsewhere:
-    """The newest revisions of a run's approved sources, in config order, with their texts
-    joined into one string, so that a missed quotation's search of the other sources
-    (:meth:`ClaimChecker._elsewhere`) finds the few captures holding its longest space-free
-    piece with ``str.find`` instead of testing every capture: ``entries`` lists (source,
-    record) in the order that search reads them, ``starts`` where each text begins in
-    ``joined`` (texts are separated by NUL, which rendered Markdown never holds: cmark
-    writes U+FFFD for it). ``chars``: the characters of every text, what one search can
-    read at most."""
-
-    def __init__(self, entries: list[tuple[str, CaptureRecord]]) -> None:
-        self.entries = entries
-        self.starts: list[int] = []
-        at = 0
-        for _source, record in entries:
-            self.starts.append(at)
-            at += len(record.text) + 1
-        self.joined = "\0".join(record.text for _source, record in entries)
-        self.chars = sum(len(record.text) for _source, record in entries)
-
-    @classmethod
-    def build(cls, store: Store, newest: _Newest, sources: Sequence[str]) -> _Elsewhere | None:
-        """The index of ``sources``' newest revisions in ``store``, or None when their text
-        passes NEWEST_KEPT_CHARS (the search then reads them one by one, as it did)."""
-        entries: list[tuple[str, CaptureRecord]] = []
-        chars = 0
-        for source in sources:
-            for record in newest.of(store, source).records:
-                chars += len(record.text)
-                if chars > NEWEST_KEPT_CHARS:
-                    return None
-                entries.append((source, record))
-        return cls(entries)
-
-    def holding(self, piece: str) -> Iterator[tuple[str, CaptureRecord]]:
-        """The entries whose text holds ``piece`` (non-empty, no NUL), in order."""
-        joined, starts = self.joined, self.starts
-        at = joined.find(piece)
-        while at >= 0:
-            k = bisect_right(starts, at) - 1
-            yield self.entries[k]
-            nxt = starts[k + 1] if k + 1 < len(starts) else len(joined)
-            at = joined.find(piece, nxt)
-
-
-def _longest_piece(segments: Sequence[str], optional_end: bool) -> str:
-    """The longest of the space-free pieces :func:`~citelint.excerpts.may_occur` requires of a
-    capture ("" when there is none): a capture without it cannot hold the quotation."""
-    longest = ""
-    last = len(segments) - 1
-    for k, segment in enumerate(segments):
-        if k == last and optional_end and segment[-1:] in (".", ",") and len(segment) > 1:
-            segment = segment[:-1]
-        for piece in segment.split(" "):
-            if len(piece) > len(longest):
-                longest = piece
-    return longest
 
 
 class ClaimChecker:
@@ -197,22 +109,25 @@ class ClaimChecker:
         self._budgets: dict[str, MissBudget] = {}
         self._revisions: dict[tuple[str, str | None], NewestRevisions | str] = {}
         self._elsewhere_left = ELSEWHERE_BUDGET_CHARS
-        newest = _NEWEST.get(self.store)
-        if newest is None:
-            newest = _NEWEST[self.store] = _Newest()
-        self._newest = newest
+        self._kept = run_kept(self.store)
         self._line_starts: list[int] | None = None
         self._definitions: dict[str, str] | None = None
 
     # -- citations and their captures ------------------------------------------------------
 
     def flat(self, record: CaptureRecord) -> Flat:
-        """The flattened text of ``record`` (kept for the document: a capture is flattened once)."""
+        """The flattened text of ``record`` (kept for the document, and for the run while
+        :data:`~citelint.links.kept.KEPT_DERIVED_CHARS` allows: a capture is flattened once)."""
         hit = self._flat.get(record.sha256)
         if hit is None:
+            hit = self._kept.flats.get(record.sha256)
+            if hit is None:
+                hit = flatten(record.text)
+                if self._kept.keep(len(record.text)):
+                    self._kept.flats[record.sha256] = hit
             if len(self._flat) >= 16:
                 self._flat.clear()  # bounded memory: a document citing many captures re-flattens
-            hit = self._flat[record.sha256] = flatten(record.text)
+            self._flat[record.sha256] = hit
         return hit
 
     def grounded(self, citations: Sequence[Link]) -> list[tuple[Link, str, NewestRevisions | str]]:
@@ -240,7 +155,7 @@ class ClaimChecker:
 
     def _lookup(self, source: str, named: str | None) -> NewestRevisions | str:
         if named is None:
-            revisions = self._newest.of(self.store, source)
+            revisions = self._kept.of(self.store, source)
             return revisions if revisions.groups else "no capture of this source verifies"
         # Loaded only for a title naming a revision: it imports dataclasses, and with them
         # inspect, ast and dis, which a check loads for nothing else.
@@ -405,11 +320,19 @@ class ClaimChecker:
             return f"{budget.why}; quote the capture verbatim", None
         what = "quotation" if len(segments) == 1 else "segment"
         made_by = record.extractor.describe() if record.extractor is not None else None
-        hint, _, difference = explain_miss_at(missing, flat.text, made_by, what=what)
-        if missing.casefold() in flat.text.casefold():
-            hint = f"the {what} occurs with other letter case; copy the text exactly from the capture"
-        near = nearest_passage(flat.text, missing)
-        return hint + (f"; the capture has: {quoted(near, len(near) + 2)}" if near else ""), difference
+        # What follows depends on these alone, so a run explains a miss once (the budget above
+        # still counts each).
+        key = (record.sha256, made_by, what, missing)
+        hit = self._kept.explained.get(key)
+        if hit is None:
+            hint, _, difference = explain_miss_at(missing, flat.text, made_by, what=what)
+            if missing.casefold() in flat.text.casefold():
+                hint = f"the {what} occurs with other letter case; copy the text exactly from the capture"
+            near = nearest_passage(flat.text, missing)
+            hit = hint + (f"; the capture has: {quoted(near, len(near) + 2)}" if near else ""), difference
+            if self._kept.keep(len(missing) + len(hit[0])):
+                self._kept.explained[key] = hit
+        return hit
 
     def _elsewhere(self, segments: list[str], gaps: list[int], optional_end: bool,
                    cited: set[str]) -> tuple[str, str] | None:
@@ -417,20 +340,18 @@ class ClaimChecker:
         revisions hold the quotation, within the document's budget of text read; or None."""
         index = self._index()
         if index is not None:
-            # Only the captures holding the quotation's longest piece can hold it, and
-            # they come in the order the loop below reads them. The budget cannot run
-            # out: the document's searches together read less than it (_index).
-            longest = _longest_piece(segments, optional_end)
-            for source, record in index.holding(longest) if longest else index.entries:
-                if source not in cited and may_occur(record.text, segments, optional_end) \
-                        and occurs(self.flat(record), segments, gaps, optional_end):
-                    return source, record.sha256
-            return None
+            key = (tuple(segments), tuple(gaps), optional_end, frozenset(cited))
+            if key in index.answers:
+                return index.answers[key]
+            answer = self._search(index, segments, gaps, optional_end, cited)
+            if self._kept.keep(sum(map(len, segments))):
+                index.answers[key] = answer
+            return answer
         for source in self.sources:
             if source in cited or self._elsewhere_left <= 0:
                 continue
             # (no record when no capture of it verifies, as has_source says, read once)
-            for record in self._newest.of(self.store, source).records:
+            for record in self._kept.of(self.store, source).records:
                 self._elsewhere_left -= len(record.text)
                 # Most captures lack a piece of the quotation: ruled out before one is flattened.
                 if may_occur(record.text, segments, optional_end) \
@@ -438,16 +359,25 @@ class ClaimChecker:
                     return source, record.sha256
         return None
 
-    def _index(self) -> _Elsewhere | None:
+    def _search(self, index: SourceIndex, segments: list[str], gaps: list[int], optional_end: bool,
+                cited: set[str]) -> tuple[str, str] | None:
+        """:meth:`_elsewhere`'s answer from ``index``. Only the captures holding the quotation's
+        longest piece can hold it, and they come in the order the search without an index reads
+        them. The budget cannot run out: the document's searches together read less (_index)."""
+        longest = longest_piece(segments, optional_end)
+        for source, record in index.holding(longest) if longest else index.entries:
+            if source not in cited and may_occur(record.text, segments, optional_end) \
+                    and occurs(self.flat(record), segments, gaps, optional_end):
+                return source, record.sha256
+        return None
+
+    def _index(self) -> SourceIndex | None:
         """The run's index of the sources' newest revisions, when the document's searches
         cannot exhaust its budget (each reads at most every text once): then a search's
         answer is the same with the index as without; else None."""
         if self.quotations is None:
             return None
-        key = tuple(self.sources)
-        if key not in self._newest.indexes:
-            self._newest.indexes[key] = _Elsewhere.build(self.store, self._newest, self.sources)
-        index = self._newest.indexes[key]
+        index = self._kept.index(self.store, self.sources)
         if index is None or self.quotations * index.chars >= ELSEWHERE_BUDGET_CHARS:
             return None
         return index
@@ -471,7 +401,7 @@ class ClaimChecker:
             if isinstance(revisions, str):
                 checked.append(f"{quoted(source, 120)} ({revisions})")
                 continue
-            hits, failed = revisions.split(lambda r: number_occurs(n, r.text))
+            hits, failed = revisions.split(lambda r: self._holds(n, r, number_occurs))
             if hits and not failed:
                 return None
             first = first or failed[0][0].sha256
@@ -481,6 +411,17 @@ class ClaimChecker:
         return LinkIssue("CL206", cited[0][0], (
             f"number {n.shown} does not occur in the capture of {sources}: check the figure against the source"),
             n.line, n.col, n.line, n.col + len(n.text), capture=first, fixable=False)
+
+
+    def _holds(self, n: Number, record: CaptureRecord, number_occurs: Callable[[Number, str], bool]) -> bool:
+        """``number_occurs(n, record.text)``, asked once per run of each capture and reading."""
+        key = (record.sha256, n.readings)
+        hit = self._kept.numbers.get(key)
+        if hit is None:
+            hit = number_occurs(n, record.text)
+            if len(self._kept.numbers) < KEPT_NUMBERS:
+                self._kept.numbers[key] = hit
+        return hit
 
 
 def _first_capture(misses: Sequence[tuple[str, NewestRevisions | str, list[tuple[CaptureRecord, ...]]]]
