@@ -171,3 +171,26 @@ def test_claim_lines_names_the_blocks_whose_lines_may_quote() -> None:
     assert numbers([7], 8) == [0]  # a block spanning a digit's line and a link's
     assert numbers([7], 7) == []
     assert keep([2, 2, 3], 3) == [0, 1, 2]  # blocks starting on one line share it
+
+
+@pytest.mark.parametrize("line", [
+    f'`x <a b="y` z "{LONG}"> [x]({A})',  # a code span that ends inside what looks like a tag
+    f'\\<a b="{LONG}"> [x]({A}) and "{LONG}"',  # an escaped "<" opens no tag
+    f'| <a b="x | "{LONG}"> | 2 [x]({A}) |',  # a cell boundary cuts the tag
+    f'<a b="\\"> "{LONG}" [x]({A})',  # no escape inside an attribute value
+    f'<a title="<img src="> "{LONG}" [x]({A})',  # the first "<" makes the tag
+    f'<http://a.example/"{LONG}"> [x]({A})',  # an autolink, not a tag
+    f'<a\fb="{LONG}"> "{LONG}" [x]({A})',  # whitespace cmark-gfm may read and the lines do not
+    f'<img src="x.png"> says "{LONG}" [x]({A})',
+])
+def test_a_quote_mark_outside_raw_html_keeps_its_line(line: str) -> None:
+    text = f"# T\n\n{line}\n\nafter\n" if not line.startswith("|") else f"| a | b |\n|---|---|\n{line}\n"
+    _, part = _both(text, numbers=False)
+    assert part
+    _same(text)
+
+
+def test_quote_marks_only_inside_raw_html_tags_keep_nothing() -> None:
+    text = '<p align="center"><img src="logo.png" width="100"/></p>\n\n- [a](https://a.example) <img src="b.svg">\n'
+    assert _both(text, numbers=False)[1] == ""
+    _same(text)

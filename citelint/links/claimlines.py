@@ -40,6 +40,10 @@ _MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
 #: What may stand before a blockquote's ``>`` on its line: indentation, list markers (``-``,
 #: ``+``, ``*``, ``1.``, ``1)``) of the containers it opens in.
 _BEFORE_MARKER = " \t-+*0123456789.)"
+#: CommonMark's raw HTML open tag (spec 6.6) on one line, its whitespace spaces and tabs only and
+#: its values without the characters cmark-gfm's scanner refuses in them.
+_OPEN_TAG = re.compile(r"""<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*"""
+                       r"""(?:[ \t]*=[ \t]*(?:[^ \t\r\n\v\f"'=<>`\x00]+|'[^'\n\x00]*'|"[^"\n\x00]*"))?)*[ \t]*/?>""")
 _DIGIT = re.compile(r"\d")
 #: What may make a link or a footnote reference: ``[…]``, ``<…>`` (autolinks, raw ``<a>``),
 #: and the GFM autolinks (``://``, ``www.``, an address with ``@``).
@@ -80,7 +84,7 @@ class ClaimLines:
         text = self._text
         lines: set[int] = set()
         if self._quotes:
-            lines.update(_lines_with(text, '"'))
+            lines.update(_quote_lines(text))
             if "&" in text:
                 lines.update(_lines_matching(text, _MARK_REFERENCE))
             if not text.isascii():
@@ -158,6 +162,68 @@ def _lines_matching(text: str, pattern: re.Pattern[str]) -> list[int]:
             break
         m = pattern.search(text, at)
     return out
+
+
+def _quote_lines(text: str) -> list[int]:
+    """The lines of ``text`` with a ``"`` that may be in a text node: outside every raw HTML
+    open tag (``<img src="…">``, where most of a README's are) that lies whole on the line.
+
+    A tag read here is one wherever cmark-gfm reads a tag: its ``<`` is not backslash-escaped,
+    no code span can end inside it (the line has no backtick), no table cell boundary cuts it
+    (it holds no ``|``), and it is CommonMark's open tag (``_OPEN_TAG``), with less whitespace
+    allowed (spaces and tabs), so never more than cmark-gfm reads as one; a tag it reads as
+    raw HTML holds no text node. Any other ``"`` keeps its line."""
+    out = []
+    line, at = 1, 0
+    i = text.find('"')
+    while i >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i)
+        if end < 0:
+            end = len(text)
+        if _quote_in_text(text, start, end):
+            line += text.count("\n", at, i)
+            at = i
+            out.append(line)
+        if end == len(text):
+            break
+        i = text.find('"', end)
+    return out
+
+
+def _quote_in_text(text: str, start: int, end: int) -> bool:
+    """True when a ``"`` of the line ``text[start:end]`` may stand outside raw HTML tags."""
+    if text.find("<", start, end) < 0 or text.find("`", start, end) >= 0:
+        return True
+    pos = start  # the tags read left to right, as cmark-gfm's inline parser meets them
+    while True:
+        q = text.find('"', pos, end)
+        if q < 0:
+            return False
+        tag = _tag_before(text, pos, q, start, end)
+        if tag is None:
+            return True  # a " before any tag
+        pos = tag  # every " before the tag's end is inside it
+
+
+def _tag_before(text: str, pos: int, q: int, start: int, end: int) -> int | None:
+    """The end of the first open tag (as :func:`_quote_in_text` reads one) that starts in
+    ``text[pos:q]`` and ends by ``end``, or None."""
+    lt = text.find("<", pos, q)
+    while lt >= 0:
+        m = _OPEN_TAG.match(text, lt, end)
+        if m is not None and not _escaped(text, lt, start) and "|" not in m.group():
+            return m.end()
+        lt = text.find("<", lt + 1, q)
+    return None
+
+
+def _escaped(text: str, i: int, start: int) -> bool:
+    """True when ``text[i]`` follows an odd number of backslashes (from ``start`` on)."""
+    n = 0
+    while i - n - 1 >= start and text[i - n - 1] == "\\":
+        n += 1
+    return n % 2 == 1
 
 
 def _marker_lines(text: str) -> list[int]:
