@@ -53,6 +53,9 @@ class _Tree(NamedTuple):
 # cmark-gfm's block node types (cmark-gfm.h: CMARK_NODE_TYPE_BLOCK | n) that the walk tells apart.
 _BLOCK_QUOTE, _LIST, _CODE_BLOCK, _HTML_BLOCK, _THEMATIC_BREAK, _FOOTNOTE_DEFINITION = (
     0x8002, 0x8003, 0x8005, 0x8006, 0x800A, 0x800B)
+#: A document holding each of those types at its top level, and their types in order.
+_TYPES_SAMPLE = "> q\n\n- a\n\n```\nc\n```\n\n<div>\n\n---\n\nx[^1]\n\n[^1]: n\n"
+_SAMPLE_TYPES = (_BLOCK_QUOTE, _LIST, _CODE_BLOCK, _HTML_BLOCK, _THEMATIC_BREAK, 0x8008, _FOOTNOTE_DEFINITION)
 #: Blocks without a paragraph, heading or table cell in them: nothing of theirs is read.
 _LEAFLESS = frozenset({_CODE_BLOCK, _HTML_BLOCK, _THEMATIC_BREAK})
 #: A line past the end of any document: where the last top-level block may reach.
@@ -193,13 +196,25 @@ def _load_freeing_renderer() -> Callable[..., Any] | None:
         reset, find, string_at = so.cmark_arena_reset, so.cmark_find_syntax_extension, ctypes.string_at
         tree = _Tree(so.cmark_node_first_child, so.cmark_node_last_child, so.cmark_node_next,
                      so.cmark_node_previous, so.cmark_node_get_type, so.cmark_node_get_start_line)
+        # The node types the walk tells apart are the enum of cmark-gfm.h, not exported
+        # symbols: read them back from a document that has each (else every XML is whole).
+        sample = _TYPES_SAMPLE.encode("ascii")
+        parser = so.cmark_parser_new_with_mem(_OPTIONS | Options.CMARK_OPT_FOOTNOTES, arena)
+        so.cmark_parser_feed(parser, sample, len(sample))
+        node = tree.first_child(so.cmark_parser_finish(parser))
+        types = []
+        while node:
+            types.append(tree.type(node))
+            node = tree.next(node)
+        so.cmark_arena_reset()
+        walks = tuple(types) == _SAMPLE_TYPES
         lock = allocate_lock()
         found: dict[str, int] = {}
     except Exception:  # noqa: BLE001  # pragma: no cover - any failure means: not this build of cmarkgfm
         return None
 
     def some_xml(root: int, options: int, keep: Keep) -> str:
-        nodes = _kept_blocks(tree, root, keep)
+        nodes = _kept_blocks(tree, root, keep) if walks else None
         if nodes is None:
             return string_at(render_xml(root, options, arena)).decode("utf-8", "replace")
         if not nodes:
