@@ -104,6 +104,10 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
     (the corpus has none; bench/expertqa_claims.py times whole checks with real captures)."""
     detect = getattr(prose, "claims", None)
     may_claim = getattr(prose, "may_claim", None)  # older checkouts render the XML of every document
+    try:  # older checkouts render the XML of the whole document
+        from citelint.links.claimlines import claim_lines
+    except ImportError:
+        claim_lines = None
     for text, srcs in zip(texts, sources):
         evidence = links.LinkEvidence(links.Allowlist(srcs))
         if detect is None:
@@ -115,7 +119,10 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
             continue
         want = True if may_claim is None else functools.partial(may_claim, quotes=True, numbers=numbers,
                                                                 markdown=text)
-        report = links.check(text, evidence, xml=want)
+        if claim_lines is None:
+            report = links.check(text, evidence, xml=want)
+        else:  # the XML of only the blocks whose source lines may hold a claim
+            report = links.check(text, evidence, xml=want, keep=claim_lines(text, quotes=True, numbers=numbers))
         if report.xml:  # "" when cmark's HTML shows no claim (what citelint check skips too)
             detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml)
 

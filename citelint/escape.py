@@ -184,6 +184,16 @@ def is_invisible_char(c: str) -> bool:
             or _IGNORABLE.match(c) is not None)
 
 
+def count_visible(text: str) -> int:
+    """How many characters of ``text`` are visible: not :func:`is_invisible_char`. Never raises."""
+    joined = "".join(text.split())  # whitespace is invisible (str.split splits where isspace())
+    # A printable character is in no category above (isprintable is False for every C* and Z*
+    # category): only the ignorable ranges can hide it.
+    if joined.isprintable() and (joined.isascii() or _IGNORABLE.search(joined) is None):
+        return len(joined)
+    return sum(1 for c in joined if not is_invisible_char(c))
+
+
 def is_invisible(text: str) -> bool:
     """True when ``text`` has no visible character (rule CL108).
 

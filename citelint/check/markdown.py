@@ -65,13 +65,17 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
     # rendered from the parse the links are judged from.
     claimed = (quotes or numbers) and evidence.store is not None
     want: Callable[[str], bool] | bool = False
+    blocks = None
     if claimed:
+        from citelint.links.claimlines import claim_lines
         from citelint.links.prose import may_claim
 
-        # The XML only for a document whose HTML may hold a claim: most hold none.
+        # The XML only for a document whose HTML may hold a claim (most hold none), and of
+        # only its blocks whose source lines may (most of a document's XML is lists and code).
         want = partial(may_claim, quotes=quotes, numbers=numbers, markdown=text)
+        blocks = claim_lines(text, quotes=quotes, numbers=numbers)
     report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
-                         every=result.details is not None, xml=want)
+                         every=result.details is not None, xml=want, keep=blocks)
     result.links += report.links
     result.links_governed += report.governed
     result.links_grounded += report.grounded

@@ -23,6 +23,8 @@ Modules, one job each:
   positions, and their citations), what prose detection reads;
 - :mod:`~citelint.links.prose`: quotations and cited numbers in prose, found with their citations
   (what CL205/CL206 verify; :func:`~citelint.links.prose.quotations`);
+- :mod:`~citelint.links.claimlines`: which source lines may hold a claim in prose, so that a check
+  renders cmark's XML of only the blocks that span one;
 - :mod:`~citelint.links.claims`: prose quotations and cited numbers verified against the captures
   (CL205/CL206; :func:`check_claims`);
 - :mod:`~citelint.links.kept`: what a run's claim checks keep of its captures, and the index of

@@ -20,6 +20,7 @@ from citelint.links.link import Link, LinkIssue, cjk_cut
 from citelint.links.render import (
     GITHUB_EXTENSIONS,
     SOURCEPOS_KEY,
+    Keep,
     footnotes_start,
     render_html,
     scan_link_tuples,
@@ -138,7 +139,7 @@ class LinkReport(NamedTuple):
     order. ``quoted``: each grounded quotation link whose text was found
     with no blocking issue, as (link, source, capture sha256, the quoted
     passage of that capture), in link order. ``xml``: cmark's XML of the
-    document when ``check(xml=…)`` asked for it, else "".
+    document when ``check(xml=…)`` asked for it (of the blocks ``check(keep=…)`` keeps), else "".
     """
 
     issues: list[LinkIssue]
@@ -219,7 +220,8 @@ def _hrefs_with_raw(out: str, tags: list[re.Match[str]], need: list[int]) -> lis
 
 
 def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", images: bool = False,
-          every: bool = False, xml: bool | Callable[[str], bool] = False) -> LinkReport:
+          every: bool = False, xml: bool | Callable[[str], bool] = False,
+          keep: Keep | None = None) -> LinkReport:
     """Judge every followable link of ``markdown``; locate only what has a finding.
 
     Gives the same issues as :func:`govern` (same rules, positions and
@@ -244,7 +246,10 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
     ``xml``, :attr:`LinkReport.xml` is cmark's XML of the document, rendered
     from the same parse (what the claims in prose are read from); when ``xml``
     is a function, only if it returns True for cmark's HTML of the document
-    (:func:`citelint.links.prose.may_claim`), else "".
+    (:func:`citelint.links.prose.may_claim`), else "". With ``keep`` too, that XML holds only
+    the blocks that ``keep`` keeps (:func:`citelint.links.claimlines.claim_lines`: those
+    whose source lines may hold a claim; see
+    :func:`~citelint.links.render.render_html_and_xml`), "" when it keeps none.
     """
     # Source positions cost cmark a quarter of its time and most documents
     # need none: render without them first, and again with them only when a
@@ -252,7 +257,8 @@ def check(markdown: str, evidence: LinkEvidence, *, relative: str = "pass", imag
     if xml:
         from citelint.links.render import render_html_and_xml
 
-        out, xml_text = render_html_and_xml(markdown, GITHUB_EXTENSIONS, True, want=None if xml is True else xml)
+        out, xml_text = render_html_and_xml(markdown, GITHUB_EXTENSIONS, True, want=None if xml is True else xml,
+                                            keep=keep)
     else:
         out, xml_text = render_html(markdown, GITHUB_EXTENSIONS, True, sourcepos=False), ""
     # A bare URL may run on past CJK punctuation (CL203) only if the page has some.

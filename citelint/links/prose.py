@@ -120,12 +120,12 @@ class Number(NamedTuple):
 
 
 def _visible(text: str) -> int:
-    from citelint.escape import is_invisible
-
     if text.isascii():
         joined = "".join(text.split())
         return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
-    return sum(1 for c in text if not is_invisible(c))
+    from citelint.escape import count_visible
+
+    return count_visible(text)
 
 
 def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segment, ...], tuple[str, ...],

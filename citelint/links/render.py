@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from _thread import allocate_lock  # threading's Lock itself, without importing threading
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 import cmarkgfm
 from cmarkgfm.cmark import Options
@@ -37,6 +37,108 @@ def render_html(markdown: str, extensions: Sequence[str], footnotes: bool, sourc
     if not sourcepos:
         options &= ~Options.CMARK_OPT_SOURCEPOS
     return cmark_to_html(markdown, options, extensions)
+
+
+class _Tree(NamedTuple):
+    """cmark-gfm's functions that walk a parsed document (bound by :func:`_load_freeing_renderer`)."""
+
+    first_child: Callable[[int], int | None]
+    last_child: Callable[[int], int | None]
+    next: Callable[[int], int | None]
+    previous: Callable[[int], int | None]
+    type: Callable[[int], int]
+    start_line: Callable[[int], int]
+
+
+# cmark-gfm's block node types (cmark-gfm.h: CMARK_NODE_TYPE_BLOCK | n) that the walk tells apart.
+_BLOCK_QUOTE, _LIST, _CODE_BLOCK, _HTML_BLOCK, _THEMATIC_BREAK, _FOOTNOTE_DEFINITION = (
+    0x8002, 0x8003, 0x8005, 0x8006, 0x800A, 0x800B)
+#: A document holding each of those types at its top level, and their types in order.
+_TYPES_SAMPLE = "> q\n\n- a\n\n```\nc\n```\n\n<div>\n\n---\n\nx[^1]\n\n[^1]: n\n"
+_SAMPLE_TYPES = (_BLOCK_QUOTE, _LIST, _CODE_BLOCK, _HTML_BLOCK, _THEMATIC_BREAK, 0x8008, _FOOTNOTE_DEFINITION)
+#: Blocks without a paragraph, heading or table cell in them: nothing of theirs is read.
+_LEAFLESS = frozenset({_CODE_BLOCK, _HTML_BLOCK, _THEMATIC_BREAK})
+#: A line past the end of any document: where the last top-level block may reach.
+_PAST_THE_END = 1 << 30
+#: What stands before the blocks of a document's XML (without its sourcepos, which nothing reads).
+_XML_HEAD = (b'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE document SYSTEM "CommonMark.dtd">\n'
+             b'<document xmlns="http://commonmark.org/xml/1.0">\n')
+
+
+def _in_order(starts: list[int]) -> bool:
+    """True when a run of sibling blocks' start lines are positions (1 or more) in document order."""
+    return bool(starts) and starts[0] >= 1 and all(a <= b for a, b in zip(starts, starts[1:]))
+
+
+#: ``keep(starts, end)``: the indexes of the sibling blocks starting on lines ``starts`` that may
+#: hold a claim (see :func:`render_html_and_xml`).
+Keep = Callable[[Sequence[int], int], Iterable[int]]
+
+
+def _kept_blocks(tree: _Tree, root: int, keep: Keep) -> list[int] | None:
+    """The nodes of the parsed document ``root`` whose XML :func:`render_html_and_xml` renders
+    for ``keep``, in document order; None for the whole document (start lines out of order).
+
+    They are: each top-level block, or for a top-level list each of its items, that
+    ``keep`` names, except code blocks, HTML blocks and thematic breaks; whatever block
+    follows a block quote that is kept (the quotation's attribution line is read from it:
+    a reader of the XML finds there what it finds in the whole document's); and every
+    footnote definition (cmark-gfm moves them all to the end of the document, and a
+    citation may be read from any of them). Each node is kept whole, so everything read
+    inside it is as in the whole document's XML.
+    """
+    notes: list[int] = []
+    node = tree.last_child(root)
+    while node and tree.type(node) == _FOOTNOTE_DEFINITION:
+        notes.append(node)
+        node = tree.previous(node)
+    notes.reverse()
+    last = node
+    blocks: list[int] = []
+    starts: list[int] = []
+    node = tree.first_child(root) if last else None
+    while node:
+        blocks.append(node)
+        starts.append(tree.start_line(node))
+        if node == last:
+            break
+        node = tree.next(node)
+    if blocks and not _in_order(starts):
+        return None
+    kept: list[int] = []
+    pending = sorted(set(keep(starts, _PAST_THE_END)) if blocks else (), reverse=True)  # smallest last
+    forced = -1  # the block after the last block quote kept
+    done = -1
+    while pending:
+        k = pending.pop()
+        if k <= done:
+            continue
+        done = k
+        node = blocks[k]
+        kind = tree.type(node)
+        if kind == _BLOCK_QUOTE and k + 1 < len(blocks):
+            forced = k + 1
+            if not pending or pending[-1] != forced:
+                pending.append(forced)
+        if k == forced:
+            kept.append(node)
+        elif kind == _LIST:
+            items: list[int] = []
+            item_starts: list[int] = []
+            item = tree.first_child(node)
+            while item:
+                items.append(item)
+                item_starts.append(tree.start_line(item))
+                item = tree.next(item)
+            if not _in_order(item_starts):
+                kept.append(node)
+            else:
+                # an item takes text from its start line to the line before the next top-level block's
+                end = starts[k + 1] - 1 if k + 1 < len(blocks) else _PAST_THE_END
+                kept.extend(items[j] for j in sorted(set(keep(item_starts, max(end, item_starts[-1])))))
+        elif kind not in _LEAFLESS:
+            kept.append(node)
+    return kept + notes
 
 
 def _load_freeing_renderer() -> Callable[..., Any] | None:
@@ -74,7 +176,14 @@ def _load_freeing_renderer() -> Callable[..., Any] | None:
                 ("cmark_parser_finish", ptr, [ptr]),
                 ("cmark_parser_get_syntax_extensions", ptr, [ptr]),
                 ("cmark_render_html_with_mem", ptr, [ptr, num, ptr, ptr]),
-                ("cmark_render_xml_with_mem", ptr, [ptr, num, ptr])):
+                ("cmark_render_xml_with_mem", ptr, [ptr, num, ptr]),
+                # the top-level blocks, for the XML of only those that may hold a claim
+                ("cmark_node_first_child", ptr, [ptr]),
+                ("cmark_node_last_child", ptr, [ptr]),
+                ("cmark_node_next", ptr, [ptr]),
+                ("cmark_node_previous", ptr, [ptr]),
+                ("cmark_node_get_type", num, [ptr]),
+                ("cmark_node_get_start_line", num, [ptr])):
             function = getattr(so, name)
             function.restype, function.argtypes = restype, argtypes
         so.cmark_gfm_core_extensions_ensure_registered()
@@ -85,13 +194,42 @@ def _load_freeing_renderer() -> Callable[..., Any] | None:
             so.cmark_render_html_with_mem
         render_xml = so.cmark_render_xml_with_mem
         reset, find, string_at = so.cmark_arena_reset, so.cmark_find_syntax_extension, ctypes.string_at
+        tree = _Tree(so.cmark_node_first_child, so.cmark_node_last_child, so.cmark_node_next,
+                     so.cmark_node_previous, so.cmark_node_get_type, so.cmark_node_get_start_line)
+        # The node types the walk tells apart are the enum of cmark-gfm.h, not exported
+        # symbols: read them back from a document that has each (else every XML is whole).
+        sample = _TYPES_SAMPLE.encode("ascii")
+        parser = so.cmark_parser_new_with_mem(_OPTIONS | Options.CMARK_OPT_FOOTNOTES, arena)
+        so.cmark_parser_feed(parser, sample, len(sample))
+        node = tree.first_child(so.cmark_parser_finish(parser))
+        types = []
+        while node:
+            types.append(tree.type(node))
+            node = tree.next(node)
+        so.cmark_arena_reset()
+        walks = tuple(types) == _SAMPLE_TYPES
         lock = allocate_lock()
         found: dict[str, int] = {}
     except Exception:  # noqa: BLE001  # pragma: no cover - any failure means: not this build of cmarkgfm
         return None
 
+    def some_xml(root: int, options: int, keep: Keep) -> str:
+        nodes = _kept_blocks(tree, root, keep) if walks else None
+        if nodes is None:
+            return string_at(render_xml(root, options, arena)).decode("utf-8", "replace")
+        if not nodes:
+            return ""
+        parts = [_XML_HEAD]
+        for node in nodes:
+            # each render starts with the XML declaration and the doctype: two lines
+            raw = string_at(render_xml(node, options, arena))
+            parts.append(raw[raw.index(b"\n", raw.index(b"\n") + 1) + 1:])
+        parts.append(b"</document>\n")
+        return b"".join(parts).decode("utf-8", "replace")
+
     def to_html(markdown: str, options: int, extensions: Sequence[str], xml: bool = False,
-                both: bool = False, want: Callable[[str], bool] | None = None) -> str | tuple[str, str]:
+                both: bool = False, want: Callable[[str], bool] | None = None,
+                keep: Keep | None = None) -> str | tuple[str, str]:
         data = markdown.encode("utf-8")
         with lock:
             try:
@@ -113,6 +251,8 @@ def _load_freeing_renderer() -> Callable[..., Any] | None:
                     html_text = string_at(html_out).decode("utf-8", "replace")
                     if want is not None and not want(html_text):
                         return html_text, ""
+                    if keep is not None:
+                        return html_text, some_xml(root, options, keep)
                     return html_text, string_at(render_xml(root, options, arena)).decode("utf-8", "replace")
                 raw = render_xml(root, options, arena) if xml else \
                     render(root, options, get_extensions(parser), arena)
@@ -217,17 +357,31 @@ def render_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS, foo
 
 
 def render_html_and_xml(markdown: str, extensions: Sequence[str] = GITHUB_EXTENSIONS,
-                        footnotes: bool = True, want: Callable[[str], bool] | None = None) -> tuple[str, str]:
+                        footnotes: bool = True, want: Callable[[str], bool] | None = None,
+                        keep: Keep | None = None) -> tuple[str, str]:
     """``render_html(markdown, extensions, footnotes, sourcepos=False)`` and
     ``render_xml(markdown, extensions, footnotes)`` from one parse of ``markdown`` (a Markdown
     check whose claims in prose are verified reads both). With ``want``, the XML is rendered
     only when ``want(html)`` is true for that HTML, else it is "" (most documents hold no
-    claim, and the XML costs cmark more than the HTML). Raises as :func:`render_xml` does."""
+    claim, and the XML costs cmark more than the HTML).
+
+    With ``keep``, the XML is that of only the blocks that may hold a claim, inside one
+    ``<document>``, "" when there are none: ``keep(starts, end)`` is given the start lines
+    (1-based, in order) of a run of sibling blocks, the top-level ones or the items of a
+    top-level list, and gives the indexes of those to keep. Each block takes text from its
+    start line to the line before the next one's start, the last one's to line ``end``
+    (past the document's end at the top level), so that no line is missed where cmark-gfm
+    misplaces a block's end; ``keep`` must name every block whose lines hold something to be
+    read (:mod:`citelint.links.claimlines` says which lines may). The XML also holds the block
+    after each block quote kept and every footnote definition (see :func:`_kept_blocks`).
+    Source positions are the whole document's (one parse), so a reader of that XML
+    (:class:`~citelint.links.blocks.XmlDocument`) finds in each block what it finds there in
+    the whole document's XML. Raises as :func:`render_xml` does."""
     renderer = _freeing_renderer()
     if renderer is None:  # pragma: no cover - depends on cmarkgfm's build
         raise RuntimeError("cmark-gfm's XML renderer is not available in this cmarkgfm build")
     options = _OPTIONS | (Options.CMARK_OPT_FOOTNOTES if footnotes else 0)
-    return renderer(markdown, options, extensions, both=True, want=want)
+    return renderer(markdown, options, extensions, both=True, want=want, keep=keep)
 
 
 def _comment_spans(out: str) -> list[tuple[int, int]]:
