@@ -231,3 +231,29 @@ def test_a_corrupt_capture_holding_the_quotation_is_never_named(tmp_path: Path,
     found = _run_both(tmp_path, {"a.md": f"He said “{QUOTE}” [1]({ACT}).\n"}, monkeypatch)
     assert len(found) == 1
     assert f"it occurs in the capture of '{Y}' (capture {y.sha256[:12]}\u2026)" in found[0]
+
+
+def test_each_capture_is_read_once_by_a_run_that_searches_every_source(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missed quotation in the first report reads the newest revision of every approved
+    source (the search of other sources); a later report's link to one of them verifies it
+    from what that search kept, not by reading its capture file again (an audit hook counts
+    the opens)."""
+    import os
+    import sys
+
+    import audit
+
+    sys.dont_write_bytecode = True
+    sources = [f"https://example.org/doc/{i}.txt" for i in range(12)]  # more than the store's last 4 lookups
+    _project(tmp_path, sources)
+    for i, source in enumerate(sources):
+        _capture(tmp_path, source, f"Document {i} says that the figures for year {2000 + i} were revised.")
+    reports = {"a.md": f'The page says "{QUOTE} in every region" [1]({sources[0]}).\n',
+               "b.md": f"As the second document says [1]({sources[1]}).\n"}
+    with audit.watching() as events:
+        output = _run(tmp_path, reports, monkeypatch)
+    assert '"CL205"' in output
+    folder = os.path.realpath(tmp_path / "captures")
+    opened = [p for p, _ in events.opened if p.startswith(folder + os.sep) and p.endswith(".json")]
+    assert len(opened) == len(set(opened)) == len(sources), opened

@@ -63,7 +63,7 @@ class RunKept:
         group when no capture of it verifies), kept while NEWEST_KEPT_CHARS allows."""
         hit = self.kept.get(source)
         if hit is None:
-            hit = store.newest_revisions(source)
+            hit = store.newest_revisions(source, keep=True)
             groups = hit.groups
             # (one revision, one group: most sources; the index asks this of every source)
             size = len(groups[0][0].text) if len(groups) == 1 and len(groups[0]) == 1 else \

@@ -292,13 +292,17 @@ class Store:
                     # Its directory lies inside the store (the record was read through it):
                     # the listing is what _list_revisions would read again for the newest revisions.
                     self._listed[source] = tuple(revs)
-                if self._kept_chars + len(record.text) <= KEPT_CHARS:
-                    # A Markdown check asks this of every source, then reads the newest
-                    # revisions of those its prose cites: keep what was verified for them.
-                    self._kept[(source, rev.sha256)] = record
-                    self._kept_chars += len(record.text)
+                # A Markdown check asks this of the sources its links name, then reads the newest
+                # revisions of those its prose cites: keep what was verified for them.
+                self._keep(source, record)
                 return True
         return False
+
+    def _keep(self, source: str, record: CaptureRecord) -> None:
+        """Keep ``record`` (verified) for :meth:`_verified`, up to KEPT_CHARS characters in all."""
+        if (source, record.sha256) not in self._kept and self._kept_chars + len(record.text) <= KEPT_CHARS:
+            self._kept[(source, record.sha256)] = record
+            self._kept_chars += len(record.text)
 
     def revisions(self, source: str) -> list[RevisionInfo]:
         """Revision files of ``source`` (names only, unverified), sorted by digest."""
@@ -385,7 +389,7 @@ class Store:
                  and (d.retrieved_at is None or time_key(d.retrieved_at) == top))
         return [r for r in maybe if r is not None and time_key(r.retrieved_at) == top and keep(r)]
 
-    def newest_revisions(self, source: str) -> NewestRevisions:
+    def newest_revisions(self, source: str, keep: bool = False) -> NewestRevisions:
         """What "the newest revision" of ``source`` is for a check that is given none (a quotation
         without a ``capture:`` title; DESIGN §9): the verified revisions with the latest
         ``retrievedAt``, each with its batch siblings (same ``batch``, any date) as one group.
@@ -393,7 +397,18 @@ class Store:
         Several groups are a tie that nothing may break silently (no digest order, no file
         order): a check passes only when it holds in each group (:meth:`NewestRevisions.split`).
         Empty when nothing verifies. Verified are the newest revision, the others whose head
-        date is the same or unknown, and, only with a batch, every revision, to learn theirs."""
+        date is the same or unknown, and, only with a batch, every revision, to learn theirs.
+        With ``keep``, the records returned are kept as :meth:`has_source` keeps what it
+        verified (a Markdown check reads the newest revisions of every source on a missed
+        quotation, then :meth:`has_source` of the sources later reports link)."""
+        newest = self._newest_revisions(source)
+        if keep:
+            for group in newest.groups:
+                for record in group:
+                    self._keep(source, record)
+        return newest
+
+    def _newest_revisions(self, source: str) -> NewestRevisions:
         listed = self._listing(source)
         if len(listed) == 1:
             # One revision (most sources): it is the newest if it verifies, a group of its own
