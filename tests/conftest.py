@@ -32,6 +32,23 @@ def corpus_path(*parts: str) -> Path:
     return path
 
 
+def real_documents() -> list[str]:
+    """The README corpus, the article pages' text and the ExpertQA answers (their ``[n]``
+    markers linked to their attributions' URLs), in a fixed order; skips without the corpus."""
+    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus_path("markdown-readmes").glob("*.md"))]
+    truth = json.loads(corpus_path("article-html", "ground-truth.json").read_text(encoding="utf-8"))
+    texts += [truth[key]["articleBody"] for key in sorted(truth)]
+    with corpus_path("expertqa", "rand_val.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            for answer in json.loads(line)["answers"].values():
+                urls = dict(e.partition(" ")[::2] for e in answer.get("attribution") or [])
+                text = answer.get("answer_string") or ""
+                for n, url in urls.items():
+                    text = text.replace(n, f"[{n}]({url.strip()})")
+                texts.append(text)
+    return texts
+
+
 @dataclass
 class Run:
     """Outcome of one in-process CLI run."""

@@ -55,19 +55,9 @@ def _same(text: str, quotes: bool = True, numbers: bool = True) -> tuple[list, l
 
 
 def _documents() -> list[str]:
-    from conftest import corpus_path
+    from conftest import corpus_path, real_documents
 
-    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus_path("markdown-readmes").glob("*.md"))]
-    truth = json.loads(corpus_path("article-html", "ground-truth.json").read_text(encoding="utf-8"))
-    texts += [truth[key]["articleBody"] for key in sorted(truth)]
-    with corpus_path("expertqa", "rand_val.jsonl").open(encoding="utf-8") as f:
-        for line in f:
-            for answer in json.loads(line)["answers"].values():
-                urls = dict(e.partition(" ")[::2] for e in answer.get("attribution") or [])
-                text = answer.get("answer_string") or ""
-                for n, url in urls.items():
-                    text = text.replace(n, f"[{n}]({url.strip()})")
-                texts.append(text)
+    texts = real_documents()
     for spec in ("commonmark", "gfm"):
         texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
     texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]

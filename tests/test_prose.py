@@ -416,27 +416,6 @@ def test_hyphenated_ranges_powers_and_enumerators_are_out_of_scope() -> None:
 
 # ----------------------------------------------------------------- the check path's reading, on real text
 
-def _real_documents() -> list[str]:
-    """The README corpus, the article pages' text and the ExpertQA answers (their ``[n]``
-    markers linked to their attributions' URLs), in a fixed order."""
-    import json
-
-    from conftest import corpus_path
-
-    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus_path("markdown-readmes").glob("*.md"))]
-    truth = json.loads(corpus_path("article-html", "ground-truth.json").read_text(encoding="utf-8"))
-    texts += [truth[key]["articleBody"] for key in sorted(truth)]
-    with corpus_path("expertqa", "rand_val.jsonl").open(encoding="utf-8") as f:
-        for line in f:
-            for answer in json.loads(line)["answers"].values():
-                urls = dict(e.partition(" ")[::2] for e in answer.get("attribution") or [])
-                text = answer.get("answer_string") or ""
-                for n, url in urls.items():
-                    text = text.replace(n, f"[{n}]({url.strip()})")
-                texts.append(text)
-    return texts
-
-
 def _shown(found: list) -> list[tuple]:
     """Every field of each quotation or number, its citations by what their verification reads."""
     return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
@@ -450,8 +429,9 @@ def test_the_check_paths_reading_finds_what_the_leaves_say(monkeypatch: pytest.M
     the ExpertQA answers."""
     from citelint.links import blocks
     from citelint.links.prose import claims
+    from conftest import real_documents
 
-    texts = _real_documents()
+    texts = real_documents()
     fast = [claims(t) for t in texts]
     # the reference: every leaf read (no leaf found alone), every citation located
     monkeypatch.setattr(blocks.Detector, "leaf_at", lambda self, i: None)
@@ -473,9 +453,9 @@ def test_a_document_whose_html_shows_no_claim_has_none() -> None:
 
     from citelint.links.prose import claims, may_claim
     from citelint.links.render import GITHUB_EXTENSIONS, render_html
-    from conftest import corpus_path
+    from conftest import corpus_path, real_documents
 
-    texts = _real_documents()
+    texts = real_documents()
     for spec in ("commonmark", "gfm"):
         texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
     texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]

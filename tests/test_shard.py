@@ -10,6 +10,7 @@ files are validated against ``schemas/shard.schema.json``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -17,6 +18,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -432,29 +434,38 @@ def test_merge_refuses_deep_nesting_and_unknown_rules_in_words(tmp_path: Path) -
         assert "CL999 is no rule of this citelint" in err
 
 
-def test_a_report_changed_while_a_later_shard_checks_it_is_noted_by_the_merge(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@contextlib.contextmanager
+def _rewritten_between_phases(reports: list[Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Inside the block, each check gives every file of ``reports`` a leading line between its
+    two phases (so what it places late is placed at 1:1); after it, the files are as they were."""
     import citelint.check.run as run
 
-    project = tmp_path / "gen"
-    _generated(project, sources=6)
-    reports = sorted((project / "reports").glob("*.json"))
     originals = {path: path.read_bytes() for path in reports}
     verify = run._verify
 
-    def changing(*args, **kwargs):
-        # Between the phases every fact report gains a line: its findings are placed at 1:1.
+    def changing(*args, **kwargs):  # type: ignore[no-untyped-def]
         for path in reports:
             path.write_bytes(b"\n" + path.read_bytes())
         return verify(*args, **kwargs)
 
+    monkeypatch.setattr(run, "_verify", changing)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(run, "_verify", verify)
+        for path, data in originals.items():
+            path.write_bytes(data)
+
+
+def test_a_report_changed_while_a_later_shard_checks_it_is_noted_by_the_merge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    reports = sorted((project / "reports").glob("*.json"))
     files = [tmp_path / "shard-1.json", tmp_path / "shard-2.json"]
     assert cli(project, "check", "--shard", "1/2", "-o", str(files[0]))[0] == 0
-    monkeypatch.setattr(run, "_verify", changing)  # only while shard 2 checks
-    assert cli(project, "check", "--shard", "2/2", "-o", str(files[1]))[0] == 0
-    monkeypatch.setattr(run, "_verify", verify)
-    for path, data in originals.items():
-        path.write_bytes(data)
+    with _rewritten_between_phases(reports, monkeypatch):  # only while shard 2 checks
+        assert cli(project, "check", "--shard", "2/2", "-o", str(files[1]))[0] == 0
     doc = json.loads(files[1].read_text(encoding="utf-8"))
     placed = {f["path"] for f in doc["findings"] if f["key"][0] == 1 and (f["line"], f["column"]) == (1, 1)}
     assert placed, "shard 2 placed none of its citations' findings at 1:1"
@@ -531,27 +542,14 @@ def test_merge_names_the_missing_shards_of_a_huge_n_at_once(tmp_path: Path) -> N
 
 def test_reports_changed_before_the_accepted_facts_are_built_are_noted(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import citelint.check.run as run
-
     project = tmp_path / "expertqa"
     shutil.copytree(REPO_ROOT / "examples" / "expertqa", project)
     reports = sorted((project / "reports").glob("*.json"))  # no finding: only accepted facts need positions
     originals = {path: path.read_bytes() for path in reports}
-    verify = run._verify
-
-    def changing(*args, **kwargs):
-        for path in reports:
-            path.write_bytes(b"\n" + path.read_bytes())
-        return verify(*args, **kwargs)
 
     def changed_run(*argv: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(run, "_verify", changing)
-        try:
+        with _rewritten_between_phases(reports, monkeypatch):
             return cli(project, *argv)
-        finally:
-            monkeypatch.setattr(run, "_verify", verify)
-            for path, data in originals.items():
-                path.write_bytes(data)
 
     doc = json.loads(changed_run("check", "--format", "json")[1])
     # The accepted facts and their CL901 notices are built when the formatter reads them, after the phases.
