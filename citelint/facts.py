@@ -356,7 +356,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
                      untracked: Callable[[str, str], str | None] | None = None,
                      signatures: Callable[[CaptureRecord], list[tuple[str, str]]] | None = None,
                      context_chars: int = CONTEXT_CHARS, off: frozenset[str] = frozenset(),
-                     ) -> Iterator[tuple[Citation, Sequence[Issue], AcceptedEntry | None]]:
+                     hints: bool = True) -> Iterator[tuple[Citation, Sequence[Issue], AcceptedEntry | None]]:
     """Verify cited facts that all cite one capture (same source and captureSha256).
 
     Yields, per citation in order, its issues and its accepted entry (None
@@ -371,6 +371,8 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
     each accepted one is listed for semantic review (CL901, :func:`review_notice`)
     with ``context_chars`` code points of capture text on each side. ``off``
     names rules switched off, whose work is skipped (:func:`verify_group`).
+    ``hints`` False leaves out the review hints of accepted entries, for a
+    caller that only counts them.
     """
     if not citations:
         return
@@ -406,7 +408,7 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
             # Not found, a label that failed (CL003), or either fact of a CL004 pair: not accepted.
             yield citation, issues, None
             continue
-        review = review_hints(labels.get(entry.fact["label"]), entry.fact["snippet"])
+        review = review_hints(labels.get(entry.fact["label"]), entry.fact["snippet"]) if hints else ()
         yield citation, issues, entry._replace(review=review) if review else entry
 
 

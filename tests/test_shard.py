@@ -441,18 +441,18 @@ def _rewritten_between_phases(reports: list[Path], monkeypatch: pytest.MonkeyPat
     import citelint.check.run as run
 
     originals = {path: path.read_bytes() for path in reports}
-    verify = run._verify
+    verify = run.verify_groups
 
     def changing(*args, **kwargs):  # type: ignore[no-untyped-def]
         for path in reports:
             path.write_bytes(b"\n" + path.read_bytes())
         return verify(*args, **kwargs)
 
-    monkeypatch.setattr(run, "_verify", changing)
+    monkeypatch.setattr(run, "verify_groups", changing)
     try:
         yield
     finally:
-        monkeypatch.setattr(run, "_verify", verify)
+        monkeypatch.setattr(run, "verify_groups", verify)
         for path, data in originals.items():
             path.write_bytes(data)
 

@@ -65,6 +65,15 @@ class Emission:
         #: Told the reports that changed (sorted), once the deferred work has read them.
         self.noted: Callable[[CheckResult, list[str]], None] | None = None
 
+    @property
+    def reads_entries(self) -> bool:
+        """Whether :meth:`__call__` reads more of a verified citation than its
+        report's order, its issues and whether it was accepted: it does when it
+        keeps the accepted facts, judges them against a review ledger, or makes
+        each CL901 notice a finding. When it does not (text and SARIF output
+        with no ledger), the citation and entry it is given may be stand-ins."""
+        return self.accepted is not None or self.ledger is not None or not self.review
+
     def __call__(self, verified: list[Verified]) -> None:
         """Emit the findings of one group's verified citations (in group order)."""
         result, ledger, accepted = self.result, self.ledger, self.accepted

@@ -17,23 +17,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from citelint.check.baseline import settle_base, start_base, start_reviews_base
-from citelint.check.cited import CitedColumn, CitedGroups
-from citelint.check.emission import Emission, Verified
+from citelint.check.cited import CitedGroups
+from citelint.check.emission import Emission
 from citelint.check.grounding import GitTracking, build_allowlist
 from citelint.check.loaded import FINDINGS_PER_RULE, Emitter, LoadedReport, changed_note, content_digest
 from citelint.check.parallel import COLLECTOR, job_count, plain_differences, with_differences
 from citelint.check.reviewed import load_ledger_for, report_ledger
 from citelint.check.targets import Selection, Target, read_target, select_targets, stdin_target
+from citelint.check.verify import verify_groups
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
 from citelint.facts import (
     CONTEXT_CHARS,
     AcceptedEntry,
     Citation,
-    Issue,
     check_labels,
     label_issue,
-    verify_citations,
 )
 from citelint.model import (
     CheckResult,
@@ -54,7 +53,6 @@ if TYPE_CHECKING:
     from citelint.check.shard import Shard
     from citelint.evidence.ledger import Ledger
     from citelint.evidence.verify import EvidenceVerifier
-    from citelint.git.base import BaseCaptures
     from citelint.git.resolve import Resolving
     from citelint.links.grounds import LinkEvidence
 
@@ -312,36 +310,6 @@ def _phase_one_here(targets: Sequence[tuple[int, Target]], config: Config, cwd: 
 
 
 
-_Group = tuple[tuple[str, str], CitedColumn]
-
-
-def _phase_two(groups: list[_Group], config: Config, base: BaseCaptures | None, tracking: GitTracking,
-               evidence: EvidenceVerifier | None, context_chars: int,
-               consume: Callable[[list[Verified]], None]) -> None:
-    """Verify cited facts grouped by capture: each capture read once for all
-    the facts citing it, then released, so memory holds one capture at a time.
-    ``consume`` is given each group's verified citations in turn, and the
-    group's facts are dropped from ``groups`` once it has them."""
-    store = Store(config.captures_dir)
-    cl302_base = base if config.severity("CL302") != "off" else None
-    # A rule switched off does no work at all (CL105's second search, CL106's listing of revisions).
-    off = frozenset(rule for rule in ("CL105", "CL106") if config.severity(rule) == "off")
-    signatures = functools.partial(evidence.issues, store) if evidence else None
-    untracked = tracking.untracked if tracking.enabled else None
-    for at, (key, column) in enumerate(groups):
-        group = column.citations(*key)
-        groups[at] = (key, _DONE)
-        outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
-                                    store=store, base=cl302_base, untracked=untracked, signatures=signatures,
-                                    context_chars=context_chars, off=off)
-        consume([(order, citation, issues, entry)
-                 for (order, _), (citation, issues, entry) in zip(group, outcomes)])
-
-
-#: What a verified group's place in the list of groups holds: its facts are gone.
-_DONE = CitedColumn()
-
-
 def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = False,
               progress: Callable[[int, int], None] | None = None, base: str | None = None,
               jobs: int | None = None, base_missing: str = "error",
@@ -476,8 +444,8 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         emission = Emission(config, result, reports, one.accepted if keep_accepted else None, ledger,
                             shard.emitter if shard else Emitter,
                             (lambda report: report.raw is None) if shard else None)
-        _verify(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence, context_chars,
-                emission)
+        verify_groups(groups, job_count(jobs, len(groups)), config, base_captures, tracking, evidence,
+                      context_chars, emission, emission.reads_entries)
         del groups
         note_at = len(result.warnings_text)
         noted = [False]  # whether the note is at ``note_at`` already
@@ -514,60 +482,6 @@ def run_check(config: Config, paths: Sequence[str], cwd: Path, *, fix: bool = Fa
         if reviews_base is not None:
             reviews_base.close()
     return result
-
-
-def _verify(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
-            evidence: EvidenceVerifier | None, context_chars: int, consume: Callable[[list[Verified]], None]) -> None:
-    """Phase two over ``groups`` with ``n`` processes
-    (:func:`citelint.check.parallel.run_chunks`), each group's verified
-    citations given to ``consume`` in group order, so the findings are the
-    same for any ``n``. A worker hands back its citations' issues (and how
-    many each has) and the entries of the accepted ones, as columns by field
-    name, but not what this process has: the fact and its index. One process
-    where the platform cannot fork."""
-    settings = (config, base, tracking, evidence, context_chars)
-    if n <= 1 or len(groups) < 2:
-        _phase_two(groups, *settings, consume)
-        return
-    from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
-
-    def work(start: int, stop: int) -> list[list[Verified]]:
-        done: list[list[Verified]] = []
-        _phase_two(groups[start:stop], *settings, done.append)
-        return done
-
-    def pack(verified: list[list[Verified]]) -> dict[str, Any]:
-        flat = [item for group in verified for item in group]
-        entries = [entry for _, _, _, entry in flat if entry is not None]
-        issues = plain_differences(pack_rows([issue for _, _, issues, _ in flat for issue in issues],
-                                              Issue._fields))
-        return {"issues": issues,
-                "issue_counts": [len(issues) for _, _, issues, _ in flat],
-                "accepted": [entry is not None for _, _, _, entry in flat],
-                "entries": pack_rows(entries, [name for name in AcceptedEntry._fields if name not in _OWN])}
-
-    def unpack(start: int, stop: int, packed: dict[str, Any]) -> list[list[Verified]]:
-        cited = [column.citations(*key) for key, column in groups[start:stop]]
-        flat = [item for group in cited for item in group]
-        issues = iter(unpack_rows(Issue, with_differences(packed["issues"])))
-        accepted = [citation for (_, citation), yes in zip(flat, packed["accepted"]) if yes]
-        entries = iter(unpack_rows(AcceptedEntry, {**packed["entries"], "index": [c.index for c in accepted],
-                                                   "fact": [c.fact for c in accepted]}))
-        counts, flags = iter(packed["issue_counts"]), iter(packed["accepted"])
-        return [[(order, citation, [next(issues) for _ in range(count)] if (count := next(counts)) else (),
-                  next(entries) if next(flags) else None) for order, citation in group] for group in cited]
-
-    def take(start: int, verified: list[list[Verified]]) -> None:
-        for at, group in enumerate(verified, start):
-            groups[at] = (groups[at][0], _DONE)  # its facts are in ``verified`` now
-            consume(group)
-
-    if run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack, take) is None:
-        _phase_two(groups, *settings, consume)
-
-
-#: What an accepted entry's worker leaves out: this process has the citation.
-_OWN = ("index", "fact")
 
 
 def _added_since(commit: str, config: Config, cwd: Path, result: CheckResult, ledger: Ledger | None,
