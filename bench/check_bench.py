@@ -61,7 +61,7 @@ snippets and drops it: bounded memory, the shape citelint itself uses. The
 rounds, kept for continuity) reads the reports in order and keeps every
 capture it has read. The **rules floor** (``floor_grouped.py --rules``) is
 the grouped floor plus what citelint's default rules require of each fact
-beyond finding it (the least of CL002's schema, CL105's second search,
+beyond finding it (the least of CL002's schema, CL004, CL105's second search,
 CL106's listing of the source's revisions), so citelint's ratio to it is
 its overhead rather than its rules. Every row against a floor prints all
 three ratios.

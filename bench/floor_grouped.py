@@ -11,7 +11,8 @@ each of its snippets, and drops it: one capture in memory at a time.
 ``--rules`` adds the work that citelint's default rules require of every
 fact and capture beyond finding the snippet, and nothing else: each fact is
 a JSON object whose state, label, source, captureSha256 and snippet are
-strings (the least of CL002's schema); each snippet is searched again after
+strings (the least of CL002's schema) and no label is in a report twice
+(CL004); each snippet is searched again after
 its first occurrence (CL105: it must occur once); and each cited source's
 directory is listed (CL106: is there a newer revision?). A checker that
 enforces those rules cannot do less, so citelint's ratio to this floor is
@@ -41,6 +42,8 @@ def main(root: str, rules: bool = False) -> int:
             continue
         with open(os.path.join(reports, name), "rb") as f:
             report = json.loads(f.read())
+        if rules and len({fact.get("label") for fact in report["facts"]}) != len(report["facts"]):
+            return 1  # CL004: a label twice in one report
         for fact in report["facts"]:
             facts += 1
             if rules and not (isinstance(fact, dict) and all(isinstance(fact.get(k), str) for k in _FIELDS)):

@@ -52,14 +52,6 @@ class _Facts:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def append(self, snippet: str, label: str, key: int) -> int:
-        """Add one fact; its index here."""
-        self.snippets += snippet.encode("utf-8", "surrogatepass")
-        self.ends.append(len(self.snippets))
-        self.labels.append(label)
-        self.keys.append(key)
-        return len(self.keys) - 1
-
     def extend(self, other: _Facts) -> int:
         """Add the facts of ``other`` after these; the index the first of them has here."""
         first, base = len(self.keys), len(self.snippets)
@@ -133,16 +125,23 @@ class CitedGroups:
         below 2**31: a run has far fewer files)."""
         columns, facts = self._columns, self._facts
         high = order << (_INDEX_BITS + 1)
+        # The facts' columns grow here, with no call per fact: this runs for each of a run's facts.
+        snippets, intern = facts.snippets, sys.intern
+        end, label, packed = facts.ends.append, facts.labels.append, facts.keys.append
+        at = len(facts.keys)
         for citation in citations:
             fact = citation.fact
             key = (fact["source"], fact["captureSha256"])
             column = columns.get(key)
             if column is None:
                 # One string object per source and digest however many facts cite them.
-                column = columns[(sys.intern(key[0]), sys.intern(key[1]))] = CitedColumn(facts)
-            # Labels repeat across reports: one string object each.
-            column.members.append(facts.append(fact["snippet"], sys.intern(fact["label"]),
-                                               high | citation.index << 1 | citation.rejected))
+                column = columns[(intern(key[0]), intern(key[1]))] = CitedColumn(facts)
+            snippets += fact["snippet"].encode("utf-8", "surrogatepass")  # in place: the same bytearray
+            end(len(snippets))
+            label(intern(fact["label"]))  # labels repeat across reports: one string object each
+            packed(high | citation.index << 1 | citation.rejected)
+            column.members.append(at)
+            at += 1
 
     def extend(self, other: CitedGroups) -> None:
         """Append the facts of ``other`` (reports later in run order) to these, leaving it empty."""
