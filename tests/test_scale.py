@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from citelint.check import run as check
 from citelint.check.cited import CitedGroups
 from citelint.check.grounding import GitTracking
@@ -97,6 +99,41 @@ def test_cited_groups_keep_run_order_through_a_workers_hand_back() -> None:
     assert rebuilt == [(1, 0, "one", "l", False), (7, 2**31, "three", "m", False), (1, 3, "two", "l", True)]
     assert groups[0][1].citations(*groups[0][0])[0][1].fact == fact(SOURCE_A, "one")
     assert first.take_sorted() == []
+
+
+def test_cited_groups_joined_into_empty_ones_are_taken_whole() -> None:
+    """The first phase's last join puts every fact of a run into groups that hold none:
+    they take the columns as they are (a copy would hold a million facts twice)."""
+    def fact(snippet: str) -> dict[str, str]:
+        return {"state": "cited", "label": "l", "source": SOURCE_A, "captureSha256": "a" * 64, "snippet": snippet}
+
+    full, empty = CitedGroups(), CitedGroups()
+    full.add(3, [Citation(0, fact("one")), Citation(1, fact("two"))])
+    buffers = full._facts.snippets
+    empty.extend(full)
+    assert empty._facts.snippets is buffers and full.count == 0 and empty.count == 2
+    empty.add(4, [Citation(0, fact("three"))])
+    (key, column), = empty.take_sorted()
+    assert [(order, c.index, c.fact["snippet"]) for order, c in column.citations(*key)] == \
+        [(3, 0, "one"), (3, 1, "two"), (4, 0, "three")]
+
+
+def test_loading_in_workers_drops_each_target_once_loaded(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With workers, the first phase holds no target it is done with, as one process does not:
+    the list it is given is emptied, and each chunk's targets are dropped once joined."""
+    monkeypatch.setattr(check, "MIN_REPORTS_PER_PROCESS", 1)
+    for r in range(6):
+        repo.report(repo.cited(), name=f"reports/r{r}.json")
+    repo.write("reports/answer.md", f"See [a]({SOURCE_A}).\n")
+    config = load_config(None, repo.root)
+    results = []
+    for n in (1, 2):
+        numbered = list(enumerate(select_targets(config, [], repo.root).targets, 1))
+        result = CheckResult()
+        one = check._phase_one(numbered, config, repo.root, False, GitTracking(config, repo.root), result, n=n)
+        assert all(item[0] == 0 for item in numbered)  # each (order, target) replaced once checked
+        results.append(([r.display for r in one.reports], one.citations.count, result.files, result.links_governed))
+    assert results[0] == results[1] == ([f"reports/r{r}.json" for r in range(6)], 6, 7, 1)
 
 
 def test_a_large_run_checks_every_fact_as_before(tmp_path: Path) -> None:

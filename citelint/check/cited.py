@@ -145,6 +145,11 @@ class CitedGroups:
 
     def extend(self, other: CitedGroups) -> None:
         """Append the facts of ``other`` (reports later in run order) to these, leaving it empty."""
+        if not self._columns and not len(self._facts):
+            # Taken whole: a copy of a large run's columns would hold them twice for a moment.
+            self._facts, self._columns = other._facts, other._columns
+            other._facts, other._columns = _Facts(), {}
+            return
         first = self._facts.extend(other._facts)
         columns = self._columns
         for key, theirs in other._columns.items():

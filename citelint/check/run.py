@@ -161,26 +161,36 @@ def _phase_one(targets: Sequence[tuple[int, Target]], config: Config, cwd: Path,
     (:func:`_load_in_workers`) while this one also checks every other
     target; the loaded reports, citations and accepted facts are joined in
     run order, as one process gives them. ``ledger`` (None: no review
-    counts) judges the accepted quotations of Markdown reports.
+    counts) judges the accepted quotations of Markdown reports. Given a
+    list, it drops each target from it once checked (or once another
+    list holds it alone, to be dropped from that one).
     """
     def loadable(item: tuple[int, Target]) -> bool:
         return item[1].kind == "report" and not item[1].refusal
 
     reports = [item for item in targets if loadable(item)] if n > 1 else []
     n = min(n, len(reports) // MIN_REPORTS_PER_PROCESS)
-    # The chunks are joined as they come, in order, so no chunk's own groups outlive it.
-    joined = _PhaseOne(CheckResult(details={} if result.details is not None else None))
-    loaded = n > 1 and _load_in_workers(reports, n, config, cwd, tracking, result.details is not None,
-                                        functools.partial(_join, joined)) is not None
-    if not loaded:
+    if n <= 1:
         del reports
         return _phase_one_here(targets, config, cwd, fix, tracking, result, progress, evidence, ledger)
+    total = len(targets)
+    rest = [item for item in targets if not loadable(item)]
+    if isinstance(targets, list):
+        # As _phase_one_here drops each target once checked: the fact reports' are in ``reports``
+        # alone now, each dropped from it once loaded, so a run holds none it is done with.
+        targets.clear()
+    # The chunks are joined as they come, in order, so no chunk's own groups outlive it.
+    joined = _PhaseOne(CheckResult(details={} if result.details is not None else None))
+    if _load_in_workers(reports, n, config, cwd, tracking, result.details is not None,
+                        functools.partial(_join, joined)) is None:  # no fork: nothing was loaded
+        every = sorted([*reports, *rest], key=lambda item: item[0])
+        del reports, rest
+        return _phase_one_here(every, config, cwd, fix, tracking, result, progress, evidence, ledger)
     # Markdown reports and refused files here; their findings do not depend on order.
-    one = _phase_one_here([item for item in targets if not loadable(item)], config, cwd, fix, tracking, result,
-                          None, evidence, ledger)
+    one = _phase_one_here(rest, config, cwd, fix, tracking, result, None, evidence, ledger)
     _join(one, 0, joined)
     if progress:
-        progress(len(targets), len(targets))
+        progress(total, total)
     return one
 
 
@@ -212,7 +222,7 @@ _REPORT_FIELDS = ("order", "display", "kind", "raw", "spans", "facts_ptr", "path
 MIN_REPORTS_PER_PROCESS = 100
 
 
-def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Config, cwd: Path,
+def _load_in_workers(reports: list[tuple[int, Target]], n: int, config: Config, cwd: Path,
                      tracking: GitTracking, detail: bool,
                      consume: Callable[[int, _PhaseOne], None]) -> list[_PhaseOne] | None:
     """The first phase of the fact reports ``reports`` in ``n`` processes
@@ -224,7 +234,8 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
     (their positions already found), each report's path, digest and the
     spans found so far, the cited facts by capture (:meth:`CitedGroups.pack`),
     the accepted unavailable facts with their report's order, and with
-    ``detail`` each report's :class:`ReportDetail`. An empty list when done;
+    ``detail`` each report's :class:`ReportDetail`. Each chunk's targets are
+    dropped from ``reports`` once it is joined. An empty list when done;
     None where the platform cannot fork, before any work."""
     from citelint.check.parallel import chunk_size, pack_rows, run_chunks, unpack_rows
 
@@ -261,7 +272,14 @@ def _load_in_workers(reports: Sequence[tuple[int, Target]], n: int, config: Conf
                                   for path, places in packed["details"].items()}
         return one
 
-    return run_chunks(n, len(reports), chunk_size(len(reports), n), work, pack, unpack, consume)
+    size = chunk_size(len(reports), n)
+
+    def take(start: int, part: _PhaseOne) -> None:
+        consume(start, part)
+        stop = min(start + size, len(reports))
+        reports[start:stop] = [_SPENT] * (stop - start)  # loaded: the workers have their own copy
+
+    return run_chunks(n, len(reports), size, work, pack, unpack, take)
 
 
 #: What a checked target's place in a run's list holds.
