@@ -362,6 +362,8 @@ def test_merge_refuses_accepted_columns_and_notices_no_shard_writes_in_words(tmp
     assert "at /accepted: its columns differ in length (order 1" in refused(
         lambda d: d["accepted"].update(order=d["accepted"]["order"][:1]))
     assert "schemas/shard.schema.json): at /accepted" in refused(lambda d: d["accepted"].pop("label"))
+    assert "at /accepted/line/0: an accepted fact's line and column are both null" in refused(
+        lambda d: d["accepted"]["line"].__setitem__(0, 3))
     assert "schemas/shard.schema.json): at /accepted/snippet/0" in refused(
         lambda d: d["accepted"]["snippet"].__setitem__(0, 7))
     assert "schemas/shard.schema.json): at /notices/0/line" in refused(
@@ -624,3 +626,6 @@ def test_reports_changed_before_the_accepted_facts_are_built_are_noted(
     merged = json.loads(cli(project, "merge", *map(str, files), "--format", "json")[1])
     assert merged["warnings"] == doc["warnings"]
     assert merged["accepted"] == doc["accepted"]
+    # The CL901 notices the merge makes from the shards' accepted facts stand where those are, at 1:1.
+    assert merged["semanticReview"] == doc["semanticReview"] and doc["semanticReview"]
+    assert all((n["line"], n["column"]) == (1, 1) for n in merged["semanticReview"])

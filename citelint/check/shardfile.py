@@ -17,7 +17,9 @@ bytes. The keys (docs/shards.md):
   them (capture groups in (source, digest) order, then the facts in run
   order); the per-file cap of each rule is applied to these again here;
 - an accepted fact: its report's order and its fact index (columns
-  ``order`` and ``factIndex``); a quotation: ``[report order, i]``.
+  ``order`` and ``factIndex``); a quotation: ``[report order, i]``; a
+  CL901 notice the merge makes: ``[3, source, capture digest, report
+  order, fact index]``, the order one run makes them in.
 
 The accepted facts are written as columns (one array per field), which
 ``json`` writes and reads in about half the time of one object per fact,
@@ -228,10 +230,16 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
                 raise UsageError(f"{name} is not a shard file: at /{field}/{i}/key: {item['key']!r} is not [0, {k}, "
                                  "i] (a report's own or a run-level item) or [1, source, capture digest, report "
                                  "order, fact index, i] (a citation's)")
-    lengths = {column: len(values) for column, values in doc["accepted"].items()}
+    # The schema types each column; the merge zips them into one row per fact, which a short one would cut.
+    accepted = doc["accepted"]
+    lengths = {column: len(values) for column, values in accepted.items()}
     if len(set(lengths.values())) > 1:
         raise UsageError(f"{name} is not a shard file: at /accepted: its columns differ in length "
                          f"({', '.join(f'{column} {n}' for column, n in lengths.items())}), one entry per fact each")
+    for i, (line, column) in enumerate(zip(accepted["line"], accepted["column"])):
+        if (line is None) != (column is None):
+            raise UsageError(f"{name} is not a shard file: at /accepted/line/{i}: an accepted fact's line and "
+                             "column are both null (left for the merge to place) or both numbers")
     # The schema allows any CLxxx; the formatters look each rule up in the catalog.
     for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
                          ("reviews/untracked", doc["reviews"]["untracked"])):
@@ -475,8 +483,9 @@ def _list(result: CheckResult, notice_items: list[dict[str, Any]], rows: list[tu
             pos = placing.position(path, index)
             line, col = pos.line, pos.col
             if review and _noticed(row):
-                # Keyed after every notice a shard wrote; the formats' own order ties only at 1:1.
-                notices.append(([3, order, index], Finding(path, line, col, "CL901", "notice",
+                # Findings compare by place and rule alone, so notices tied at 1:1 (a changed report)
+                # print in list order: one run's, which makes them as it verifies (by source, digest).
+                notices.append(([3, source, capture, order, index], Finding(path, line, col, "CL901", "notice",
                                                             review_message(label, hints), pos.end_line,
                                                             pos.end_col, None, index)))
         accepted.append(AcceptedFact(path, line, col, state, label, source, capture, snippet, offset, reason,
