@@ -69,6 +69,8 @@ COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links",
 ACCEPTED_COLUMNS = ("order", "factIndex", "path", "line", "column", "state", "label", "source", "captureSha256",
                     "snippet", "offset", "reason", "review", "retrievedAt", "contextBefore", "contextAfter",
                     "reviewed")
+#: Where a row of :func:`_accepted_rows` holds its fact's report path, line, state and review.
+_PATH, _LINE, _STATE, _REVIEWED = (ACCEPTED_COLUMNS.index(name) for name in ("path", "line", "state", "reviewed"))
 
 #: The empty-allowlist note a run gives when it governs links and no source grounds any.
 ALLOWLIST_EMPTY = ("the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -437,9 +439,9 @@ class _Placing:
         """
         unplaced = made = 0
         for row in rows:
-            if row[3] is None:
-                if row[2] not in self.reports:
-                    raise UsageError(f"an accepted fact of {row[2]!r} has no place and no shard says how to place "
+            if row[_LINE] is None:
+                if row[_PATH] not in self.reports:
+                    raise UsageError(f"an accepted fact of {row[_PATH]!r} has no place and no shard says how to place "
                                      "it: these are not shard files as citelint writes them")
                 unplaced += 1
                 if review and _noticed(row):
@@ -466,7 +468,7 @@ class _Placing:
 def _noticed(row: tuple[Any, ...]) -> bool:
     """True when the accepted fact ``row`` (unplaced) has a CL901 notice when CL901 is a
     notice: it is cited and no review judges it (as :class:`~citelint.check.emission.Emission` has it)."""
-    return row[5] == "cited" and row[16] is None
+    return row[_STATE] == "cited" and row[_REVIEWED] is None
 
 
 def _list(result: CheckResult, notice_items: list[dict[str, Any]], rows: list[tuple[Any, ...]],
