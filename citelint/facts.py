@@ -415,9 +415,15 @@ def verify_citations(citations: Sequence[Citation], *, labels: Mapping[str, Labe
 def review_notice(entry: AcceptedEntry) -> Issue:
     """The semantic-review notice (CL901) of an accepted cited fact: its label
     is not verified, only its excerpt; the entry's review hints say what to look at."""
-    detail = "; ".join(entry.review) if entry.review else "check that the snippet supports this label"
-    return Issue("CL901", "", f"label {entry.fact['label']!r} is not verified by citelint, only the excerpt: {detail}",
-                 fact_index=entry.index)
+    return Issue("CL901", "", review_message(entry.fact["label"], entry.review), fact_index=entry.index)
+
+
+def review_message(label: str, hints: Sequence[str]) -> str:
+    """CL901's message for an accepted cited fact labelled ``label`` with the
+    review hints ``hints`` (:func:`review_hints`; none: the generic one). The
+    merge of shards makes the notices of report files from this too."""
+    detail = "; ".join(hints) if hints else "check that the snippet supports this label"
+    return f"label {label!r} is not verified by citelint, only the excerpt: {detail}"
 
 
 def entry_fingerprint(entry: AcceptedEntry) -> str:

@@ -343,6 +343,54 @@ def test_merge_refuses_what_is_not_one_whole_run(tmp_path: Path) -> None:
     assert "run the merge where the shards ran" in refused(*changed, cwd=project / "reports")
 
 
+def test_merge_refuses_accepted_columns_and_notices_no_shard_writes_in_words(tmp_path: Path) -> None:
+    """The accepted facts are columns of one length, a written notice always has its place, and
+    whether the merge makes the CL901 notices is the run's: anything else is refused, exit 2."""
+    project = tmp_path / "gen"
+    _generated(project, sources=4)
+    one, two = shard_files(project, 2, tmp_path / "s")
+    bad = tmp_path / "bad.json"
+
+    def refused(edit) -> str:  # type: ignore[no-untyped-def]
+        shutil.copy(one, bad)
+        _edit(bad, edit)
+        code, out, err = cli(project, "merge", str(bad), str(two), "--format", "json")
+        assert (code, out) == (2, ""), err
+        assert "Traceback" not in err and "internal error" not in err
+        return err
+
+    assert "at /accepted: its columns differ in length (order 1" in refused(
+        lambda d: d["accepted"].update(order=d["accepted"]["order"][:1]))
+    assert "schemas/shard.schema.json): at /accepted" in refused(lambda d: d["accepted"].pop("label"))
+    assert "at /accepted/line/0: an accepted fact's line and column are both null" in refused(
+        lambda d: d["accepted"]["line"].__setitem__(0, 3))
+    assert "schemas/shard.schema.json): at /accepted/snippet/0" in refused(
+        lambda d: d["accepted"]["snippet"].__setitem__(0, 7))
+    assert "schemas/shard.schema.json): at /notices/0/line" in refused(
+        lambda d: d["notices"][0].update(line=None))
+    assert "in whether CL901 is a notice" in refused(lambda d: d["run"].update(reviewNotices=False))
+    assert "its format is 'citelint.shard/1', not 'citelint.shard/2'" in refused(
+        lambda d: d.update(format="citelint.shard/1"))
+
+
+@pytest.mark.parametrize("severity", ["notice", "warning", "off"])
+def test_reviews_and_cl901_at_any_severity_merge_to_the_unsharded_output(severity: str, tmp_path: Path) -> None:
+    """The merge makes the CL901 notices of the accepted facts it places only when CL901 is a
+    notice and no review judges the fact, as one run does (raised, CL901 is a shard's finding)."""
+    project = tmp_path / "gen"
+    _generated(project, sources=6)
+    _, out, _ = cli(project, "check", "--format", "json")
+    fingerprints = [a["fingerprint"] for a in json.loads(out)["accepted"] if a["fingerprint"]]
+    assert cli(project, "review", "--approve", *fingerprints[::3], "--by", "ada@example.org", "--note", "read")[0] == 0
+    assert cli(project, "review", "--reject", *fingerprints[1::5], "--by", "bo@example.org", "--note", "no")[0] == 0
+    config = json.loads((project / "citelint.yaml").read_text(encoding="utf-8"))
+    (project / "citelint.yaml").write_text(json.dumps({**config, "rules": {"CL901": severity}}), encoding="utf-8")
+    doc = json.loads(cli(project, "check", "--format", "json")[1])
+    assert (len(doc["semanticReview"]) > 10) == (severity == "notice")
+    assert (" CL901 " in cli(project, "check")[1]) == (severity == "warning")
+    assert_same_as_unsharded(project, tmp_path / "scratch", ns=(1, 3), option_sets=OPTION_SETS[:3])
+
+
 def test_merge_never_writes_over_a_shard_file_or_a_report(tmp_path: Path) -> None:
     project = tmp_path / "gen"
     _generated(project, sources=4)
@@ -365,23 +413,32 @@ def test_shard_files_record_what_decides_the_findings(tmp_path: Path) -> None:
     digest = hashlib.sha256((project / "citelint.yaml").read_bytes()).hexdigest()
     assert doc["shard"] == {"k": 2, "n": 2} and doc["citelint"] == __version__
     assert doc["run"] == {"config": digest, "directory": ".", "paths": [], "base": None, "baseMissing": "error",
-                          "baseCommit": None, "reports": doc["run"]["reports"]}
+                          "baseCommit": None, "reports": doc["run"]["reports"], "reviewNotices": True}
     assert re.fullmatch("[0-9a-f]{64}", doc["run"]["reports"])
     assert json.loads(shard_files(project, 2, tmp_path / "t")[0].read_text())["run"] == doc["run"]
     # Shard 1 alone holds the run's notes; the others' lists are empty.
     assert doc["warnings"] == [] and doc["skipped"] == []
 
 
+def _accepted(doc: dict) -> list[dict]:
+    """A shard file's accepted facts (columns) as one dict each."""
+    columns = doc["accepted"]
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]
+
+
 def test_the_merge_places_what_shards_leave_unplaced_and_refuses_it_unplaceable(tmp_path: Path) -> None:
-    """A shard writes the notices and accepted facts of report files with a null line and how to
-    read each report again (``place``); the merge places them as one run does, and refuses an
-    unplaced item that no ``place`` entry covers."""
+    """A shard writes the accepted facts of report files with a null line and how to read each
+    report again (``place``), and not their CL901 notices; the merge places them and makes their
+    notices as one run does, and refuses an unplaced fact that no ``place`` entry covers."""
     project = tmp_path / "gen"
     _generated(project, sources=4)
     files = shard_files(project, 2, tmp_path / "s")
     docs = [json.loads(path.read_text(encoding="utf-8")) for path in files]
-    unplaced = [a for d in docs for a in d["accepted"] + d["notices"] if a["line"] is None]
+    unplaced = [a for d in docs for a in _accepted(d) if a["line"] is None]
     assert unplaced and all(a["column"] is None for a in unplaced)
+    assert len(unplaced) == sum(len(d["accepted"]["order"]) for d in docs)  # every one is a report file's
+    # The only notices written are placed ones of Markdown reports (their quotations' CL901).
+    assert all(n["path"].endswith(".md") for d in docs for n in d["notices"])
     placed = {r["path"] for d in docs for r in d["place"]}
     assert {a["path"] for a in unplaced} <= placed
     assert all(r["kind"] == "json" and r["factsPointer"] == "/facts" for d in docs for r in d["place"])
@@ -416,7 +473,7 @@ def test_merge_refuses_deep_nesting_and_unknown_rules_in_words(tmp_path: Path) -
     _generated(project, sources=4)
     one, two = shard_files(project, 2, tmp_path / "two")
     deep = tmp_path / "deep.json"
-    deep.write_text('{"format": "citelint.shard/1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    deep.write_text('{"format": "citelint.shard/2", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
     code, out, err = cli(project, "merge", str(deep), str(two))
     assert (code, out) == (2, ""), err
     assert f"{deep} is not a shard file: its JSON is nested too deeply" in err
@@ -569,3 +626,6 @@ def test_reports_changed_before_the_accepted_facts_are_built_are_noted(
     merged = json.loads(cli(project, "merge", *map(str, files), "--format", "json")[1])
     assert merged["warnings"] == doc["warnings"]
     assert merged["accepted"] == doc["accepted"]
+    # The CL901 notices the merge makes from the shards' accepted facts stand where those are, at 1:1.
+    assert merged["semanticReview"] == doc["semanticReview"] and doc["semanticReview"]
+    assert all((n["line"], n["column"]) == (1, 1) for n in merged["semanticReview"])

@@ -16,15 +16,12 @@ from typing import TYPE_CHECKING, cast
 from citelint.check.loaded import Emitter, LoadedReport
 from citelint.config import Config
 from citelint.facts import AcceptedEntry, Citation, Issue, entry_fingerprint, rejected_issue, review_notice
-from citelint.model import CheckResult, Position, Review
+from citelint.model import CheckResult, Review
 
 if TYPE_CHECKING:
     from citelint.evidence.ledger import Ledger
 
-__all__ = ["UNPLACED", "Emission", "Verified"]
-
-#: Where a notice or accepted fact left for the merge to place stands until then (no real position is 0:0).
-UNPLACED = Position(0, 0, 0, 0)
+__all__ = ["Emission", "Verified"]
 
 #: One verified citation: (report order, citation, its issues, its accepted entry or None).
 Verified = tuple[int, Citation, Sequence[Issue], "AcceptedEntry | None"]
@@ -46,9 +43,10 @@ class Emission:
     every report's findings (the per-rule caps) and leaves the listing to the result.
     ``emitter`` makes the emitter of one report's citation findings (a shard's
     keeps them apart, :meth:`citelint.check.shard.Shard.emitter`).
-    ``unplaced(report)`` True leaves the report's notices and accepted facts at
-    :data:`UNPLACED` instead of locating them (a shard's, for the merge to place:
-    :func:`citelint.check.shardfile.merge`).
+    ``unplaced(report)`` True leaves the report's accepted facts at line 0,
+    column 0 instead of locating them and makes no CL901 notice for
+    them (a shard's: :func:`citelint.check.shardfile.merge` places them and
+    makes their notices from them, as this would).
     """
 
     def __init__(self, config: Config, result: CheckResult, reports: dict[int, LoadedReport],
@@ -112,18 +110,17 @@ class Emission:
         config, reports, accepted, judged, review = self.config, self.reports, self.accepted, self.judged, self.review
         noted, unplaced = self.noted, self.unplaced
         left = {order for order, report in reports.items() if unplaced(report)} if unplaced else set()
+        if review and left:
+            # The merge makes these notices from the accepted facts: a shard file need not hold them twice.
+            count -= sum(1 for order, entry in accepted
+                         if order in left and entry.fact["state"] == "cited" and id(entry) not in judged)
 
         def settle(result: CheckResult) -> None:
             if review:
                 for order, entry in accepted:
-                    if entry.fact["state"] == "cited" and id(entry) not in judged:
+                    if order not in left and entry.fact["state"] == "cited" and id(entry) not in judged:
                         report = reports[order]
-                        notice = review_notice(entry)
-                        if order in left:
-                            Emitter(config, result, report.display)(notice.rule, UNPLACED, notice.message,
-                                                                    fact_index=notice.fact_index)
-                        else:
-                            report.emit_issues(Emitter(config, result, report.display), [notice])
+                        report.emit_issues(Emitter(config, result, report.display), [review_notice(entry)])
             built = [reports[order].accepted(entry, judged.get(id(entry)), order not in left)
                      for order, entry in accepted]
             built.sort(key=lambda item: item[0])

@@ -197,14 +197,18 @@ class LoadedReport:
         """The accepted fact as the result lists it, with its sort key (report, fact index);
         ``reviewed`` is the review that counts for it, if any; with ``locate`` False
         it stands at line 0, column 0 (a shard's, placed by the merge)."""
-        pos = self.locate(self.pointer(entry.index)) if locate else Position(0, 0)
+        pos = self.locate(self.pointer(entry.index)) if locate else _NOWHERE
         fact = entry.fact
         if fact["state"] == "unavailable":
             accepted = AcceptedFact(self.display, pos.line, pos.col, "unavailable", fact["label"],
                                     reason=fact["reason"], fact_index=entry.index)
         else:
-            accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], source=fact["source"],
-                                    capture_sha256=fact["captureSha256"], snippet=fact["snippet"],
-                                    offset=entry.offset, review=entry.review, retrieved_at=entry.retrieved_at,
-                                    context=entry.context, fact_index=entry.index, reviewed=reviewed)
+            # Positional: one per accepted citation of a shard or a json run, and keywords take twice as long.
+            accepted = AcceptedFact(self.display, pos.line, pos.col, "cited", fact["label"], fact["source"],
+                                    fact["captureSha256"], fact["snippet"], entry.offset, None, entry.review,
+                                    entry.retrieved_at, entry.context, entry.index, reviewed)
         return (self.order, entry.index), accepted
+
+
+#: Where an accepted fact left for the merge to place stands until then (no real position is 0:0).
+_NOWHERE = Position(0, 0)

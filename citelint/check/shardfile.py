@@ -16,8 +16,16 @@ bytes. The keys (docs/shards.md):
   order, fact index, i]``, the order in which one unsharded run verifies
   them (capture groups in (source, digest) order, then the facts in run
   order); the per-file cap of each rule is applied to these again here;
-- an accepted fact: ``[report order, fact index]``; a quotation:
-  ``[report order, i]``.
+- an accepted fact: its report's order and its fact index (columns
+  ``order`` and ``factIndex``); a quotation: ``[report order, i]``; a
+  CL901 notice the merge makes: ``[3, source, capture digest, report
+  order, fact index]``, the order one run makes them in.
+
+The accepted facts are written as columns (one array per field), which
+``json`` writes and reads in about half the time of one object per fact,
+and the CL901 notices of the unplaced ones are not written at all: the
+merge makes each from its accepted fact (label and review hints) where it
+places it, as one run makes it.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from citelint.check.reviewed import uncounted_notes, untracked_reviews
 from citelint.check.shard import Shard
 from citelint.config import Config, relpath
 from citelint.errors import UsageError
+from citelint.facts import review_message
 from citelint.model import (
     RULES,
     SEVERITY_ORDER,
@@ -47,13 +56,21 @@ from citelint.model import (
     Review,
 )
 
-SHARD_FORMAT = "citelint.shard/1"
+SHARD_FORMAT = "citelint.shard/2"
 #: The packaged schema of the shard file.
 SCHEMA = "shard.schema.json"
 
 #: The counts a shard adds up (``CheckResult`` attributes).
 COUNTS = ("files", "facts_cited", "facts_unavailable", "facts_invalid", "links", "links_governed",
           "links_grounded", "reviewed", "rejected")
+
+#: The columns of a shard file's accepted facts (``accepted``: one array each, an entry per fact), in the
+#: order :func:`_accepted_rows` gives each fact's values.
+ACCEPTED_COLUMNS = ("order", "factIndex", "path", "line", "column", "state", "label", "source", "captureSha256",
+                    "snippet", "offset", "reason", "review", "retrievedAt", "contextBefore", "contextAfter",
+                    "reviewed")
+#: Where a row of :func:`_accepted_rows` holds its fact's report path, line, state and review.
+_PATH, _LINE, _STATE, _REVIEWED = (ACCEPTED_COLUMNS.index(name) for name in ("path", "line", "state", "reviewed"))
 
 #: The empty-allowlist note a run gives when it governs links and no source grounds any.
 ALLOWLIST_EMPTY = ("the link allowlist is empty (no approved source has a capture and links.allow is empty), so "
@@ -80,9 +97,12 @@ def run_identity(config: Config, cwd: Path, paths: Sequence[str], base: str | No
     working directory relative to the project root (findings name files from
     it), the paths given, the ``--base`` options with the commit REF
     resolved to, and ``reports``, the digest of the reports the shard found
-    (:meth:`~citelint.check.shard.Shard.note_inputs`). Shards merge only when theirs are equal."""
+    (:meth:`~citelint.check.shard.Shard.note_inputs`), and ``reviewNotices``, whether CL901 is a
+    notice (the merge then makes the notices of the accepted facts it places). Shards merge only
+    when theirs are equal."""
     return {"config": config_digest(config), "directory": relpath(cwd, config.root), "paths": list(paths),
-            "base": base, "baseMissing": base_missing, "baseCommit": base_commit, "reports": reports}
+            "base": base, "baseMissing": base_missing, "baseCommit": base_commit, "reports": reports,
+            "reviewNotices": config.severity("CL901") == "notice"}
 
 
 def _finding(f: Finding, key: list[Any]) -> dict[str, Any]:
@@ -111,20 +131,9 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
 
     findings += [_finding(f, cited_key(f, i)) for i, f in enumerate(shard.cited.findings)]
     notices += [_finding(f, cited_key(f, i)) for i, f in enumerate(shard.cited.notices)]
-    # Notices and accepted facts at line 0 are the merge's to place (UNPLACED): null here.
-    unplaced: set[str] = set()
-    for item in notices:
-        if item["line"] == 0:
-            item.update(line=None, column=None, endLine=None, endColumn=None)
-            unplaced.add(item["path"])
-    accepted = [{"key": [shard.orders[a.path], a.fact_index], "path": a.path, "line": a.line or None,
-                 "column": a.col or None,
-                 "state": a.state, "label": a.label, "source": a.source, "captureSha256": a.capture_sha256,
-                 "snippet": a.snippet, "offset": a.offset, "reason": a.reason, "review": list(a.review),
-                 "retrievedAt": a.retrieved_at,
-                 "context": {"before": a.context[0], "after": a.context[1]}, "factIndex": a.fact_index,
-                 "reviewed": _review(a.reviewed)} for a in result.accepted]
-    unplaced.update(a.path for a in result.accepted if not a.line)
+    # Accepted facts at line 0 are the merge's to place (their CL901 notices its to make): null line here.
+    accepted = result.accepted
+    unplaced = {a.path for a in accepted if not a.line}
     place = [{"path": path, "kind": shard.loaded[path].kind, "factsPointer": shard.loaded[path].facts_ptr,
               "digest": shard.loaded[path].digest} for path in sorted(unplaced)]
     quotations = [{"key": [shard.orders[q.path], i], "path": q.path, "line": q.line, "column": q.col,
@@ -146,7 +155,7 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
         "findings": findings,
         "notices": notices,
         "more": [{"path": path, "rule": rule, "count": count} for (path, rule), count in sorted(shard.extra.items())],
-        "accepted": accepted,
+        "accepted": _accepted_columns(accepted, shard.orders),
         "place": place,
         "quotations": quotations,
         "warnings": list(result.warnings_text) if shard.first else [],
@@ -158,6 +167,25 @@ def shard_document(result: CheckResult, shard: Shard, *, config: Config, cwd: Pa
         "reviews": {"untracked": [_finding(f, [0, k, i]) for i, f in enumerate(reviews.findings)],
                     "uncounted": uncounted},
     }
+
+
+def _accepted_columns(accepted: Sequence[AcceptedFact], orders: Mapping[str, int]) -> dict[str, list[Any]]:
+    """The accepted facts as the shard file's columns (:data:`ACCEPTED_COLUMNS`); line 0 (unplaced) is null."""
+    return {"order": [orders[a.path] for a in accepted], "factIndex": [a.fact_index for a in accepted],
+            "path": [a.path for a in accepted], "line": [a.line or None for a in accepted],
+            "column": [a.col or None for a in accepted], "state": [a.state for a in accepted],
+            "label": [a.label for a in accepted], "source": [a.source for a in accepted],
+            "captureSha256": [a.capture_sha256 for a in accepted], "snippet": [a.snippet for a in accepted],
+            "offset": [a.offset for a in accepted], "reason": [a.reason for a in accepted],
+            "review": [a.review for a in accepted], "retrievedAt": [a.retrieved_at for a in accepted],
+            "contextBefore": [a.context[0] for a in accepted], "contextAfter": [a.context[1] for a in accepted],
+            "reviewed": [_review(a.reviewed) for a in accepted]}
+
+
+def _accepted_rows(columns: Mapping[str, list[Any]]) -> list[tuple[Any, ...]]:
+    """A shard file's accepted facts (its columns, of equal length) as one tuple each, the values in
+    :data:`ACCEPTED_COLUMNS` order."""
+    return list(zip(*(columns[name] for name in ACCEPTED_COLUMNS)))
 
 
 def _folder(path: Path | str, config: Config) -> str:
@@ -204,11 +232,16 @@ def read_shard(data: bytes, name: str) -> dict[str, Any]:
                 raise UsageError(f"{name} is not a shard file: at /{field}/{i}/key: {item['key']!r} is not [0, {k}, "
                                  "i] (a report's own or a run-level item) or [1, source, capture digest, report "
                                  "order, fact index, i] (a citation's)")
-    # Only a notice or an accepted fact is left for the merge to place; a finding always has its place.
-    for i, item in enumerate(doc["findings"]):
-        if item["line"] is None or item["column"] is None:
-            raise UsageError(f"{name} is not a shard file: at /findings/{i}: a finding with no line or column "
-                             "(only notices and accepted facts are left for the merge to place)")
+    # The schema types each column; the merge zips them into one row per fact, which a short one would cut.
+    accepted = doc["accepted"]
+    lengths = {column: len(values) for column, values in accepted.items()}
+    if len(set(lengths.values())) > 1:
+        raise UsageError(f"{name} is not a shard file: at /accepted: its columns differ in length "
+                         f"({', '.join(f'{column} {n}' for column, n in lengths.items())}), one entry per fact each")
+    for i, (line, column) in enumerate(zip(accepted["line"], accepted["column"])):
+        if (line is None) != (column is None):
+            raise UsageError(f"{name} is not a shard file: at /accepted/line/{i}: an accepted fact's line and "
+                             "column are both null (left for the merge to place) or both numbers")
     # The schema allows any CLxxx; the formatters look each rule up in the catalog.
     for field, items in (("findings", doc["findings"]), ("notices", doc["notices"]), ("more", doc["more"]),
                          ("reviews/untracked", doc["reviews"]["untracked"])):
@@ -317,7 +350,8 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
     docs = [doc for _, doc in sorted(shards, key=lambda item: item[1]["shard"]["k"])]
     added = next((d["addedNote"] for d in docs if d["addedNote"]), None) if summary else None
     try:
-        return Merged(_joined(docs, added, Path.cwd() if cwd is None else cwd), dict(first["run"]))
+        return Merged(_joined(docs, added, Path.cwd() if cwd is None else cwd, first["run"]["reviewNotices"]),
+                      dict(first["run"]))
     except TypeError:
         # Keys of one kind hold a string in one file and a number in another: no file citelint wrote.
         raise UsageError(f"the ordering keys of {', '.join(name for name, _ in shards)} do not agree: "
@@ -327,13 +361,16 @@ def merge(shards: Sequence[tuple[str, dict[str, Any]]], version: str, *, summary
 #: How a refusal names each field of a shard's run.
 _RUN_FIELDS = {"config": "the config's digest", "directory": "the directory it ran in", "paths": "the paths given",
                "base": "--base", "baseMissing": "--base-missing", "baseCommit": "the commit --base resolved to",
-               "reports": "the reports it found (their paths, or a fact report's bytes)"}
+               "reports": "the reports it found (their paths, or a fact report's bytes)",
+               "reviewNotices": "whether CL901 is a notice"}
 
 
-def _joined(docs: Sequence[dict[str, Any]], added: str | None, cwd: Path) -> CheckResult:
+def _joined(docs: Sequence[dict[str, Any]], added: str | None, cwd: Path, review: bool) -> CheckResult:
     """The shards' documents (in K order) as one :class:`CheckResult`; ``added``
     is the note on the base's reports that the run gives, or None; unplaced
-    items are placed from the report files under ``cwd`` when first read."""
+    accepted facts are placed from the report files under ``cwd`` when first
+    read, with ``review`` (CL901 is a notice) the CL901 notice of each cited
+    one that no review judges."""
     result = CheckResult()
     for name in COUNTS:
         setattr(result, name, sum(d["counts"][name] for d in docs))
@@ -351,14 +388,16 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None, cwd: Path) -> Che
     findings.sort(key=lambda kf: (SEVERITY_ORDER[kf[1].severity], kf[1][:4], kf[0]))
     result.findings = [f for _, f in findings]
     notice_items = [item for d in docs for item in d["notices"]]
-    accepted_items = sorted((item for d in docs for item in d["accepted"]), key=lambda item: item["key"])
+    # Rows in (report order, fact index) order, as one run lists them.
+    rows = sorted((row for d in docs for row in _accepted_rows(d["accepted"])), key=lambda row: row[:2])
     placing = _Placing(docs, cwd)
-    if not placing.needed(notice_items, accepted_items):
-        _list(result, notice_items, accepted_items, placing)
+    made = placing.needed(rows, review)
+    if made is None:
+        _list(result, notice_items, rows, placing, review)
     else:
         # Placed when a formatter reads them (text output only counts the notices).
-        result.defer(len(notice_items), functools.partial(_list, notice_items=notice_items,
-                                                          accepted_items=accepted_items, placing=placing))
+        result.defer(len(notice_items) + made, functools.partial(_list, notice_items=notice_items, rows=rows,
+                                                                 placing=placing, review=review))
     quotations = sorted((item for d in docs for item in d["quotations"]), key=lambda item: item["key"])
     result.quotations = [AcceptedQuotation(q["path"], q["line"], q["column"], q["sentence"], q["text"], q["source"],
                                            q["capture"], q["label"], tuple(q["insertions"]), q["form"],
@@ -378,8 +417,8 @@ def _joined(docs: Sequence[dict[str, Any]], added: str | None, cwd: Path) -> Che
 
 
 class _Placing:
-    """Places the notices and accepted facts shards left unplaced (``line`` null), as one run
-    places them: each report of ``place`` loaded again from its file under ``cwd``, checked
+    """Places the accepted facts shards left unplaced (``line`` null), as one run places them
+    and their notices: each report of ``place`` loaded again from its file under ``cwd``, checked
     against the digest of the bytes the shards checked (:class:`LoadedReport`)."""
 
     def __init__(self, docs: Sequence[dict[str, Any]], cwd: Path):
@@ -391,28 +430,28 @@ class _Placing:
         #: The run's note on changed reports: its place in the warnings and the reports the shards noted.
         self.note_at, self.changed = 0, cast(list[str], [])
 
-    def needed(self, *groups: list[dict[str, Any]]) -> bool:
-        """True when an item of ``groups`` is unplaced.
+    def needed(self, rows: list[tuple[Any, ...]], review: bool) -> int | None:
+        """None when every accepted fact of ``rows`` (:func:`_accepted_rows`) has its
+        place; else how many CL901 notices placing them makes (``review``: CL901 is a notice).
 
         Raises:
             UsageError: one is in a file no shard said how to place.
         """
-        found = False
-        for items in groups:
-            for item in items:
-                if item["line"] is None:
-                    if item["path"] not in self.reports or item["factIndex"] is None:
-                        raise UsageError(f"a notice or accepted fact of {item['path']!r} has no place and no shard "
-                                         "says how to place it: these are not shard files as citelint writes them")
-                    found = True
-        return found
+        unplaced = made = 0
+        for row in rows:
+            if row[_LINE] is None:
+                if row[_PATH] not in self.reports:
+                    raise UsageError(f"an accepted fact of {row[_PATH]!r} has no place and no shard says how to place "
+                                     "it: these are not shard files as citelint writes them")
+                unplaced += 1
+                if review and _noticed(row):
+                    made += 1
+        return made if unplaced else None
 
-    def position(self, item: Mapping[str, Any]) -> Position:
-        """The place of ``item``: its own, or (unplaced) its fact's in its report."""
-        if item["line"] is not None:
-            return Position(item["line"], item["column"], item.get("endLine"), item.get("endColumn"))
-        report = self.reports[item["path"]]
-        return report.locate(report.pointer(item["factIndex"]))
+    def position(self, path: str, index: int) -> Position:
+        """The place of fact ``index`` in the report ``path`` (one of ``place``)."""
+        report = self.reports[path]
+        return report.locate(report.pointer(index))
 
     def note(self, result: CheckResult) -> None:
         """Name the reports found changed while placing in the run's note (added, or widened)."""
@@ -426,23 +465,35 @@ class _Placing:
         self.changed = found
 
 
-def _list(result: CheckResult, notice_items: list[dict[str, Any]], accepted_items: list[dict[str, Any]],
-          placing: _Placing) -> None:
-    """Set ``result``'s notices and accepted facts from the shards' items (in key order), placed."""
-    notices = []
-    for item in notice_items:
-        pos = placing.position(item)
-        notices.append((item["key"], _to_finding(dict(item, line=pos.line, column=pos.col, endLine=pos.end_line,
-                                                      endColumn=pos.end_col))))
+def _noticed(row: tuple[Any, ...]) -> bool:
+    """True when the accepted fact ``row`` (unplaced) has a CL901 notice when CL901 is a
+    notice: it is cited and no review judges it (as :class:`~citelint.check.emission.Emission` has it)."""
+    return row[_STATE] == "cited" and row[_REVIEWED] is None
+
+
+def _list(result: CheckResult, notice_items: list[dict[str, Any]], rows: list[tuple[Any, ...]],
+          placing: _Placing, review: bool) -> None:
+    """Set ``result``'s notices and accepted facts from the shards' items and accepted rows (in
+    key order), placed; with ``review``, each unplaced accepted fact's CL901 notice made as one run
+    makes it, at its fact, from its label and review hints."""
+    notices = [(item["key"], _to_finding(item)) for item in notice_items]
+    accepted = []
+    for row in rows:
+        order, index, path, line, col, state, label, source, capture, snippet, offset, reason, hints, at, before, \
+            after, reviewed = row
+        if line is None:
+            pos = placing.position(path, index)
+            line, col = pos.line, pos.col
+            if review and _noticed(row):
+                # Findings compare by place and rule alone, so notices tied at 1:1 (a changed report)
+                # print in list order: one run's, which makes them as it verifies (by source, digest).
+                notices.append(([3, source, capture, order, index], Finding(path, line, col, "CL901", "notice",
+                                                            review_message(label, hints), pos.end_line,
+                                                            pos.end_col, None, index)))
+        accepted.append(AcceptedFact(path, line, col, state, label, source, capture, snippet, offset, reason,
+                                     tuple(hints), at, (before, after), index, _to_review(reviewed)))
     notices.sort(key=lambda kf: (kf[1][:4], kf[0]))
     result.notices = [f for _, f in notices]
-    accepted = []
-    for a in accepted_items:
-        pos = placing.position(a)
-        accepted.append(AcceptedFact(a["path"], pos.line, pos.col, a["state"], a["label"], a["source"],
-                                     a["captureSha256"], a["snippet"], a["offset"], a["reason"], tuple(a["review"]),
-                                     a["retrievedAt"], (a["context"]["before"], a["context"]["after"]),
-                                     a["factIndex"], _to_review(a["reviewed"])))
     result.accepted = accepted
     placing.note(result)
 
