@@ -27,13 +27,19 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.blocks import Block, Detector
+
+# (MAX_INSERTION_CHARS: the splitting of quotations is in sentences.py; named here too, as before)
 from citelint.links.sentences import (
     MARKS,
+    MAX_INSERTION_CHARS as MAX_INSERTION_CHARS,
     PAIRED_MARKS,
+    Segment,
     in_spans,
     is_marker_text,
     mark_pairs,
+    split_quotation,
     split_sentences,
+    visible_chars,
 )
 
 if TYPE_CHECKING:
@@ -48,20 +54,9 @@ _MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
 _MARK_IN_HTML = re.compile(f"[{_MARK_CHARS}]")
 _MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
-#: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
-MAX_INSERTION_CHARS = 60
-_SPLIT = re.compile(rf"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{{1,{MAX_INSERTION_CHARS}}}\]))\s*")
 #: Citation markers written as plain text: ``[1]``, ``[^1]``, ``[3: not linked]`` (imports).
 _PLAIN_MARKER = re.compile(r"\[\^?\d+(?:: not linked)?\]")
 _PLAIN_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*")
-
-
-class Segment(NamedTuple):
-    """One piece of a quotation between elisions and insertions: ``text`` and
-    its ``start`` (code-point index into :attr:`Quotation.text`)."""
-
-    text: str
-    start: int
 
 
 class Quotation(NamedTuple):
@@ -117,40 +112,6 @@ class Number(NamedTuple):
 
 
 # --------------------------------------------------------------------------- marks and sentences
-
-
-def _visible(text: str) -> int:
-    if text.isascii():
-        joined = "".join(text.split())
-        return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
-    from citelint.escape import count_visible
-
-    return count_visible(text)
-
-
-def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segment, ...], tuple[str, ...],
-                                                                     tuple[str, ...]]:
-    """``text`` split at elisions (``...``, ``…``, ``[...]``, ``[…]``) and bracketed insertions.
-
-    Returns (segments, insertions as written, the texts of the segments with
-    fewer than ``min_segment_chars`` visible characters). The whitespace
-    beside an elision or insertion belongs to no segment; an insertion is
-    ``[`` + at most MAX_INSERTION_CHARS characters without brackets + ``]``.
-    """
-    segments: list[Segment] = []
-    insertions: list[str] = []
-    pos = 0
-    for m in _SPLIT.finditer(text):
-        piece = text[pos:m.start()]
-        if piece.strip():
-            segments.append(Segment(piece, pos))
-        if m.group(1):
-            insertions.append(m.group(1))
-        pos = m.end()
-    if text[pos:].strip():
-        segments.append(Segment(text[pos:], pos))
-    short = tuple(s.text for s in segments if _visible(s.text) < min_segment_chars)
-    return tuple(segments), tuple(insertions), short
 
 
 def _strip_span(text: str, a: int, e: int) -> tuple[int, int]:
@@ -276,7 +237,7 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             e = _trim_markers(b, a, e)
             text = b.text[a:e]
             segs, ins, short = split_quotation(text, min_segment_chars)
-            if sum(_visible(s.text) for s in segs) < min_chars:
+            if sum(visible_chars(s.text) for s in segs) < min_chars:
                 continue
             if sentences is None:
                 sentences = split_sentences(b, pairs)
@@ -310,7 +271,7 @@ def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int,
         a, e = _strip_span(b.text, 0, len(b.text))
         text = b.text[a:e]
         segs, ins, short = split_quotation(text, min_segment_chars)
-        if sum(_visible(s.text) for s in segs) < min_chars:
+        if sum(visible_chars(s.text) for s in segs) < min_chars:
             continue
         line, col = det.d.position(b, a) if a else (b.line, b.col)
         out.append(Quotation(text, line, col, "blockquote", "", text, segs, ins, short, citations,
