@@ -16,6 +16,15 @@ it rules out holds nothing :mod:`citelint.links.prose` would find.
   a block spanning both a line with a digit (or a numeric character
   reference) and a line with what may make a link or a footnote reference
   (``[``, ``<``, ``@``, ``://``, ``www.``).
+- With ``cited`` (a check's reading, :func:`citelint.links.prose.claims`
+  with ``cited``), a quotation with a citation: a block with a link sign
+  whose first and last marks (any mark or closing mark, ``» 」 』 ’`` too,
+  or a reference that may spell one) are more than ``min_chars`` characters
+  apart in the source (a quotation's rendered text between its marks is
+  never longer than its source there: markup, escapes and references only
+  shorten it); or a block with a blockquote marker and a link sign in it or
+  in the block after it (a blockquote's citations are those of its last
+  paragraph and of the attribution paragraph right after it).
 
 What cmark-gfm makes of a line cannot add a mark or a digit that the line
 does not hold: smart punctuation is off, and text comes from the source
@@ -29,6 +38,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from html.entities import html5
+from itertools import accumulate
 
 #: What may open or close a quotation in a text node (prose._MARK_CHARS and ``"``).
 _MARKS = '"“”„«「『‘'
@@ -37,6 +47,18 @@ _MARKS = '"“”„«「『‘'
 _MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
     re.escape(name[:-1]) for name, value in html5.items()
     if name.endswith(";") and any(c in value for c in _MARKS))) + ");)")
+#: Every mark a quotation may open or close with (sentences.MARKS), and the character references
+#: that may spell one: a quotation's span with ``cited``.
+_ANY_MARK = _MARKS + "»」』’"
+_ANY_MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
+    re.escape(name[:-1]) for name, value in html5.items()
+    if name.endswith(";") and any(c in value for c in _ANY_MARK))) + ");)")
+#: Each mark that may open a quotation -> those that may close it (sentences.PAIRED_MARKS and
+#: WORD_MARKS: ``"`` closes with ”, „ with “ or ”); a character reference (``&``) may be any mark.
+_OPENS = {'"': '"”&', "“": "”&", "„": "“”&", "«": "»&", "「": "」&", "『": "』&", "‘": "’&", "&": _ANY_MARK + "&"}
+_CLOSERS = frozenset(_ANY_MARK + "&")
+#: What an attribution paragraph starts with (— or --), or a reference that may spell —.
+_DASHES = ("—", "--", "&")
 #: What may stand before a blockquote's ``>`` on its line: indentation, list markers (``-``,
 #: ``+``, ``*``, ``1.``, ``1)``) of the containers it opens in.
 _BEFORE_MARKER = " \t-+*0123456789.)"
@@ -53,14 +75,26 @@ _LINK_SIGNS = ("[", "<", "@", "://", "www.")
 class ClaimLines:
     """What :func:`claim_lines` gives: call it with a run of sibling blocks' start lines."""
 
-    __slots__ = ("_text", "_quotes", "_numbers", "_quote_lines", "_digit_lines", "_link_lines")
+    __slots__ = ("_text", "_quotes", "_numbers", "_cited", "_min_chars", "_quote_lines", "_marker_lines",
+                 "_digit_lines", "_link_lines", "_mark_at", "_mark_kind", "_mark_line", "_mark_lines",
+                 "_line_at")
 
-    def __init__(self, markdown: str, quotes: bool, numbers: bool) -> None:
+    def __init__(self, markdown: str, quotes: bool, numbers: bool, cited: bool = False, min_chars: int = 20
+                 ) -> None:
         # cmark's line breaks, made one kind: only line numbers are read from this text
         self._text = markdown if "\r" not in markdown else markdown.replace("\r\n", "\n").replace("\r", "\n")
         self._quotes = quotes
         self._numbers = numbers
+        self._cited = cited
+        self._min_chars = min_chars
         self._quote_lines: list[int] | None = None
+        # with ``cited``: the blockquote markers' lines, and every mark's offset and line, in order
+        self._marker_lines: list[int] = []
+        self._mark_at: list[int] = []
+        self._mark_kind = ""  # each mark as written, ``&`` for a reference
+        self._mark_line: list[int] = []
+        self._mark_lines: list[int] = []
+        self._line_at: list[int] = []  # line n starts at [n - 1]; the last entry is past the end
         self._digit_lines: list[int] = []
         self._link_lines: list[int] = []
 
@@ -72,18 +106,70 @@ class ClaimLines:
         if self._quote_lines is None:
             self._read()
             assert self._quote_lines is not None  # _read sets it
-        found = set(_blocks_with(self._quote_lines, starts, end)) if self._quotes else set()
+        found = set(_blocks_with(self._quote_lines, starts, end)) if self._quotes and not self._cited else set()
         if self._numbers:
             found.update(set(_blocks_with(self._digit_lines, starts, end))
                          & set(_blocks_with(self._link_lines, starts, end)))
+        if self._quotes and self._cited:
+            for k in _blocks_with(self._mark_lines, starts, end):
+                if k not in found and self._spans_quotation(starts, end, k) and self._linked(starts, end, k):
+                    found.add(k)
+            for k in _blocks_with(self._marker_lines, starts, end):
+                if k not in found and (self._linked(starts, end, k) or self._linked(starts, end, k + 1, _DASHES)):
+                    found.add(k)
         return sorted(found)
+
+    def _lines_of(self, starts: Sequence[int], end: int, k: int) -> tuple[int, int]:
+        """The first and last line of block ``k``, as :func:`_blocks_with` gives a block its lines."""
+        first = starts[k]
+        return first, end if k + 1 == len(starts) else max(first, starts[k + 1] - 1)
+
+    def _spans_quotation(self, starts: Sequence[int], end: int, k: int) -> bool:
+        """True when on the lines of block ``k`` a mark that may open a quotation stands more
+        than ``min_chars`` characters before one that may close it (a reference may be any)."""
+        first, last = self._lines_of(starts, end, k)
+        lines = self._mark_line
+        i = bisect_left(lines, first)
+        j = bisect_right(lines, last) - 1
+        if i >= j or self._mark_at[j] - self._mark_at[i] <= self._min_chars:
+            return False
+        opened: dict[str, int] = {}  # each opener's first offset
+        closed: dict[str, int] = {}  # each closer's last offset
+        at, kinds = self._mark_at, self._mark_kind
+        for n in range(i, j + 1):
+            kind = kinds[n]
+            if kind in _OPENS and kind not in opened:
+                opened[kind] = at[n]
+            if kind in _CLOSERS:
+                closed[kind] = at[n]
+        return any(closed.get(closer, -1) - start > self._min_chars
+                   for opener, start in opened.items() for closer in _OPENS[opener])
+
+    def _linked(self, starts: Sequence[int], end: int, k: int, also: tuple[str, ...] = ()) -> bool:
+        """True when a line of block ``k`` (if there is one) holds a link sign (and, with ``also``,
+        one of those too)."""
+        if k >= len(starts):
+            return False
+        first, last = self._lines_of(starts, end, k)
+        at = self._line_at
+        if not at:  # read when a first block is asked about: most documents have none to ask about
+            at.append(0)
+            at.extend(accumulate(map((1).__add__, map(len, self._text.split("\n")))))  # (no Python call per line)
+        lo = at[min(first, len(at)) - 1]
+        hi = at[min(last, len(at) - 1)]  # (the line after the last one starts there)
+        text = self._text
+        return any(text.find(sign, lo, hi) >= 0 for sign in _LINK_SIGNS) \
+            and (not also or any(text.find(sign, lo, hi) >= 0 for sign in also))
+
 
     def _read(self) -> None:
         """The lines that hold each kind of sign, sorted (read on the first call: a document
         whose HTML shows no claim never asks)."""
         text = self._text
         lines: set[int] = set()
-        if self._quotes:
+        if self._quotes and self._cited:
+            self._read_marks()
+        elif self._quotes:
             lines.update(_quote_lines(text))
             if "&" in text:
                 lines.update(_lines_matching(text, _MARK_REFERENCE))
@@ -102,16 +188,53 @@ class ClaimLines:
                 links.update(_lines_with(text, sign))
             self._digit_lines, self._link_lines = sorted(digits), sorted(links)
 
+    def _read_marks(self) -> None:
+        """For ``cited``: the blockquote markers' lines; every mark's offset and line, in order
+        (the ``"`` of each line with one outside raw HTML tags: all of that line's; the other
+        marks; the character references that may spell one)."""
+        text = self._text
+        at: list[tuple[int, str]] = []
+        spans: list[tuple[int, int]] = []
+        _quote_lines(text, spans)
+        for start, stop in spans:
+            i = text.find('"', start, stop)
+            while i >= 0:
+                at.append((i, '"'))
+                i = text.find('"', i + 1, stop)
+        if not text.isascii():
+            for mark in _ANY_MARK[1:]:  # a search each: a character class is read character by character
+                i = text.find(mark)
+                while i >= 0:
+                    at.append((i, mark))
+                    i = text.find(mark, i + 1)
+        if "&" in text:
+            at.extend((m.start(), "&") for m in _ANY_MARK_REFERENCE.finditer(text))
+        at.sort()
+        self._mark_at = [i for i, _ in at]
+        self._mark_kind = "".join(kind for _, kind in at)
+        lines = self._mark_line = []
+        line, prev = 1, 0
+        for i, _ in at:
+            line += text.count("\n", prev, i)
+            prev = i
+            lines.append(line)
+        self._mark_lines = sorted(set(lines))
+        if ">" in text:
+            self._marker_lines = _marker_lines(text)
 
-def claim_lines(markdown: str, quotes: bool = True, numbers: bool = True) -> ClaimLines:
+
+def claim_lines(markdown: str, quotes: bool = True, numbers: bool = True, cited: bool = False,
+                min_chars: int = 20) -> ClaimLines:
     """The ``keep`` of :func:`~citelint.links.render.render_html_and_xml` for ``markdown``:
     ``claim_lines(markdown, quotes, numbers)(starts, end)`` leaves out only blocks whose
     lines (1-based, cmark's line numbers) hold nothing that :func:`citelint.links.prose.claims`
     could find with those switches (a quotation with ``quotes``; a cited number with
     ``numbers``), whatever block they make. ``starts`` are the start lines of a run of sibling
-    blocks, in order; the result, the indexes of those kept, in order. The document's lines
-    are read on the first call. Raises nothing for any ``str``."""
-    return ClaimLines(markdown, quotes, numbers)
+    blocks, in order; the result, the indexes of those kept, in order. With ``cited``, only
+    blocks that may hold a quotation with a citation and at least ``min_chars`` visible
+    characters are kept for ``quotes``, for ``claims(…, min_chars=min_chars, cited=True)``.
+    The document's lines are read on the first call. Raises nothing for any ``str``."""
+    return ClaimLines(markdown, quotes, numbers, cited, min_chars)
 
 
 def _blocks_with(lines: list[int], starts: Sequence[int], end: int) -> list[int]:
@@ -164,7 +287,7 @@ def _lines_matching(text: str, pattern: re.Pattern[str]) -> list[int]:
     return out
 
 
-def _quote_lines(text: str) -> list[int]:
+def _quote_lines(text: str, spans: list[tuple[int, int]] | None = None) -> list[int]:
     """The lines of ``text`` with a ``"`` that may be in a text node: outside every raw HTML
     open tag (``<img src="…">``, where most of a README's are) that lies whole on the line.
 
@@ -172,7 +295,8 @@ def _quote_lines(text: str) -> list[int]:
     no code span can end inside it (the line has no backtick), no table cell boundary cuts it
     (it holds no ``|``), and it is CommonMark's open tag (``_OPEN_TAG``), with less whitespace
     allowed (spaces and tabs), so never more than cmark-gfm reads as one; a tag it reads as
-    raw HTML holds no text node. Any other ``"`` keeps its line."""
+    raw HTML holds no text node. Any other ``"`` keeps its line. Each line's (start, end)
+    offsets are appended to ``spans`` when given."""
     out = []
     line, at = 1, 0
     i = text.find('"')
@@ -185,6 +309,8 @@ def _quote_lines(text: str) -> list[int]:
             line += text.count("\n", at, i)
             at = i
             out.append(line)
+            if spans is not None:
+                spans.append((start, end))
         if end == len(text):
             break
         i = text.find('"', end)

@@ -177,10 +177,17 @@ def _may_cite(chunk: str, citable: Callable[[str], bool] | None) -> bool:
     return any(citable(html.unescape(dest) if "&" in dest else dest) for dest in _DESTINATION.findall(chunk))
 
 
+def _may_link(chunk: str) -> bool:
+    """False when the leaf of cmark's XML ``chunk`` has no link, no footnote reference and no raw
+    ``<a>`` tag: nothing a citation is read from (:meth:`Detector.cite` reads only those)."""
+    return "<link" in chunk or "<<unknown>" in chunk or "&lt;a" in chunk or "&lt;A" in chunk
+
+
 def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
-                citable: Callable[[str], bool] | None = None) -> list[Quotation]:
+                citable: Callable[[str], bool] | None = None, cited: bool = False) -> list[Quotation]:
     """:func:`quotations` of the document ``det`` reads; with ``citable``, marked quotations in a
-    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
+    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out;
+    with ``cited``, so is every quotation without a citation, before it is positioned."""
     xml = det.d.xml
     found: list[Quotation] = []
     # Where a text node holds a mark that may open or close a quotation: marks in code,
@@ -227,6 +234,8 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             continue  # no mark that can open a quotation, and no "…" or "…”
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
+        if cited and not _may_link(chunk):
+            continue  # no citation at all (a check skips what it could not verify)
         b = det.block_at(start, end)
         pairs = mark_pairs(b.text, b.code)
         if not pairs:
@@ -247,24 +256,34 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             spans = [(o, c + 1), (c + 1, max(c + 1, nxt)), (t_end, s_end)]
             ref_spans = [(o, nxt), (t_end, s_end)]
             citations = det.cite(b, spans, ref_spans) if (b.links or b.refs) else ()
+            if cited and not citations:
+                continue  # (what positioning it costs is most of a quotation's)
             line, col = det.d.position(b, o)
             found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
                                    segs, ins, short, citations, *det.d.end_position(b, c)))
     for quote_id, spans in quote_paragraphs.items():
-        found.extend(_blockquote(det, spans, regions[quote_id][1], min_chars, min_segment_chars))
+        found.extend(_blockquote(det, spans, regions[quote_id][1], min_chars, min_segment_chars, cited))
     found.sort(key=lambda q: (q.line, q.col))
     return found
 
 
 def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int, min_chars: int,
-                min_segment_chars: int) -> list[Quotation]:
+                min_segment_chars: int, cited: bool = False) -> list[Quotation]:
     """The quotations of one outermost blockquote, whose paragraphs are the leaves at ``spans``
-    (xml start, end) and whose closing tag ends at xml offset ``quote_end``."""
+    (xml start, end) and whose closing tag ends at xml offset ``quote_end``; with ``cited``,
+    none when they have no citation (all of them share their citations)."""
+    xml = det.d.xml
+    span = _attribution_span(xml, spans[-1][1], quote_end)
+    if cited and not _may_link(xml[spans[-1][0]:spans[-1][1]]) \
+            and (span is None or not _may_link(xml[span[0]:span[1]])):
+        return []  # neither the last paragraph nor the one after it can cite: no block is read
     last = det.block_at(*spans[-1])
     citations = det.all_citations(last) if (last.links or last.refs) else ()
-    after = _attribution(det, spans[-1][1], quote_end)
+    after = _attribution(det, span)
     if after is not None:
         citations = tuple(dict.fromkeys(citations + det.all_citations(after)))
+    if cited and not citations:
+        return []
     out = []
     for start, end in spans:
         b = det.block_at(start, end)
@@ -279,18 +298,24 @@ def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int,
     return out
 
 
-def _attribution(det: Detector, leaf_end: int, quote_end: int) -> Block | None:
-    """The paragraph right after the blockquote whose last paragraph ends at xml offset
-    ``leaf_end`` and whose closing tag ends at ``quote_end``, when it starts with — or --
-    (not after a nested blockquote that closes the quotation: that paragraph is inside)."""
-    xml = det.d.xml
+def _attribution_span(xml: str, leaf_end: int, quote_end: int) -> tuple[int, int] | None:
+    """The (xml start, end) of the paragraph right after the blockquote whose last paragraph
+    ends at xml offset ``leaf_end`` and whose closing tag ends at ``quote_end``, or None (not
+    after a nested blockquote that closes the quotation: that paragraph is inside)."""
     end = xml.find("</block_quote>", leaf_end)
     if end < 0 or end + len("</block_quote>") != quote_end:
         return None
     nxt = xml.find("<", quote_end)
     if not xml.startswith("<paragraph", nxt):
         return None
-    b = det.block_at(nxt, xml.find("</paragraph>", nxt))
+    return nxt, xml.find("</paragraph>", nxt)
+
+
+def _attribution(det: Detector, span: tuple[int, int] | None) -> Block | None:
+    """The paragraph at ``span`` (:func:`_attribution_span`), when it starts with — or --."""
+    if span is None:
+        return None
+    b = det.block_at(*span)
     head = b.text.lstrip()
     return b if head.startswith("—") or head.startswith("--") else None
 
@@ -507,8 +532,8 @@ def _may_claim(html: str, quotes: bool, numbers: bool) -> bool:
 
 
 def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,
-           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None, xml: str = ""
-           ) -> tuple[list[Quotation], list[Number]]:
+           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None, xml: str = "",
+           cited: bool = False) -> tuple[list[Quotation], list[Number]]:
     """:func:`quotations` (when ``quotes``) and :func:`cited_numbers` (when ``numbers``) of
     ``markdown`` from one reading of the document, for verification against the captures
     (:func:`citelint.links.claims.check_claims`).
@@ -520,15 +545,18 @@ def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_char
     :class:`citelint.links.blocks.XmlDocument`): their positions are their
     block's start. ``xml``, when given, is cmark's XML of ``markdown``
     (:func:`~citelint.links.render.render_xml`), so that it is not rendered
-    again. Everything else is as the two functions give it. Raises nothing
-    for any ``str``.
+    again. With ``cited`` (a check's reading: it verifies nothing else), only
+    the quotations with a citation are given, the others left out before they
+    are positioned; ``xml`` may then be that of
+    ``claim_lines(markdown, …, cited=True)``. Everything else is as the two
+    functions give it. Raises nothing for any ``str``.
     """
     quotes = quotes and _may_quote(markdown)
     numbers = numbers and bool(markdown) and _DIGIT.search(markdown) is not None
     if not (quotes or numbers):
         return [], []
     det = Detector(markdown, light=True, xml=xml)
-    return (_quotations(det, min_chars, min_segment_chars, citable) if quotes else [],
+    return (_quotations(det, min_chars, min_segment_chars, citable, cited) if quotes else [],
             _numbers(det, citable) if numbers else [])
 
 
