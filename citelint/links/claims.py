@@ -461,7 +461,8 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     ``accepted`` lists each quotation that passed, with the capture that holds it.
     ``xml`` is cmark's XML of ``markdown`` when the caller has it
     (:attr:`citelint.links.judge.LinkReport.xml`, of the blocks
-    ``claim_lines(markdown, quotes, numbers, cited=True)`` keeps at least), else it is rendered here.
+    ``claim_lines(markdown, quotes, numbers, cited=True, min_chars=min_chars)`` keeps at least), else
+    it is rendered here.
     """
     if evidence.store is None or not (quotes or numbers):
         return Claims([], [], [])
