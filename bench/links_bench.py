@@ -101,7 +101,8 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
     (with ``numbers``) the cited numbers detected with their citations and positions
     (``prose.claims``, as ``links.check_claims`` calls it: since ``cited``, only the quotations
     with a citation, from the XML of the blocks ``claim_lines(…, cited=True)`` keeps, as
-    ``citelint check`` renders it), every governed link a citation a capture grounds (the README setup: each document's own links are its captured sources).
+    ``citelint check`` renders it), every governed link a citation a capture grounds (the
+    README setup: each document's own links are its captured sources).
     Not included: reading the captures and searching them, which depends on what they hold
     (the corpus has none; bench/expertqa_claims.py times whole checks with real captures)."""
     detect = getattr(prose, "claims", None)
