@@ -34,6 +34,7 @@ each ends at ``\\n``, ``\\r\\n`` or ``\\r``.
 
 from __future__ import annotations
 
+import html
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -50,13 +51,18 @@ _MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
 #: Every mark a quotation may open or close with (sentences.MARKS), and the character references
 #: that may spell one: a quotation's span with ``cited``.
 _ANY_MARK = _MARKS + "»」』’"
-_ANY_MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
+#: A whole character reference as cmark-gfm decodes one (CommonMark: 1–7 decimal or 1–6 hex
+#: digits), numeric or named with a mark in its value: ``html.unescape`` says which mark (it
+#: reads a few more numeric ones as marks than cmark-gfm does, &#147; as “, which only keeps more).
+_WHOLE_MARK_REFERENCE = re.compile("&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|(?:" + "|".join(sorted(
     re.escape(name[:-1]) for name, value in html5.items()
     if name.endswith(";") and any(c in value for c in _ANY_MARK))) + ");)")
 #: Each mark that may open a quotation -> those that may close it (sentences.PAIRED_MARKS and
-#: WORD_MARKS: ``"`` closes with ”, „ with “ or ”); a character reference (``&``) may be any mark.
-_OPENS = {'"': '"”&', "“": "”&", "„": "“”&", "«": "»&", "「": "」&", "『": "』&", "‘": "’&", "&": _ANY_MARK + "&"}
-_CLOSERS = frozenset(_ANY_MARK + "&")
+#: WORD_MARKS: ``"`` closes with ”, „ with “ or ”).
+_OPENS = {'"': '"”', "“": "”", "„": "“”", "«": "»", "「": "」", "『": "』", "‘": "’"}
+#: The marks that only close, each with the openers it closes (’, most often an apostrophe, is
+#: read only in a document that has a ‘).
+_ONLY_CLOSES = {closer: "".join(o for o, closers in _OPENS.items() if closer in closers) for closer in "»」』’"}
 #: What an attribution paragraph starts with (— or --), or a reference that may spell —.
 _DASHES = ("—", "--", "&")
 #: What may stand before a blockquote's ``>`` on its line: indentation, list markers (``-``,
@@ -126,7 +132,7 @@ class ClaimLines:
 
     def _spans_quotation(self, starts: Sequence[int], end: int, k: int) -> bool:
         """True when on the lines of block ``k`` a mark that may open a quotation stands more
-        than ``min_chars`` characters before one that may close it (a reference may be any)."""
+        than ``min_chars`` characters before one that may close it."""
         first, last = self._lines_of(starts, end, k)
         lines = self._mark_line
         i = bisect_left(lines, first)
@@ -140,8 +146,7 @@ class ClaimLines:
             kind = kinds[n]
             if kind in _OPENS and kind not in opened:
                 opened[kind] = at[n]
-            if kind in _CLOSERS:
-                closed[kind] = at[n]
+            closed[kind] = at[n]
         return any(closed.get(closer, -1) - start > self._min_chars
                    for opener, start in opened.items() for closer in _OPENS[opener])
 
@@ -191,7 +196,8 @@ class ClaimLines:
     def _read_marks(self) -> None:
         """For ``cited``: the blockquote markers' lines; every mark's offset and line, in order
         (the ``"`` of each line with one outside raw HTML tags: all of that line's; the other
-        marks; the character references that may spell one)."""
+        marks, each that only closes only where a mark it closes is; the character references
+        that spell one, as that mark)."""
         text = self._text
         at: list[tuple[int, str]] = []
         spans: list[tuple[int, int]] = []
@@ -201,14 +207,17 @@ class ClaimLines:
             while i >= 0:
                 at.append((i, '"'))
                 i = text.find('"', i + 1, stop)
+        if "&" in text:
+            for m in _WHOLE_MARK_REFERENCE.finditer(text):
+                at.extend((m.start(), c) for c in html.unescape(m.group()) if c in _ANY_MARK)
         if not text.isascii():
             for mark in _ANY_MARK[1:]:  # a search each: a character class is read character by character
+                if mark in _ONLY_CLOSES and not any(kind in _ONLY_CLOSES[mark] for _, kind in at):
+                    continue  # nothing it could close (marks that only close come last)
                 i = text.find(mark)
                 while i >= 0:
                     at.append((i, mark))
                     i = text.find(mark, i + 1)
-        if "&" in text:
-            at.extend((m.start(), "&") for m in _ANY_MARK_REFERENCE.finditer(text))
         at.sort()
         self._mark_at = [i for i, _ in at]
         self._mark_kind = "".join(kind for _, kind in at)
