@@ -63,6 +63,8 @@ _OPENS = {'"': '"”', "“": "”", "„": "“”", "«": "»", "「": "」", 
 #: The marks that only close, each with the openers it closes (’, most often an apostrophe, is
 #: read only in a document that has a ‘).
 _ONLY_CLOSES = {closer: "".join(o for o, closers in _OPENS.items() if closer in closers) for closer in "»」』’"}
+#: Each mark -> the openers it may close.
+_CLOSES = {mark: "".join(o for o, closers in _OPENS.items() if mark in closers) for mark in _ANY_MARK}
 #: What an attribution paragraph starts with (— or --), or a reference that may spell —.
 _DASHES = ("—", "--", "&")
 #: What may stand before a blockquote's ``>`` on its line: indentation, list markers (``-``,
@@ -139,16 +141,17 @@ class ClaimLines:
         j = bisect_right(lines, last) - 1
         if i >= j or self._mark_at[j] - self._mark_at[i] <= self._min_chars:
             return False
-        opened: dict[str, int] = {}  # each opener's first offset
-        closed: dict[str, int] = {}  # each closer's last offset
-        at, kinds = self._mark_at, self._mark_kind
+        opened: dict[str, int] = {}  # each opener's first offset so far
+        at, kinds, most = self._mark_at, self._mark_kind, self._min_chars
         for n in range(i, j + 1):
-            kind = kinds[n]
+            kind, here = kinds[n], at[n]
+            for opener in _CLOSES[kind]:
+                start = opened.get(opener)
+                if start is not None and here - start > most:
+                    return True  # (at the first such pair: a long block is read no further)
             if kind in _OPENS and kind not in opened:
-                opened[kind] = at[n]
-            closed[kind] = at[n]
-        return any(closed.get(closer, -1) - start > self._min_chars
-                   for opener, start in opened.items() for closer in _OPENS[opener])
+                opened[kind] = here
+        return False
 
     def _linked(self, starts: Sequence[int], end: int, k: int, also: tuple[str, ...] = ()) -> bool:
         """True when a line of block ``k`` (if there is one) holds a link sign (and, with ``also``,
