@@ -17,14 +17,17 @@ it rules out holds nothing :mod:`citelint.links.prose` would find.
   reference) and a line with what may make a link or a footnote reference
   (``[``, ``<``, ``@``, ``://``, ``www.``).
 - With ``cited`` (a check's reading, :func:`citelint.links.prose.claims`
-  with ``cited``), a quotation with a citation: a block with a link sign
-  whose first and last marks (any mark or closing mark, ``» 」 』 ’`` too,
-  or a reference that may spell one) are more than ``min_chars`` characters
-  apart in the source (a quotation's rendered text between its marks is
-  never longer than its source there: markup, escapes and references only
-  shorten it); or a block with a blockquote marker and a link sign in it or
-  in the block after it (a blockquote's citations are those of its last
-  paragraph and of the attribution paragraph right after it).
+  with ``cited``), a quotation with a citation: a block with a mark that may
+  open one more than ``min_chars`` characters before a mark that may close
+  it (``"`` with ``"`` or ”, “ with ”, ‘ with ’, …; a reference as the mark
+  it spells) and a link sign in the lines around them up to an empty line
+  (a quotation's rendered text between its marks is never longer than its
+  source there, markup, escapes and references only shorten it; a leaf,
+  whose links are its citations, never holds an empty line); or a block
+  with a blockquote marker and a link sign in the lines around it up to an
+  empty line (a blockquote never holds one: its last paragraph is there),
+  or a link sign and a dash in the run of lines after (the attribution
+  paragraph right after it).
 
 What cmark-gfm makes of a line cannot add a mark or a digit that the line
 does not hold: smart punctuation is off, and text comes from the source
@@ -39,7 +42,6 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from html.entities import html5
-from itertools import accumulate
 
 #: What may open or close a quotation in a text node (prose._MARK_CHARS and ``"``).
 _MARKS = '"“”„«「『‘'
@@ -85,7 +87,7 @@ class ClaimLines:
 
     __slots__ = ("_text", "_quotes", "_numbers", "_cited", "_min_chars", "_quote_lines", "_marker_lines",
                  "_digit_lines", "_link_lines", "_mark_at", "_mark_kind", "_mark_line", "_mark_lines",
-                 "_line_at")
+                 "_marker_at")
 
     def __init__(self, markdown: str, quotes: bool, numbers: bool, cited: bool = False, min_chars: int = 20
                  ) -> None:
@@ -102,7 +104,7 @@ class ClaimLines:
         self._mark_kind = ""  # each mark as written, ``&`` for a reference
         self._mark_line: list[int] = []
         self._mark_lines: list[int] = []
-        self._line_at: list[int] = []  # line n starts at [n - 1]; the last entry is past the end
+        self._marker_at: list[int] = []  # (the offset of each marker line's ``>``)
         self._digit_lines: list[int] = []
         self._link_lines: list[int] = []
 
@@ -120,29 +122,23 @@ class ClaimLines:
                          & set(_blocks_with(self._link_lines, starts, end)))
         if self._quotes and self._cited:
             for k in _blocks_with(self._mark_lines, starts, end):
-                if k not in found and self._spans_quotation(starts, end, k) and self._linked(starts, end, k):
+                i, j = _in_block(self._mark_line, starts, end, k)
+                if k not in found and self._spans_quotation(i, j) \
+                        and self._linked(*self._chunks(self._mark_at[i], self._mark_at[j])):
                     found.add(k)
             for k in _blocks_with(self._marker_lines, starts, end):
-                if k not in found and (self._linked(starts, end, k) or self._linked(starts, end, k + 1, _DASHES)):
+                i, j = _in_block(self._marker_lines, starts, end, k)
+                if k not in found and self._cites_blockquote(self._marker_at[i], self._marker_at[j]):
                     found.add(k)
         return sorted(found)
 
-    def _lines_of(self, starts: Sequence[int], end: int, k: int) -> tuple[int, int]:
-        """The first and last line of block ``k``, as :func:`_blocks_with` gives a block its lines."""
-        first = starts[k]
-        return first, end if k + 1 == len(starts) else max(first, starts[k + 1] - 1)
-
-    def _spans_quotation(self, starts: Sequence[int], end: int, k: int) -> bool:
-        """True when on the lines of block ``k`` a mark that may open a quotation stands more
+    def _spans_quotation(self, i: int, j: int) -> bool:
+        """True when among the marks ``i`` to ``j`` one that may open a quotation stands more
         than ``min_chars`` characters before one that may close it."""
-        first, last = self._lines_of(starts, end, k)
-        lines = self._mark_line
-        i = bisect_left(lines, first)
-        j = bisect_right(lines, last) - 1
-        if i >= j or self._mark_at[j] - self._mark_at[i] <= self._min_chars:
+        at, kinds, most = self._mark_at, self._mark_kind, self._min_chars
+        if i >= j or at[j] - at[i] <= most:
             return False
         opened: dict[str, int] = {}  # each opener's first offset so far
-        at, kinds, most = self._mark_at, self._mark_kind, self._min_chars
         for n in range(i, j + 1):
             kind, here = kinds[n], at[n]
             for opener in _CLOSES[kind]:
@@ -153,22 +149,32 @@ class ClaimLines:
                 opened[kind] = here
         return False
 
-    def _linked(self, starts: Sequence[int], end: int, k: int, also: tuple[str, ...] = ()) -> bool:
-        """True when a line of block ``k`` (if there is one) holds a link sign (and, with ``also``,
-        one of those too)."""
-        if k >= len(starts):
-            return False
-        first, last = self._lines_of(starts, end, k)
-        at = self._line_at
-        if not at:  # read when a first block is asked about: most documents have none to ask about
-            at.append(0)
-            at.extend(accumulate(map((1).__add__, map(len, self._text.split("\n")))))  # (no Python call per line)
-        lo = at[min(first, len(at)) - 1]
-        hi = at[min(last, len(at) - 1)]  # (the line after the last one starts there)
+    def _chunks(self, lo: int, hi: int) -> tuple[int, int]:
+        """The offsets from the start of the run of lines without an empty one that holds offset
+        ``lo`` to the end of the one that holds ``hi``. A leaf never holds a blank line, nor does
+        a blockquote: what a quotation's citation is read from lies there (an empty line is a
+        blank one; a line of spaces is one too, and not looked for: the run read is only longer)."""
+        text = self._text
+        end = text.find("\n\n", hi)
+        return text.rfind("\n\n", 0, lo) + 1, len(text) if end < 0 else end
+
+    def _linked(self, lo: int, hi: int, also: tuple[str, ...] = ()) -> bool:
+        """True when ``text[lo:hi]`` holds a link sign (and, with ``also``, one of those too)."""
         text = self._text
         return any(text.find(sign, lo, hi) >= 0 for sign in _LINK_SIGNS) \
             and (not also or any(text.find(sign, lo, hi) >= 0 for sign in also))
 
+    def _cites_blockquote(self, lo: int, hi: int) -> bool:
+        """True when a blockquote that starts at the marker at offset ``lo``, ``hi`` or between
+        may have a citation: a link sign in its run of lines (its last paragraph, or an
+        attribution after a ``>`` line), or one and a dash in the run after (an attribution)."""
+        start, end = self._chunks(lo, hi)
+        if self._linked(start, end):
+            return True
+        text = self._text
+        while end < len(text) and text[end] == "\n":
+            end += 1
+        return self._linked(*self._chunks(end, end), _DASHES)
 
     def _read(self) -> None:
         """The lines that hold each kind of sign, sorted (read on the first call: a document
@@ -232,7 +238,7 @@ class ClaimLines:
             lines.append(line)
         self._mark_lines = sorted(set(lines))
         if ">" in text:
-            self._marker_lines = _marker_lines(text)
+            self._marker_lines = _marker_lines(text, self._marker_at)
 
 
 def claim_lines(markdown: str, quotes: bool = True, numbers: bool = True, cited: bool = False,
@@ -247,6 +253,15 @@ def claim_lines(markdown: str, quotes: bool = True, numbers: bool = True, cited:
     characters are kept for ``quotes``, for ``claims(…, min_chars=min_chars, cited=True)``.
     The document's lines are read on the first call. Raises nothing for any ``str``."""
     return ClaimLines(markdown, quotes, numbers, cited, min_chars)
+
+
+def _in_block(lines: list[int], starts: Sequence[int], end: int, k: int) -> tuple[int, int]:
+    """The indexes of the first and last of the sorted ``lines`` that lie in block ``k`` of the
+    blocks starting on ``starts`` (the last reaching line ``end``), as :func:`_blocks_with`
+    gives a block its lines: (i, i - 1) when none."""
+    first = starts[k]
+    last = end if k + 1 == len(starts) else max(first, starts[k + 1] - 1)
+    return bisect_left(lines, first), bisect_right(lines, last) - 1
 
 
 def _blocks_with(lines: list[int], starts: Sequence[int], end: int) -> list[int]:
@@ -364,9 +379,10 @@ def _escaped(text: str, i: int, start: int) -> bool:
     return n % 2 == 1
 
 
-def _marker_lines(text: str) -> list[int]:
+def _marker_lines(text: str, offsets: list[int] | None = None) -> list[int]:
     """The lines of ``text`` whose first ``>`` has nothing but indentation and list markers
-    before it: where a blockquote may start (inside list items and other blockquotes too)."""
+    before it: where a blockquote may start (inside list items and other blockquotes too).
+    The offset of each such ``>`` is appended to ``offsets`` when given."""
     out = []
     line, at = 1, 0
     i = text.find(">")
@@ -376,6 +392,8 @@ def _marker_lines(text: str) -> list[int]:
             line += text.count("\n", at, i)
             at = i
             out.append(line)
+            if offsets is not None:
+                offsets.append(i)
         end = text.find("\n", i)
         if end < 0:
             break
