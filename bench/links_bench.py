@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import inspect
 import json
 import os
 import shutil
@@ -98,8 +99,10 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
     cmark's XML rendered from the parse the HTML comes from when that HTML may hold a claim
     (``prose.may_claim``), then, for such a document, the prose quotations and
     (with ``numbers``) the cited numbers detected with their citations and positions
-    (``prose.claims``, as ``links.check_claims`` calls it), every governed link a citation a
-    capture grounds (the README setup: each document's own links are its captured sources).
+    (``prose.claims``, as ``links.check_claims`` calls it: since ``cited``, only the quotations
+    with a citation, from the XML of the blocks ``claim_lines(…, cited=True)`` keeps, as
+    ``citelint check`` renders it), every governed link a citation a capture grounds (the
+    README setup: each document's own links are its captured sources).
     Not included: reading the captures and searching them, which depends on what they hold
     (the corpus has none; bench/expertqa_claims.py times whole checks with real captures)."""
     detect = getattr(prose, "claims", None)
@@ -108,6 +111,9 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
         from citelint.links.claimlines import claim_lines
     except ImportError:
         claim_lines = None
+    # As check_claims reads (cited=True: the quotations with a citation only, the XML of the blocks
+    # that may hold one); older checkouts read every quotation.
+    cited = {"cited": True} if detect is not None and "cited" in inspect.signature(detect).parameters else {}
     for text, srcs in zip(texts, sources):
         evidence = links.LinkEvidence(links.Allowlist(srcs))
         if detect is None:
@@ -122,9 +128,10 @@ def claims_corpus(texts: list[str], sources: list[list[str]], numbers: bool = Tr
         if claim_lines is None:
             report = links.check(text, evidence, xml=want)
         else:  # the XML of only the blocks whose source lines may hold a claim
-            report = links.check(text, evidence, xml=want, keep=claim_lines(text, quotes=True, numbers=numbers))
+            report = links.check(text, evidence, xml=want, keep=claim_lines(text, quotes=True, numbers=numbers,
+                                                                            **cited))
         if report.xml:  # "" when cmark's HTML shows no claim (what citelint check skips too)
-            detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml)
+            detect(text, numbers=numbers, citable=link_claims.capture_citable(evidence), xml=report.xml, **cited)
 
 
 def quotes_corpus(texts: list[str], sources: list[list[str]]) -> None:

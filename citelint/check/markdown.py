@@ -73,7 +73,8 @@ def check_markdown(target: Target, display: str, config: Config, evidence: LinkE
         # The XML only for a document whose HTML may hold a claim (most hold none), and of
         # only its blocks whose source lines may (most of a document's XML is lists and code).
         want = partial(may_claim, quotes=quotes, numbers=numbers, markdown=text)
-        blocks = claim_lines(text, quotes=quotes, numbers=numbers)
+        blocks = claim_lines(text, quotes=quotes, numbers=numbers, cited=True,  # as check_claims reads
+                             min_chars=config.quotes.min_chars)
     report = links.check(text, evidence, relative=config.links.relative, images=config.links.images,
                          every=result.details is not None, xml=want, keep=blocks)
     result.links += report.links

@@ -16,6 +16,18 @@ it rules out holds nothing :mod:`citelint.links.prose` would find.
   a block spanning both a line with a digit (or a numeric character
   reference) and a line with what may make a link or a footnote reference
   (``[``, ``<``, ``@``, ``://``, ``www.``).
+- With ``cited`` (a check's reading, :func:`citelint.links.prose.claims`
+  with ``cited``), a quotation with a citation: a block with a mark that may
+  open one more than ``min_chars`` characters before a mark that may close
+  it (``"`` with ``"`` or ”, “ with ”, ‘ with ’, …; a reference as the mark
+  it spells) and a link sign in the lines around them up to an empty line
+  (a quotation's rendered text between its marks is never longer than its
+  source there, markup, escapes and references only shorten it; a leaf,
+  whose links are its citations, never holds an empty line); or a block
+  with a blockquote marker and a link sign in the lines around it up to an
+  empty line (a blockquote never holds one: its last paragraph is there),
+  or a link sign and a dash in the run of lines after (the attribution
+  paragraph right after it).
 
 What cmark-gfm makes of a line cannot add a mark or a digit that the line
 does not hold: smart punctuation is off, and text comes from the source
@@ -25,6 +37,7 @@ each ends at ``\\n``, ``\\r\\n`` or ``\\r``.
 
 from __future__ import annotations
 
+import html
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -37,6 +50,25 @@ _MARKS = '"“”„«「『‘'
 _MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
     re.escape(name[:-1]) for name, value in html5.items()
     if name.endswith(";") and any(c in value for c in _MARKS))) + ");)")
+#: Every mark a quotation may open or close with (sentences.MARKS), and the character references
+#: that may spell one: a quotation's span with ``cited``.
+_ANY_MARK = _MARKS + "»」』’"
+#: A whole character reference as cmark-gfm decodes one (CommonMark: 1–7 decimal or 1–6 hex
+#: digits), numeric or named with a mark in its value: ``html.unescape`` says which mark (it
+#: reads a few more numeric ones as marks than cmark-gfm does, &#147; as “, which only keeps more).
+_WHOLE_MARK_REFERENCE = re.compile("&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|(?:" + "|".join(sorted(
+    re.escape(name[:-1]) for name, value in html5.items()
+    if name.endswith(";") and any(c in value for c in _ANY_MARK))) + ");)")
+#: Each mark that may open a quotation -> those that may close it (sentences.PAIRED_MARKS and
+#: WORD_MARKS: ``"`` closes with ”, „ with “ or ”).
+_OPENS = {'"': '"”', "“": "”", "„": "“”", "«": "»", "「": "」", "『": "』", "‘": "’"}
+#: The marks that only close, each with the openers it closes (’, most often an apostrophe, is
+#: read only in a document that has a ‘).
+_ONLY_CLOSES = {closer: "".join(o for o, closers in _OPENS.items() if closer in closers) for closer in "»」』’"}
+#: Each mark -> the openers it may close.
+_CLOSES = {mark: "".join(o for o, closers in _OPENS.items() if mark in closers) for mark in _ANY_MARK}
+#: What an attribution paragraph starts with (— or --), or a reference that may spell —.
+_DASHES = ("—", "--", "&")
 #: What may stand before a blockquote's ``>`` on its line: indentation, list markers (``-``,
 #: ``+``, ``*``, ``1.``, ``1)``) of the containers it opens in.
 _BEFORE_MARKER = " \t-+*0123456789.)"
@@ -53,14 +85,26 @@ _LINK_SIGNS = ("[", "<", "@", "://", "www.")
 class ClaimLines:
     """What :func:`claim_lines` gives: call it with a run of sibling blocks' start lines."""
 
-    __slots__ = ("_text", "_quotes", "_numbers", "_quote_lines", "_digit_lines", "_link_lines")
+    __slots__ = ("_text", "_quotes", "_numbers", "_cited", "_min_chars", "_quote_lines", "_marker_lines",
+                 "_digit_lines", "_link_lines", "_mark_at", "_mark_kind", "_mark_line", "_mark_lines",
+                 "_marker_at")
 
-    def __init__(self, markdown: str, quotes: bool, numbers: bool) -> None:
+    def __init__(self, markdown: str, quotes: bool, numbers: bool, cited: bool = False, min_chars: int = 20
+                 ) -> None:
         # cmark's line breaks, made one kind: only line numbers are read from this text
         self._text = markdown if "\r" not in markdown else markdown.replace("\r\n", "\n").replace("\r", "\n")
         self._quotes = quotes
         self._numbers = numbers
+        self._cited = cited
+        self._min_chars = min_chars
         self._quote_lines: list[int] | None = None
+        # with ``cited``: the blockquote markers' lines, and every mark's offset and line, in order
+        self._marker_lines: list[int] = []
+        self._mark_at: list[int] = []
+        self._mark_kind = ""  # each mark as written, ``&`` for a reference
+        self._mark_line: list[int] = []
+        self._mark_lines: list[int] = []
+        self._marker_at: list[int] = []  # (the offset of each marker line's ``>``)
         self._digit_lines: list[int] = []
         self._link_lines: list[int] = []
 
@@ -72,18 +116,74 @@ class ClaimLines:
         if self._quote_lines is None:
             self._read()
             assert self._quote_lines is not None  # _read sets it
-        found = set(_blocks_with(self._quote_lines, starts, end)) if self._quotes else set()
+        found = set(_blocks_with(self._quote_lines, starts, end)) if self._quotes and not self._cited else set()
         if self._numbers:
             found.update(set(_blocks_with(self._digit_lines, starts, end))
                          & set(_blocks_with(self._link_lines, starts, end)))
+        if self._quotes and self._cited:
+            for k in _blocks_with(self._mark_lines, starts, end):
+                i, j = _in_block(self._mark_line, starts, end, k)
+                if k not in found and self._spans_quotation(i, j) \
+                        and self._linked(*self._chunks(self._mark_at[i], self._mark_at[j])):
+                    found.add(k)
+            for k in _blocks_with(self._marker_lines, starts, end):
+                i, j = _in_block(self._marker_lines, starts, end, k)
+                if k not in found and self._cites_blockquote(self._marker_at[i], self._marker_at[j]):
+                    found.add(k)
         return sorted(found)
+
+    def _spans_quotation(self, i: int, j: int) -> bool:
+        """True when among the marks ``i`` to ``j`` one that may open a quotation stands more
+        than ``min_chars`` characters before one that may close it."""
+        at, kinds, most = self._mark_at, self._mark_kind, self._min_chars
+        if i >= j or at[j] - at[i] <= most:
+            return False
+        opened: dict[str, int] = {}  # each opener's first offset so far
+        for n in range(i, j + 1):
+            kind, here = kinds[n], at[n]
+            for opener in _CLOSES[kind]:
+                start = opened.get(opener)
+                if start is not None and here - start > most:
+                    return True  # (at the first such pair: a long block is read no further)
+            if kind in _OPENS and kind not in opened:
+                opened[kind] = here
+        return False
+
+    def _chunks(self, lo: int, hi: int) -> tuple[int, int]:
+        """The offsets from the start of the run of lines without an empty one that holds offset
+        ``lo`` to the end of the one that holds ``hi``. A leaf never holds a blank line, nor does
+        a blockquote: what a quotation's citation is read from lies there (an empty line is a
+        blank one; a line of spaces is one too, and not looked for: the run read is only longer)."""
+        text = self._text
+        end = text.find("\n\n", hi)
+        return text.rfind("\n\n", 0, lo) + 1, len(text) if end < 0 else end
+
+    def _linked(self, lo: int, hi: int, also: tuple[str, ...] = ()) -> bool:
+        """True when ``text[lo:hi]`` holds a link sign (and, with ``also``, one of those too)."""
+        text = self._text
+        return any(text.find(sign, lo, hi) >= 0 for sign in _LINK_SIGNS) \
+            and (not also or any(text.find(sign, lo, hi) >= 0 for sign in also))
+
+    def _cites_blockquote(self, lo: int, hi: int) -> bool:
+        """True when a blockquote that starts at the marker at offset ``lo``, ``hi`` or between
+        may have a citation: a link sign in its run of lines (its last paragraph, or an
+        attribution after a ``>`` line), or one and a dash in the run after (an attribution)."""
+        start, end = self._chunks(lo, hi)
+        if self._linked(start, end):
+            return True
+        text = self._text
+        while end < len(text) and text[end] == "\n":
+            end += 1
+        return self._linked(*self._chunks(end, end), _DASHES)
 
     def _read(self) -> None:
         """The lines that hold each kind of sign, sorted (read on the first call: a document
         whose HTML shows no claim never asks)."""
         text = self._text
         lines: set[int] = set()
-        if self._quotes:
+        if self._quotes and self._cited:
+            self._read_marks()
+        elif self._quotes:
             lines.update(_quote_lines(text))
             if "&" in text:
                 lines.update(_lines_matching(text, _MARK_REFERENCE))
@@ -102,16 +202,66 @@ class ClaimLines:
                 links.update(_lines_with(text, sign))
             self._digit_lines, self._link_lines = sorted(digits), sorted(links)
 
+    def _read_marks(self) -> None:
+        """For ``cited``: the blockquote markers' lines; every mark's offset and line, in order
+        (the ``"`` of each line with one outside raw HTML tags: all of that line's; the other
+        marks, each that only closes only where a mark it closes is; the character references
+        that spell one, as that mark)."""
+        text = self._text
+        at: list[tuple[int, str]] = []
+        spans: list[tuple[int, int]] = []
+        _quote_lines(text, spans)
+        for start, stop in spans:
+            i = text.find('"', start, stop)
+            while i >= 0:
+                at.append((i, '"'))
+                i = text.find('"', i + 1, stop)
+        if "&" in text:
+            for m in _WHOLE_MARK_REFERENCE.finditer(text):
+                at.extend((m.start(), c) for c in html.unescape(m.group()) if c in _ANY_MARK)
+        if not text.isascii():
+            for mark in _ANY_MARK[1:]:  # a search each: a character class is read character by character
+                if mark in _ONLY_CLOSES and not any(kind in _ONLY_CLOSES[mark] for _, kind in at):
+                    continue  # nothing it could close (marks that only close come last)
+                i = text.find(mark)
+                while i >= 0:
+                    at.append((i, mark))
+                    i = text.find(mark, i + 1)
+        at.sort()
+        self._mark_at = [i for i, _ in at]
+        self._mark_kind = "".join(kind for _, kind in at)
+        lines = self._mark_line = []
+        line, prev = 1, 0
+        for i, _ in at:
+            line += text.count("\n", prev, i)
+            prev = i
+            lines.append(line)
+        self._mark_lines = sorted(set(lines))
+        if ">" in text:
+            self._marker_lines = _marker_lines(text, self._marker_at)
 
-def claim_lines(markdown: str, quotes: bool = True, numbers: bool = True) -> ClaimLines:
+
+def claim_lines(markdown: str, quotes: bool = True, numbers: bool = True, cited: bool = False,
+                min_chars: int = 20) -> ClaimLines:
     """The ``keep`` of :func:`~citelint.links.render.render_html_and_xml` for ``markdown``:
     ``claim_lines(markdown, quotes, numbers)(starts, end)`` leaves out only blocks whose
     lines (1-based, cmark's line numbers) hold nothing that :func:`citelint.links.prose.claims`
     could find with those switches (a quotation with ``quotes``; a cited number with
     ``numbers``), whatever block they make. ``starts`` are the start lines of a run of sibling
-    blocks, in order; the result, the indexes of those kept, in order. The document's lines
-    are read on the first call. Raises nothing for any ``str``."""
-    return ClaimLines(markdown, quotes, numbers)
+    blocks, in order; the result, the indexes of those kept, in order. With ``cited``, only
+    blocks that may hold a quotation with a citation and at least ``min_chars`` visible
+    characters are kept for ``quotes``, for ``claims(…, min_chars=min_chars, cited=True)``.
+    The document's lines are read on the first call. Raises nothing for any ``str``."""
+    return ClaimLines(markdown, quotes, numbers, cited, min_chars)
+
+
+def _in_block(lines: list[int], starts: Sequence[int], end: int, k: int) -> tuple[int, int]:
+    """The indexes of the first and last of the sorted ``lines`` that lie in block ``k`` of the
+    blocks starting on ``starts`` (the last reaching line ``end``), as :func:`_blocks_with`
+    gives a block its lines: (i, i - 1) when none."""
+    first = starts[k]
+    last = end if k + 1 == len(starts) else max(first, starts[k + 1] - 1)
+    return bisect_left(lines, first), bisect_right(lines, last) - 1
 
 
 def _blocks_with(lines: list[int], starts: Sequence[int], end: int) -> list[int]:
@@ -164,7 +314,7 @@ def _lines_matching(text: str, pattern: re.Pattern[str]) -> list[int]:
     return out
 
 
-def _quote_lines(text: str) -> list[int]:
+def _quote_lines(text: str, spans: list[tuple[int, int]] | None = None) -> list[int]:
     """The lines of ``text`` with a ``"`` that may be in a text node: outside every raw HTML
     open tag (``<img src="…">``, where most of a README's are) that lies whole on the line.
 
@@ -172,7 +322,8 @@ def _quote_lines(text: str) -> list[int]:
     no code span can end inside it (the line has no backtick), no table cell boundary cuts it
     (it holds no ``|``), and it is CommonMark's open tag (``_OPEN_TAG``), with less whitespace
     allowed (spaces and tabs), so never more than cmark-gfm reads as one; a tag it reads as
-    raw HTML holds no text node. Any other ``"`` keeps its line."""
+    raw HTML holds no text node. Any other ``"`` keeps its line. Each line's (start, end)
+    offsets are appended to ``spans`` when given."""
     out = []
     line, at = 1, 0
     i = text.find('"')
@@ -185,6 +336,8 @@ def _quote_lines(text: str) -> list[int]:
             line += text.count("\n", at, i)
             at = i
             out.append(line)
+            if spans is not None:
+                spans.append((start, end))
         if end == len(text):
             break
         i = text.find('"', end)
@@ -226,9 +379,10 @@ def _escaped(text: str, i: int, start: int) -> bool:
     return n % 2 == 1
 
 
-def _marker_lines(text: str) -> list[int]:
+def _marker_lines(text: str, offsets: list[int] | None = None) -> list[int]:
     """The lines of ``text`` whose first ``>`` has nothing but indentation and list markers
-    before it: where a blockquote may start (inside list items and other blockquotes too)."""
+    before it: where a blockquote may start (inside list items and other blockquotes too).
+    The offset of each such ``>`` is appended to ``offsets`` when given."""
     out = []
     line, at = 1, 0
     i = text.find(">")
@@ -238,6 +392,8 @@ def _marker_lines(text: str) -> list[int]:
             line += text.count("\n", at, i)
             at = i
             out.append(line)
+            if offsets is not None:
+                offsets.append(i)
         end = text.find("\n", i)
         if end < 0:
             break

@@ -460,16 +460,20 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
     number's first digit (CL206). Raises nothing for any ``str``.
     ``accepted`` lists each quotation that passed, with the capture that holds it.
     ``xml`` is cmark's XML of ``markdown`` when the caller has it
-    (:attr:`citelint.links.judge.LinkReport.xml`), else it is rendered here.
+    (:attr:`citelint.links.judge.LinkReport.xml`, of the blocks
+    ``claim_lines(markdown, quotes, numbers, cited=True, min_chars=min_chars)`` keeps at least), else
+    it is rendered here.
     """
     if evidence.store is None or not (quotes or numbers):
         return Claims([], [], [])
     from citelint.links.prose import claims
 
 
+    # (cited: a quotation without a citation is judged by nothing here, so it is not even positioned;
+    # the count below is then of those with one, still at least the quotations that search)
     found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
                                          min_segment_chars=min_segment_chars,
-                                         citable=capture_citable(evidence), xml=xml)
+                                         citable=capture_citable(evidence), xml=xml, cited=True)
     checker = ClaimChecker(markdown, evidence, sources, max_elision_chars, quotations=len(found_quotes))
     issues: list[LinkIssue] = []
     accepted: list[AcceptedQuotation] = []

@@ -27,13 +27,19 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.blocks import Block, Detector
+
+# (MAX_INSERTION_CHARS: the splitting of quotations is in sentences.py; named here too, as before)
 from citelint.links.sentences import (
     MARKS,
+    MAX_INSERTION_CHARS as MAX_INSERTION_CHARS,
     PAIRED_MARKS,
+    Segment,
     in_spans,
     is_marker_text,
     mark_pairs,
+    split_quotation,
     split_sentences,
+    visible_chars,
 )
 
 if TYPE_CHECKING:
@@ -48,20 +54,9 @@ _MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
 _MARK_IN_HTML = re.compile(f"[{_MARK_CHARS}]")
 _MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
 
-#: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
-MAX_INSERTION_CHARS = 60
-_SPLIT = re.compile(rf"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{{1,{MAX_INSERTION_CHARS}}}\]))\s*")
 #: Citation markers written as plain text: ``[1]``, ``[^1]``, ``[3: not linked]`` (imports).
 _PLAIN_MARKER = re.compile(r"\[\^?\d+(?:: not linked)?\]")
 _PLAIN_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*")
-
-
-class Segment(NamedTuple):
-    """One piece of a quotation between elisions and insertions: ``text`` and
-    its ``start`` (code-point index into :attr:`Quotation.text`)."""
-
-    text: str
-    start: int
 
 
 class Quotation(NamedTuple):
@@ -117,40 +112,6 @@ class Number(NamedTuple):
 
 
 # --------------------------------------------------------------------------- marks and sentences
-
-
-def _visible(text: str) -> int:
-    if text.isascii():
-        joined = "".join(text.split())
-        return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
-    from citelint.escape import count_visible
-
-    return count_visible(text)
-
-
-def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segment, ...], tuple[str, ...],
-                                                                     tuple[str, ...]]:
-    """``text`` split at elisions (``...``, ``…``, ``[...]``, ``[…]``) and bracketed insertions.
-
-    Returns (segments, insertions as written, the texts of the segments with
-    fewer than ``min_segment_chars`` visible characters). The whitespace
-    beside an elision or insertion belongs to no segment; an insertion is
-    ``[`` + at most MAX_INSERTION_CHARS characters without brackets + ``]``.
-    """
-    segments: list[Segment] = []
-    insertions: list[str] = []
-    pos = 0
-    for m in _SPLIT.finditer(text):
-        piece = text[pos:m.start()]
-        if piece.strip():
-            segments.append(Segment(piece, pos))
-        if m.group(1):
-            insertions.append(m.group(1))
-        pos = m.end()
-    if text[pos:].strip():
-        segments.append(Segment(text[pos:], pos))
-    short = tuple(s.text for s in segments if _visible(s.text) < min_segment_chars)
-    return tuple(segments), tuple(insertions), short
 
 
 def _strip_span(text: str, a: int, e: int) -> tuple[int, int]:
@@ -216,10 +177,17 @@ def _may_cite(chunk: str, citable: Callable[[str], bool] | None) -> bool:
     return any(citable(html.unescape(dest) if "&" in dest else dest) for dest in _DESTINATION.findall(chunk))
 
 
+def _may_link(chunk: str) -> bool:
+    """False when the leaf of cmark's XML ``chunk`` has no link, no footnote reference and no raw
+    ``<a>`` tag: nothing a citation is read from (:meth:`Detector.cite` reads only those)."""
+    return "<link" in chunk or "<<unknown>" in chunk or "&lt;a" in chunk or "&lt;A" in chunk
+
+
 def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
-                citable: Callable[[str], bool] | None = None) -> list[Quotation]:
+                citable: Callable[[str], bool] | None = None, cited: bool = False) -> list[Quotation]:
     """:func:`quotations` of the document ``det`` reads; with ``citable``, marked quotations in a
-    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out."""
+    leaf whose links are none of them ``citable`` (and that has no footnote reference) are left out;
+    with ``cited``, so is every quotation without a citation, before it is positioned."""
     xml = det.d.xml
     found: list[Quotation] = []
     # Where a text node holds a mark that may open or close a quotation: marks in code,
@@ -266,6 +234,8 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             continue  # no mark that can open a quotation, and no "…" or "…”
         if citable is not None and not _may_cite(chunk, citable):
             continue  # no citation a capture grounds: nothing to verify
+        if cited and not _may_link(chunk):
+            continue  # no citation at all (a check skips what it could not verify)
         b = det.block_at(start, end)
         pairs = mark_pairs(b.text, b.code)
         if not pairs:
@@ -276,7 +246,7 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             e = _trim_markers(b, a, e)
             text = b.text[a:e]
             segs, ins, short = split_quotation(text, min_segment_chars)
-            if sum(_visible(s.text) for s in segs) < min_chars:
+            if sum(visible_chars(s.text) for s in segs) < min_chars:
                 continue
             if sentences is None:
                 sentences = split_sentences(b, pairs)
@@ -286,31 +256,41 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             spans = [(o, c + 1), (c + 1, max(c + 1, nxt)), (t_end, s_end)]
             ref_spans = [(o, nxt), (t_end, s_end)]
             citations = det.cite(b, spans, ref_spans) if (b.links or b.refs) else ()
+            if cited and not citations:
+                continue  # (what positioning it costs is most of a quotation's)
             line, col = det.d.position(b, o)
             found.append(Quotation(text, line, col, "marks", b.text[o] + b.text[c], b.text[s0:s_end].strip(),
                                    segs, ins, short, citations, *det.d.end_position(b, c)))
     for quote_id, spans in quote_paragraphs.items():
-        found.extend(_blockquote(det, spans, regions[quote_id][1], min_chars, min_segment_chars))
+        found.extend(_blockquote(det, spans, regions[quote_id][1], min_chars, min_segment_chars, cited))
     found.sort(key=lambda q: (q.line, q.col))
     return found
 
 
 def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int, min_chars: int,
-                min_segment_chars: int) -> list[Quotation]:
+                min_segment_chars: int, cited: bool = False) -> list[Quotation]:
     """The quotations of one outermost blockquote, whose paragraphs are the leaves at ``spans``
-    (xml start, end) and whose closing tag ends at xml offset ``quote_end``."""
+    (xml start, end) and whose closing tag ends at xml offset ``quote_end``; with ``cited``,
+    none when they have no citation (all of them share their citations)."""
+    xml = det.d.xml
+    span = _attribution_span(xml, spans[-1][1], quote_end)
+    if cited and not _may_link(xml[spans[-1][0]:spans[-1][1]]) \
+            and (span is None or not _may_link(xml[span[0]:span[1]])):
+        return []  # neither the last paragraph nor the one after it can cite: no block is read
     last = det.block_at(*spans[-1])
     citations = det.all_citations(last) if (last.links or last.refs) else ()
-    after = _attribution(det, spans[-1][1], quote_end)
+    after = _attribution(det, span)
     if after is not None:
         citations = tuple(dict.fromkeys(citations + det.all_citations(after)))
+    if cited and not citations:
+        return []
     out = []
     for start, end in spans:
         b = det.block_at(start, end)
         a, e = _strip_span(b.text, 0, len(b.text))
         text = b.text[a:e]
         segs, ins, short = split_quotation(text, min_segment_chars)
-        if sum(_visible(s.text) for s in segs) < min_chars:
+        if sum(visible_chars(s.text) for s in segs) < min_chars:
             continue
         line, col = det.d.position(b, a) if a else (b.line, b.col)
         out.append(Quotation(text, line, col, "blockquote", "", text, segs, ins, short, citations,
@@ -318,18 +298,24 @@ def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int,
     return out
 
 
-def _attribution(det: Detector, leaf_end: int, quote_end: int) -> Block | None:
-    """The paragraph right after the blockquote whose last paragraph ends at xml offset
-    ``leaf_end`` and whose closing tag ends at ``quote_end``, when it starts with — or --
-    (not after a nested blockquote that closes the quotation: that paragraph is inside)."""
-    xml = det.d.xml
+def _attribution_span(xml: str, leaf_end: int, quote_end: int) -> tuple[int, int] | None:
+    """The (xml start, end) of the paragraph right after the blockquote whose last paragraph
+    ends at xml offset ``leaf_end`` and whose closing tag ends at ``quote_end``, or None (not
+    after a nested blockquote that closes the quotation: that paragraph is inside)."""
     end = xml.find("</block_quote>", leaf_end)
     if end < 0 or end + len("</block_quote>") != quote_end:
         return None
     nxt = xml.find("<", quote_end)
     if not xml.startswith("<paragraph", nxt):
         return None
-    b = det.block_at(nxt, xml.find("</paragraph>", nxt))
+    return nxt, xml.find("</paragraph>", nxt)
+
+
+def _attribution(det: Detector, span: tuple[int, int] | None) -> Block | None:
+    """The paragraph at ``span`` (:func:`_attribution_span`), when it starts with — or --."""
+    if span is None:
+        return None
+    b = det.block_at(*span)
     head = b.text.lstrip()
     return b if head.startswith("—") or head.startswith("--") else None
 
@@ -546,8 +532,8 @@ def _may_claim(html: str, quotes: bool, numbers: bool) -> bool:
 
 
 def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_chars: int = 20,
-           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None, xml: str = ""
-           ) -> tuple[list[Quotation], list[Number]]:
+           min_segment_chars: int = 12, citable: Callable[[str], bool] | None = None, xml: str = "",
+           cited: bool = False) -> tuple[list[Quotation], list[Number]]:
     """:func:`quotations` (when ``quotes``) and :func:`cited_numbers` (when ``numbers``) of
     ``markdown`` from one reading of the document, for verification against the captures
     (:func:`citelint.links.claims.check_claims`).
@@ -559,15 +545,18 @@ def claims(markdown: str, *, quotes: bool = True, numbers: bool = True, min_char
     :class:`citelint.links.blocks.XmlDocument`): their positions are their
     block's start. ``xml``, when given, is cmark's XML of ``markdown``
     (:func:`~citelint.links.render.render_xml`), so that it is not rendered
-    again. Everything else is as the two functions give it. Raises nothing
-    for any ``str``.
+    again. With ``cited`` (a check's reading: it verifies nothing else), only
+    the quotations with a citation are given, the others left out before they
+    are positioned; ``xml`` may then be that of
+    ``claim_lines(markdown, …, cited=True)``. Everything else is as the two
+    functions give it. Raises nothing for any ``str``.
     """
     quotes = quotes and _may_quote(markdown)
     numbers = numbers and bool(markdown) and _DIGIT.search(markdown) is not None
     if not (quotes or numbers):
         return [], []
     det = Detector(markdown, light=True, xml=xml)
-    return (_quotations(det, min_chars, min_segment_chars, citable) if quotes else [],
+    return (_quotations(det, min_chars, min_segment_chars, citable, cited) if quotes else [],
             _numbers(det, citable) if numbers else [])
 
 

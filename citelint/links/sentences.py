@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from citelint.links.blocks import Block, Detector
 
@@ -66,6 +66,54 @@ _AFTER_TERMINATOR = frozenset("\"'”’»」』)]*")
 
 #: Link text that is only a citation marker: ``1``, ``[1]``, ``^1``.
 _MARKER_TEXT = re.compile(r"\[?\^?\d+\]?")
+
+
+#: Elisions inside a quotation, and a bracketed insertion of at most MAX_INSERTION_CHARS.
+MAX_INSERTION_CHARS = 60
+_SPLIT = re.compile(rf"\s*(?:\[(?:\.\.\.|…)\]|\.\.\.|…|(\[[^\[\]]{{1,{MAX_INSERTION_CHARS}}}\]))\s*")
+
+
+class Segment(NamedTuple):
+    """One piece of a quotation between elisions and insertions: ``text`` and
+    its ``start`` (code-point index into :attr:`Quotation.text`)."""
+
+    text: str
+    start: int
+
+
+def visible_chars(text: str) -> int:
+    """The visible characters of ``text``: its printable ones, whitespace not counted."""
+    if text.isascii():
+        joined = "".join(text.split())
+        return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
+    from citelint.escape import count_visible
+
+    return count_visible(text)
+
+
+def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segment, ...], tuple[str, ...],
+                                                                     tuple[str, ...]]:
+    """``text`` split at elisions (``...``, ``…``, ``[...]``, ``[…]``) and bracketed insertions.
+
+    Returns (segments, insertions as written, the texts of the segments with
+    fewer than ``min_segment_chars`` visible characters). The whitespace
+    beside an elision or insertion belongs to no segment; an insertion is
+    ``[`` + at most MAX_INSERTION_CHARS characters without brackets + ``]``.
+    """
+    segments: list[Segment] = []
+    insertions: list[str] = []
+    pos = 0
+    for m in _SPLIT.finditer(text):
+        piece = text[pos:m.start()]
+        if piece.strip():
+            segments.append(Segment(piece, pos))
+        if m.group(1):
+            insertions.append(m.group(1))
+        pos = m.end()
+    if text[pos:].strip():
+        segments.append(Segment(text[pos:], pos))
+    short = tuple(s.text for s in segments if visible_chars(s.text) < min_segment_chars)
+    return tuple(segments), tuple(insertions), short
 
 
 def in_spans(ranges: Sequence[tuple[int, int]], i: int) -> bool:
