@@ -468,7 +468,6 @@ def check_claims(markdown: str, evidence: LinkEvidence, sources: Sequence[str], 
         return Claims([], [], [])
     from citelint.links.prose import claims
 
-
     # (cited: a quotation without a citation is judged by nothing here, so it is not even positioned;
     # the count below is then of those with one, still at least the quotations that search)
     found_quotes, found_numbers = claims(markdown, quotes=quotes, numbers=numbers, min_chars=min_chars,
