@@ -32,6 +32,24 @@ def corpus_path(*parts: str) -> Path:
     return path
 
 
+def markdown_documents() -> list[str]:
+    """Every real Markdown text the tests have: :func:`real_documents`, the CommonMark and
+    GFM spec examples and the golden cases' Markdown reports; skips without the corpus."""
+    texts = real_documents()
+    for spec in ("commonmark", "gfm"):
+        texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]
+    return texts
+
+
+def claim_fields(found: list) -> list[tuple]:
+    """Every field of each prose quotation or number (:func:`citelint.links.prose.claims`),
+    each citation with what it says and where: what two readings must agree on."""
+    return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
+             tuple((c.href, c.category, c.cited, c.line, c.col, c.start, c.end) for c in item.citations))
+            for item in found]
+
+
 def real_documents() -> list[str]:
     """The README corpus, the article pages' text and the ExpertQA answers (their ``[n]``
     markers linked to their attributions' URLs), in a fixed order; skips without the corpus."""

@@ -10,24 +10,15 @@ constructs whose reading looks outside a block.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from citelint.links.claimlines import claim_lines
 from citelint.links.prose import claims
 from citelint.links.render import render_html_and_xml
+from conftest import claim_fields, markdown_documents
 
 A = "https://a.example/doc"
 LONG = "employees are entitled to a refund"
-
-
-def _shown(found: list) -> list[tuple]:
-    """Every field of each quotation or number, each citation with what it says and where."""
-    return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
-             tuple((c.href, c.category, c.cited, c.line, c.col, c.start, c.end) for c in item.citations))
-            for item in found]
 
 
 def _cited(href: str) -> bool:
@@ -49,19 +40,9 @@ def _same(text: str, quotes: bool = True, numbers: bool = True) -> tuple[list, l
         expected = claims(text, quotes=quotes, numbers=numbers, citable=citable, xml=whole)
         # "" is what a check skips: then there must be nothing to find
         got = claims(text, quotes=quotes, numbers=numbers, citable=citable, xml=part) if part else ([], [])
-        assert _shown(got[0]) == _shown(expected[0]), text[:300]
-        assert _shown(got[1]) == _shown(expected[1]), text[:300]
+        assert claim_fields(got[0]) == claim_fields(expected[0]), text[:300]
+        assert claim_fields(got[1]) == claim_fields(expected[1]), text[:300]
     return claims(text, quotes=quotes, numbers=numbers, xml=whole)
-
-
-def _documents() -> list[str]:
-    from conftest import corpus_path, real_documents
-
-    texts = real_documents()
-    for spec in ("commonmark", "gfm"):
-        texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
-    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]
-    return texts
 
 
 def test_the_partial_xml_finds_what_the_whole_finds_on_real_text() -> None:
@@ -69,15 +50,15 @@ def test_the_partial_xml_finds_what_the_whole_finds_on_real_text() -> None:
     modes = ((True, False), (False, True), (True, True))
     found = dict.fromkeys(modes, 0)
     partial = whole = 0
-    for text in _documents():
+    for text in markdown_documents():
         xml = render_html_and_xml(text)[1]
         for quotes, numbers in modes:
             part = render_html_and_xml(text, keep=claim_lines(text, quotes=quotes, numbers=numbers))[1]
             for citable in (None, _cited):
                 expected = claims(text, quotes=quotes, numbers=numbers, citable=citable, xml=xml)
                 got = claims(text, quotes=quotes, numbers=numbers, citable=citable, xml=part) if part else ([], [])
-                assert _shown(got[0]) == _shown(expected[0]), (quotes, numbers, text[:300])
-                assert _shown(got[1]) == _shown(expected[1]), (quotes, numbers, text[:300])
+                assert claim_fields(got[0]) == claim_fields(expected[0]), (quotes, numbers, text[:300])
+                assert claim_fields(got[1]) == claim_fields(expected[1]), (quotes, numbers, text[:300])
             found[quotes, numbers] += len(expected[0]) + len(expected[1])
             if quotes and not numbers:
                 whole += len(xml)

@@ -11,22 +11,13 @@ citation alike. The small documents below state what the source-line test keeps 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from citelint.links.claimlines import claim_lines
 from citelint.links.prose import claims
 from citelint.links.render import render_html_and_xml
+from conftest import claim_fields, markdown_documents
 
 A = "https://a.example/doc"
 LONG = "employees are entitled to a refund"
-
-
-def _shown(found: list) -> list[tuple]:
-    """Every field of each quotation or number, each citation with what it says and where."""
-    return [(*(v for k, v in zip(item._fields, item) if k != "citations"),
-             tuple((c.href, c.category, c.cited, c.line, c.col, c.start, c.end) for c in item.citations))
-            for item in found]
 
 
 def _every(href: str) -> bool:
@@ -46,32 +37,22 @@ def _check(text: str, whole: str, numbers: bool, min_chars: int, citables: tuple
     found = 0
     for citable in citables:
         expected = claims(text, numbers=numbers, min_chars=min_chars, citable=citable, xml=whole)
-        cited = _shown([q for q in expected[0] if q.citations])
+        cited = claim_fields([q for q in expected[0] if q.citations])
         for xml in (whole, part):
             # "" is what a check skips: then there must be nothing to find
             got = claims(text, numbers=numbers, min_chars=min_chars, citable=citable, xml=xml, cited=True) \
                 if xml else ([], [])
-            assert _shown(got[0]) == cited, (numbers, min_chars, xml is part, text[:300])
-            assert _shown(got[1]) == _shown(expected[1]), (numbers, min_chars, xml is part, text[:300])
+            assert claim_fields(got[0]) == cited, (numbers, min_chars, xml is part, text[:300])
+            assert claim_fields(got[1]) == claim_fields(expected[1]), (numbers, min_chars, xml is part, text[:300])
         found += len(cited)
     return found
-
-
-def _documents() -> list[str]:
-    from conftest import corpus_path, real_documents
-
-    texts = real_documents()
-    for spec in ("commonmark", "gfm"):
-        texts += [example["markdown"] for example in json.loads(corpus_path(spec, "spec.json").read_text("utf-8"))]
-    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("cases/*/*/reports/*.md"))]
-    return texts
 
 
 def test_the_checks_reading_finds_the_cited_quotations_on_real_text() -> None:
     """The proof of exactness: quotations alone and with numbers, at the default size and at
     sizes that keep more (0) and fewer (50) blocks."""
     found = {}
-    for text in _documents():
+    for text in markdown_documents():
         whole = render_html_and_xml(text)[1]
         for numbers, min_chars, citables in ((False, 20, (None, _every, _half)), (True, 20, (None, _half)),
                                              (False, 0, (_every,)), (False, 50, (_half,))):
