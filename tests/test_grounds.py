@@ -164,6 +164,20 @@ def test_lazy_evidence_answers_as_the_lists_would(seed: int) -> None:
     assert len(lazy.grounding) == len(eager.grounding)
 
 
+@pytest.mark.parametrize("allow", ["https://allowed.example/x", "https://allowed.example/*"])
+def test_an_allowlist_with_links_allow_is_not_empty_without_asking_any_source(allow: str) -> None:
+    asked: list[str] = []
+
+    def captured(source: str) -> bool:
+        asked.append(source)
+        return False
+
+    sources = [f"https://s{i}.example/doc" for i in range(50)]
+    lazy = Allowlist(sources, allow=[allow], captured=captured)
+    assert not lazy.is_empty() and asked == []
+    assert Allowlist(sources, captured=captured).is_empty() and len(asked) == 50
+
+
 def test_a_markdown_check_reads_the_captures_of_the_linked_sources_only(tmp_path: Path) -> None:
     """With many approved sources, a Markdown report of two links verifies the captures of the
     one approved source it links (an audit hook sees which capture files are opened). A link

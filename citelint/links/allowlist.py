@@ -157,8 +157,11 @@ class Allowlist:
         return len(self._ids) + counted + len(self._prefixes)
 
     def is_empty(self) -> bool:
-        """``len(self) == 0``, asking ``captured`` only until a candidate counts."""
-        if self._captured is None or self._ids or self._prefixes:
+        """``len(self) == 0``, asking ``captured`` only until a candidate counts (not at
+        all when ``links.allow`` gives an identity or a prefix)."""
+        if self._ids or self._prefixes:
+            return False
+        if self._captured is None:
             return len(self) == 0
         if self._pending:
             self._resolve_pending()
