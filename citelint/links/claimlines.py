@@ -43,8 +43,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from html.entities import html5
 
-#: What may open or close a quotation in a text node (prose._MARK_CHARS and ``"``).
-_MARKS = '"“”„«「『‘'
+from citelint.links.sentences import ALL_MARKS, PAIRED_MARKS, TEXT_MARKS, WORD_MARKS
+
+#: What may open or close a quotation in a text node (sentences.TEXT_MARKS and ``"``, first: the
+#: searches below read ``"`` apart).
+_MARKS = '"' + TEXT_MARKS
 #: A character reference that may spell one of them: any numeric one, and the named ones
 #: whose value holds one (cmark-gfm decodes the HTML5 list, each name with its ``;``).
 _MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
@@ -52,7 +55,7 @@ _MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
     if name.endswith(";") and any(c in value for c in _MARKS))) + ");)")
 #: Every mark a quotation may open or close with (sentences.MARKS), and the character references
 #: that may spell one: a quotation's span with ``cited``.
-_ANY_MARK = _MARKS + "»」』’"
+_ANY_MARK = _MARKS + "".join(mark for mark in ALL_MARKS if mark not in _MARKS)  # those that only close last
 #: A whole character reference as cmark-gfm decodes one (CommonMark: 1–7 decimal or 1–6 hex
 #: digits), numeric or named with a mark in its value: ``html.unescape`` says which mark (it
 #: reads a few more numeric ones as marks than cmark-gfm does, &#147; as “, which only keeps more).
@@ -61,10 +64,11 @@ _WHOLE_MARK_REFERENCE = re.compile("&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|(?:"
     if name.endswith(";") and any(c in value for c in _ANY_MARK))) + ");)")
 #: Each mark that may open a quotation -> those that may close it (sentences.PAIRED_MARKS and
 #: WORD_MARKS: ``"`` closes with ”, „ with “ or ”).
-_OPENS = {'"': '"”', "“": "”", "„": "“”", "«": "»", "「": "」", "『": "』", "‘": "’"}
+_OPENS = {**WORD_MARKS, **PAIRED_MARKS, '"': '"”'}
 #: The marks that only close, each with the openers it closes (’, most often an apostrophe, is
 #: read only in a document that has a ‘).
-_ONLY_CLOSES = {closer: "".join(o for o, closers in _OPENS.items() if closer in closers) for closer in "»」』’"}
+_ONLY_CLOSES = {closer: "".join(o for o, closers in _OPENS.items() if closer in closers)
+                for closer in _ANY_MARK[len(_MARKS):]}
 #: Each mark -> the openers it may close.
 _CLOSES = {mark: "".join(o for o, closers in _OPENS.items() if mark in closers) for mark in _ANY_MARK}
 #: What an attribution paragraph starts with (— or --), or a reference that may spell —.

@@ -33,6 +33,7 @@ from citelint.links.sentences import (
     MARKS,
     MAX_INSERTION_CHARS as MAX_INSERTION_CHARS,
     PAIRED_MARKS,
+    TEXT_MARKS,
     Segment,
     in_spans,
     is_marker_text,
@@ -50,9 +51,8 @@ if TYPE_CHECKING:
 _OPENERS = re.compile("[" + "".join(sorted(set(PAIRED_MARKS) | {"‘"})) + "]")
 #: A text node of cmark's XML holding one of them, ``"`` (``&quot;``) or ” (which closes a ``"``).
 #: (Possessive, and stopping at each mark, so that a text node is read once.)
-_MARK_CHARS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
-_MARK_IN_HTML = re.compile(f"[{_MARK_CHARS}]")
-_MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{_MARK_CHARS}]++|&(?!quot;))*+(?:[{_MARK_CHARS}]|&quot;)")
+_MARK_IN_HTML = re.compile(f"[{TEXT_MARKS}]")
+_MARKED_TEXT = re.compile(f"<text[^>]*+>(?:[^<&{TEXT_MARKS}]++|&(?!quot;))*+(?:[{TEXT_MARKS}]|&quot;)")
 
 #: Citation markers written as plain text: ``[1]``, ``[^1]``, ``[3: not linked]`` (imports).
 _PLAIN_MARKER = re.compile(r"\[\^?\d+(?:: not linked)?\]")

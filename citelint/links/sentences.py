@@ -38,8 +38,11 @@ _OPEN_BEFORE = frozenset("([{<—–-/") | frozenset(PAIRED_MARKS) | frozenset(W
 #: marker: ``"…humanity"[4]``).
 _CLOSE_AFTER = frozenset(".,;:!?)[]}>…—–-/'") | frozenset("”»」』’\"")
 #: Every character that may be a quotation mark.
-MARKS = re.compile('[' + re.escape("".join(sorted(set(PAIRED_MARKS) | set("”»」』“") | set(WORD_MARKS) | {"’"})))
-                    + ']')
+ALL_MARKS = "".join(sorted(set(PAIRED_MARKS) | set("”»」』“") | set(WORD_MARKS) | {"’"}))
+MARKS = re.compile('[' + re.escape(ALL_MARKS) + ']')
+#: The marks a text node of cmark's output is searched for (``"`` is ``&quot;`` there; ’ alone is
+#: most often an apostrophe, and », 」, 』 close only what one of these opened).
+TEXT_MARKS = "".join(sorted(set(PAIRED_MARKS) | {"‘", "”"}))
 
 
 #: Abbreviations after which a ``.`` ends no sentence (case matters: "No. 5", but "said no. Then").
