@@ -26,6 +26,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from citelint.escape import count_visible
 from citelint.links.blocks import Block, Detector
 
 # (MAX_INSERTION_CHARS: the splitting of quotations is in sentences.py; named here too, as before)
@@ -40,7 +41,6 @@ from citelint.links.sentences import (
     mark_pairs,
     split_quotation,
     split_sentences,
-    visible_chars,
 )
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ def _quotations(det: Detector, min_chars: int, min_segment_chars: int,
             e = _trim_markers(b, a, e)
             text = b.text[a:e]
             segs, ins, short = split_quotation(text, min_segment_chars)
-            if sum(visible_chars(s.text) for s in segs) < min_chars:
+            if sum(count_visible(s.text) for s in segs) < min_chars:
                 continue
             if sentences is None:
                 sentences = split_sentences(b, pairs)
@@ -290,7 +290,7 @@ def _blockquote(det: Detector, spans: Sequence[tuple[int, int]], quote_end: int,
         a, e = _strip_span(b.text, 0, len(b.text))
         text = b.text[a:e]
         segs, ins, short = split_quotation(text, min_segment_chars)
-        if sum(visible_chars(s.text) for s in segs) < min_chars:
+        if sum(count_visible(s.text) for s in segs) < min_chars:
             continue
         line, col = det.d.position(b, a) if a else (b.line, b.col)
         out.append(Quotation(text, line, col, "blockquote", "", text, segs, ins, short, citations,

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from citelint.escape import count_visible
 from citelint.links.blocks import Block, Detector
 
 if TYPE_CHECKING:
@@ -84,16 +85,6 @@ class Segment(NamedTuple):
     start: int
 
 
-def visible_chars(text: str) -> int:
-    """The visible characters of ``text``: its printable ones, whitespace not counted."""
-    if text.isascii():
-        joined = "".join(text.split())
-        return len(joined) if joined.isprintable() else sum(c.isprintable() for c in joined)
-    from citelint.escape import count_visible
-
-    return count_visible(text)
-
-
 def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segment, ...], tuple[str, ...],
                                                                      tuple[str, ...]]:
     """``text`` split at elisions (``...``, ``…``, ``[...]``, ``[…]``) and bracketed insertions.
@@ -115,7 +106,7 @@ def split_quotation(text: str, min_segment_chars: int = 12) -> tuple[tuple[Segme
         pos = m.end()
     if text[pos:].strip():
         segments.append(Segment(text[pos:], pos))
-    short = tuple(s.text for s in segments if visible_chars(s.text) < min_segment_chars)
+    short = tuple(s.text for s in segments if count_visible(s.text) < min_segment_chars)
     return tuple(segments), tuple(insertions), short
 
 
