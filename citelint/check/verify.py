@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     from citelint.evidence.verify import EvidenceVerifier
     from citelint.git.base import BaseCaptures
 
-__all__ = ["DONE", "Group", "verify_groups"]
+__all__ = ["verify_groups"]
 
 #: One capture's group: (source, captureSha256) and its cited facts.
-Group = tuple[tuple[str, str], CitedColumn]
+_Group = tuple[tuple[str, str], CitedColumn]
 
 
-def _phase_two(groups: list[Group], config: Config, base: BaseCaptures | None, tracking: GitTracking,
+def _phase_two(groups: list[_Group], config: Config, base: BaseCaptures | None, tracking: GitTracking,
                evidence: EvidenceVerifier | None, context_chars: int,
                consume: Callable[[list[Verified]], None], hints: bool = True) -> None:
     """Verify cited facts grouped by capture: each capture read once for all
@@ -48,7 +48,7 @@ def _phase_two(groups: list[Group], config: Config, base: BaseCaptures | None, t
     untracked = tracking.untracked if tracking.enabled else None
     for at, (key, column) in enumerate(groups):
         group = column.citations(*key)
-        groups[at] = (key, DONE)
+        groups[at] = (key, _DONE)
         outcomes = verify_citations([c for _, c in group], labels=config.labels, approved=config.is_approved,
                                     store=store, base=cl302_base, untracked=untracked, signatures=signatures,
                                     context_chars=context_chars, off=off, hints=hints)
@@ -57,10 +57,10 @@ def _phase_two(groups: list[Group], config: Config, base: BaseCaptures | None, t
 
 
 #: What a verified group's place in the list of groups holds: its facts are gone.
-DONE = CitedColumn()
+_DONE = CitedColumn()
 
 
-def verify_groups(groups: list[Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
+def verify_groups(groups: list[_Group], n: int, config: Config, base: BaseCaptures | None, tracking: GitTracking,
                   evidence: EvidenceVerifier | None, context_chars: int, consume: Callable[[list[Verified]], None],
                   entries: bool = True) -> None:
     """Phase two over ``groups`` with ``n`` processes
@@ -113,7 +113,7 @@ def verify_groups(groups: list[Group], n: int, config: Config, base: BaseCapture
 
     def take(start: int, verified: list[list[Verified]]) -> None:
         for at, group in enumerate(verified, start):
-            groups[at] = (groups[at][0], DONE)  # its facts are in ``verified`` now
+            groups[at] = (groups[at][0], _DONE)  # its facts are in ``verified`` now
             consume(group)
 
     if run_chunks(n, len(groups), chunk_size(len(groups), n), work, pack, unpack, take) is None:
