@@ -37,6 +37,7 @@ each ends at ``\\n``, ``\\r\\n`` or ``\\r``.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from bisect import bisect_left, bisect_right
@@ -48,20 +49,31 @@ from citelint.links.sentences import ALL_MARKS, PAIRED_MARKS, TEXT_MARKS, WORD_M
 #: What may open or close a quotation in a text node (sentences.TEXT_MARKS and ``"``, first: the
 #: searches below read ``"`` apart).
 _MARKS = '"' + TEXT_MARKS
-#: A character reference that may spell one of them: any numeric one, and the named ones
-#: whose value holds one (cmark-gfm decodes the HTML5 list, each name with its ``;``).
-_MARK_REFERENCE = re.compile("&(?:#|(?:" + "|".join(sorted(
-    re.escape(name[:-1]) for name, value in html5.items()
-    if name.endswith(";") and any(c in value for c in _MARKS))) + ");)")
+@functools.cache
+def _mark_reference() -> re.Pattern[str]:
+    """A character reference that may spell one of ``_MARKS``: any numeric one, and the named
+    ones whose value holds one (cmark-gfm decodes the HTML5 list, each name with its ``;``).
+    Built when first needed: it reads the 2,231 names, milliseconds a hook call on a document
+    without ``&`` need not pay."""
+    return re.compile("&(?:#|(?:" + "|".join(sorted(
+        re.escape(name[:-1]) for name, value in html5.items()
+        if name.endswith(";") and any(c in value for c in _MARKS))) + ");)")
+
+
 #: Every mark a quotation may open or close with (sentences.MARKS), and the character references
 #: that may spell one: a quotation's span with ``cited``.
 _ANY_MARK = _MARKS + "".join(mark for mark in ALL_MARKS if mark not in _MARKS)  # those that only close last
-#: A whole character reference as cmark-gfm decodes one (CommonMark: 1–7 decimal or 1–6 hex
-#: digits), numeric or named with a mark in its value: ``html.unescape`` says which mark (it
-#: reads a few more numeric ones as marks than cmark-gfm does, &#147; as “, which only keeps more).
-_WHOLE_MARK_REFERENCE = re.compile("&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|(?:" + "|".join(sorted(
-    re.escape(name[:-1]) for name, value in html5.items()
-    if name.endswith(";") and any(c in value for c in _ANY_MARK))) + ");)")
+@functools.cache
+def _whole_mark_reference() -> re.Pattern[str]:
+    """A whole character reference as cmark-gfm decodes one (CommonMark: 1–7 decimal or 1–6 hex
+    digits), numeric or named with one of ``_ANY_MARK`` in its value: ``html.unescape`` says which
+    mark (it reads a few more numeric ones as marks than cmark-gfm does, &#147; as “, which only
+    keeps more). Built when first needed, as :func:`_mark_reference`."""
+    return re.compile("&(?:#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|(?:" + "|".join(sorted(
+        re.escape(name[:-1]) for name, value in html5.items()
+        if name.endswith(";") and any(c in value for c in _ANY_MARK))) + ");)")
+
+
 #: Each mark that may open a quotation -> those that may close it (sentences.PAIRED_MARKS and
 #: WORD_MARKS: ``"`` closes with ”, „ with “ or ”).
 _OPENS = {**WORD_MARKS, **PAIRED_MARKS, '"': '"”'}
@@ -190,7 +202,7 @@ class ClaimLines:
         elif self._quotes:
             lines.update(_quote_lines(text))
             if "&" in text:
-                lines.update(_lines_matching(text, _MARK_REFERENCE))
+                lines.update(_lines_matching(text, _mark_reference()))
             if not text.isascii():
                 for mark in _MARKS[1:]:  # a search each: a character class is read character by character
                     lines.update(_lines_with(text, mark))
@@ -221,7 +233,7 @@ class ClaimLines:
                 at.append((i, '"'))
                 i = text.find('"', i + 1, stop)
         if "&" in text:
-            for m in _WHOLE_MARK_REFERENCE.finditer(text):
+            for m in _whole_mark_reference().finditer(text):
                 at.extend((m.start(), c) for c in html.unescape(m.group()) if c in _ANY_MARK)
         if not text.isascii():
             for mark in _ANY_MARK[1:]:  # a search each: a character class is read character by character
