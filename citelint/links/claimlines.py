@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from html.entities import html5
 
 from citelint.links.sentences import ALL_MARKS, PAIRED_MARKS, TEXT_MARKS, WORD_MARKS
+from citelint.links.source import escaped
 
 #: What may open or close a quotation in a text node (sentences.TEXT_MARKS and ``"``, first: the
 #: searches below read ``"`` apart).
@@ -381,18 +382,10 @@ def _tag_before(text: str, pos: int, q: int, start: int, end: int) -> int | None
     lt = text.find("<", pos, q)
     while lt >= 0:
         m = _OPEN_TAG.match(text, lt, end)
-        if m is not None and not _escaped(text, lt, start) and "|" not in m.group():
+        if m is not None and not escaped(text, lt, start) and "|" not in m.group():
             return m.end()
         lt = text.find("<", lt + 1, q)
     return None
-
-
-def _escaped(text: str, i: int, start: int) -> bool:
-    """True when ``text[i]`` follows an odd number of backslashes (from ``start`` on)."""
-    n = 0
-    while i - n - 1 >= start and text[i - n - 1] == "\\":
-        n += 1
-    return n % 2 == 1
 
 
 def _marker_lines(text: str, offsets: list[int] | None = None) -> list[int]:

@@ -129,6 +129,15 @@ class _Blocks:
         return k >= 0 and self._depth[k] > 0
 
 
+def escaped(text: str, i: int, start: int = 0) -> bool:
+    """True when ``text[i]`` follows an odd number of backslashes (counted back to ``start``):
+    CommonMark's backslash escape."""
+    n = 0
+    while i - n - 1 >= start and text[i - n - 1] == "\\":
+        n += 1
+    return n % 2 == 1
+
+
 class SourceDocument:
     """One Markdown source and the state needed to locate its links."""
 
@@ -189,11 +198,7 @@ class SourceDocument:
     # syntax helpers ----------------------------------------------------------
     def escaped(self, i: int) -> bool:
         """True when src[i] is preceded by an odd number of backslashes."""
-        n = 0
-        src = self.src
-        while i - n - 1 >= 0 and src[i - n - 1] == "\\":
-            n += 1
-        return n % 2 == 1
+        return escaped(self.src, i)
 
     def open_bracket(self, close: int, lo: int, text: str) -> int | None:
         """Offset of the ``[`` matching the ``]`` at ``close``, searching back to ``lo``."""
